@@ -1,0 +1,260 @@
+/*
+ * The SQLite recorder: the schema, and opening a file as an mcsim
+ * database. The trace sink that writes runs is in db_sink.c.
+ */
+#include "db_int.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The schema of DESIGN.md, plus runs.trace, threads.sporadic and
+ * expectations.applicable. Indexes serve the window queries of checks and
+ * charts: a thread's slices in a time range, a context's slices in order. */
+static const char db_schema_sql[] =
+    "CREATE TABLE runs ("
+    " run_id INTEGER PRIMARY KEY, scenario TEXT NOT NULL, path TEXT, sha256 TEXT,"
+    " seed INTEGER NOT NULL, duration INTEGER NOT NULL, cpu_hz INTEGER NOT NULL,"
+    " timer_hz INTEGER NOT NULL,"
+    " scheduler TEXT NOT NULL CHECK (scheduler IN ('mcs', 'classic')),"
+    " hal TEXT NOT NULL, version TEXT NOT NULL, created_at TEXT NOT NULL,"
+    " finished INTEGER NOT NULL DEFAULT 0 CHECK (finished IN (0, 1)),"
+    " trace TEXT CHECK (trace IN ('sched', 'full')));"
+    "CREATE TABLE threads ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER NOT NULL,"
+    " name TEXT NOT NULL, priority INTEGER NOT NULL, criticality TEXT,"
+    " criticality_rank INTEGER, budget INTEGER, period INTEGER, deadline INTEGER,"
+    " passive INTEGER NOT NULL CHECK (passive IN (0, 1)),"
+    " sporadic INTEGER NOT NULL DEFAULT 0 CHECK (sporadic IN (0, 1)),"
+    " PRIMARY KEY (run_id, thread_id));"
+    "CREATE TABLE slices ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER,"
+    " sc_thread_id INTEGER, sc_notification TEXT,"
+    " start_time INTEGER NOT NULL, end_time INTEGER NOT NULL);"
+    "CREATE INDEX slices_by_thread ON slices (run_id, thread_id, start_time);"
+    "CREATE INDEX slices_by_context ON slices (run_id, sc_thread_id, start_time);"
+    "CREATE TABLE jobs ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER NOT NULL,"
+    " job INTEGER NOT NULL, release_time INTEGER NOT NULL, start_time INTEGER,"
+    " finish_time INTEGER, deadline_time INTEGER, response INTEGER,"
+    " missed INTEGER NOT NULL CHECK (missed IN (0, 1)),"
+    " PRIMARY KEY (run_id, thread_id, job));"
+    "CREATE INDEX jobs_by_release ON jobs (run_id, release_time);"
+    "CREATE TABLE budget_events ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER,"
+    " sc_thread_id INTEGER, time INTEGER NOT NULL,"
+    " kind TEXT NOT NULL CHECK (kind IN"
+    " ('exhausted', 'throttle', 'replenish', 'timeout_fault', 'emergency')),"
+    " amount INTEGER NOT NULL);"
+    "CREATE INDEX budget_events_by_thread ON budget_events (run_id, thread_id, time);"
+    "CREATE INDEX budget_events_by_context ON budget_events (run_id, sc_thread_id, kind, time);"
+    "CREATE TABLE irqs ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), device TEXT NOT NULL,"
+    " line INTEGER NOT NULL, arrival INTEGER NOT NULL, delivered INTEGER,"
+    " lost INTEGER NOT NULL CHECK (lost IN (0, 1)));"
+    "CREATE INDEX irqs_by_device ON irqs (run_id, device, arrival);"
+    "CREATE TABLE events ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), seq INTEGER NOT NULL,"
+    " time INTEGER NOT NULL, kind TEXT NOT NULL, thread_id INTEGER,"
+    " object INTEGER, arg INTEGER);"
+    "CREATE INDEX events_by_time ON events (run_id, time);"
+    "CREATE INDEX events_by_kind ON events (run_id, kind, thread_id);"
+    "CREATE TABLE expectations ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), idx INTEGER NOT NULL,"
+    " text TEXT NOT NULL, passed INTEGER NOT NULL CHECK (passed IN (0, 1)),"
+    " detail TEXT, applicable INTEGER NOT NULL DEFAULT 1 CHECK (applicable IN (0, 1)),"
+    " PRIMARY KEY (run_id, idx));";
+
+void db_error(struct db *db, const char *fmt, ...)
+{
+    int n = snprintf(db->errmsg, sizeof db->errmsg, "mcsim: %s: ", db->path);
+    va_list ap;
+
+    if (n < 0 || (size_t)n >= sizeof db->errmsg)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(db->errmsg + n, sizeof db->errmsg - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+void db_sqlite_error(struct db *db)
+{
+    db_error(db, "%s", sqlite3_errmsg(db->sq));
+}
+
+int db_fail(struct db *db)
+{
+    db->failed = true;
+    if (!sqlite3_get_autocommit(db->sq))
+        sqlite3_exec(db->sq, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+int db_exec(struct db *db, const char *sql)
+{
+    if (sqlite3_exec(db->sq, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        db_sqlite_error(db);
+        return -1;
+    }
+    return 0;
+}
+
+static int db_query_int(struct db *db, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db->sq, sql, -1, &st, NULL);
+
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+            *out = sqlite3_column_int64(st, 0);
+    }
+    if (rc != SQLITE_ROW) {
+        if (rc == SQLITE_NOTADB)
+            db_error(db, "not an mcsim database (not an SQLite file)");
+        else
+            db_sqlite_error(db);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* What identifies the file: an empty database has no objects and no
+ * application id. */
+struct db_header {
+    int64_t app_id, version, objects;
+};
+
+static int db_read_header(struct db *db, struct db_header *h)
+{
+    if (db_query_int(db, "PRAGMA application_id", &h->app_id) != 0 ||
+        db_query_int(db, "PRAGMA user_version", &h->version) != 0 ||
+        db_query_int(db, "SELECT count(*) FROM sqlite_master", &h->objects) != 0)
+        return -1;
+    return 0;
+}
+
+static bool db_header_empty(const struct db_header *h)
+{
+    return h->app_id == 0 && h->objects == 0;
+}
+
+/* BEGIN IMMEDIATE takes the write lock before looking again, so that of
+ * two mcsim processes creating the same new file one creates the schema
+ * and the other finds it. */
+static int db_create_schema(struct db *db)
+{
+    struct db_header h;
+    char pragmas[128];
+
+    snprintf(pragmas, sizeof pragmas, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
+             DB_APPLICATION_ID, DB_SCHEMA_VERSION);
+    if (db_exec(db, "BEGIN IMMEDIATE") != 0)
+        return -1;
+    if (db_read_header(db, &h) != 0)
+        return db_fail(db);
+    if (db_header_empty(&h) && (db_exec(db, db_schema_sql) != 0 || db_exec(db, pragmas) != 0))
+        return db_fail(db);
+    if (db_exec(db, "COMMIT") != 0)
+        return db_fail(db);
+    return 0;
+}
+
+static int db_check_header(struct db *db, const struct db_header *h)
+{
+    if (h->app_id != DB_APPLICATION_ID) {
+        db_error(db, "not an mcsim database (it holds another program's tables;"
+                     " give another file with -o)");
+        return -1;
+    }
+    if (h->version > DB_SCHEMA_VERSION) {
+        db_error(db, "written by a newer mcsim (schema version %lld; this mcsim reads up to %d)",
+                 (long long)h->version, DB_SCHEMA_VERSION);
+        return -1;
+    }
+    if (h->version < 1) {
+        db_error(db, "not an mcsim database (no schema version)");
+        return -1;
+    }
+    return 0;
+}
+
+static int db_ensure_schema(struct db *db)
+{
+    struct db_header h;
+
+    if (db_read_header(db, &h) != 0)
+        return -1;
+    if (db_header_empty(&h)) {
+        if (db_create_schema(db) != 0 || db_read_header(db, &h) != 0)
+            return -1;
+    }
+    return db_check_header(db, &h);
+}
+
+static char *db_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+int db_open(const char *path, struct db **out, char *errmsg, size_t errmsg_size)
+{
+    struct db *db = calloc(1, sizeof *db);
+
+    *out = NULL;
+    if (!db || !(db->path = db_strdup(path))) {
+        snprintf(errmsg, errmsg_size, "mcsim: %s: out of memory", path);
+        free(db);
+        return -1;
+    }
+    db->run_id = -1;
+    if (sqlite3_open_v2(path, &db->sq, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        db_sqlite_error(db);
+    } else {
+        /* Another mcsim may be appending to the same file. */
+        sqlite3_busy_timeout(db->sq, 5000);
+        if (db_ensure_schema(db) == 0) {
+            *out = db;
+            return 0;
+        }
+    }
+    snprintf(errmsg, errmsg_size, "%s", db->errmsg);
+    db_close(db);
+    return -1;
+}
+
+void db_close(struct db *db)
+{
+    if (!db)
+        return;
+    for (int i = 0; i < ST_COUNT; i++)
+        sqlite3_finalize(db->st[i]);
+    if (db->sq && !sqlite3_get_autocommit(db->sq))
+        sqlite3_exec(db->sq, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db->sq);
+    free(db->path);
+    free(db);
+}
+
+const char *db_errmsg(const struct db *db)
+{
+    return db->errmsg;
+}
+
+sqlite3 *db_sqlite(struct db *db)
+{
+    return db->sq;
+}
+
+int64_t db_run_id(const struct db *db)
+{
+    return db->run_id;
+}

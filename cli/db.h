@@ -1,0 +1,94 @@
+/*
+ * The recorded schedule: an SQLite database holding any number of runs in
+ * the tables of DESIGN.md "The recorded schedule (SQLite)", and a trace
+ * sink (sim/sink.h) that writes a run into it.
+ *
+ * Tables and columns beyond DESIGN.md's (allowed there, never renamed):
+ * runs.trace ('sched' or 'full'), threads.sporadic (0/1),
+ * expectations.applicable (0/1). The file is marked with
+ * PRAGMA application_id = DB_APPLICATION_ID and PRAGMA user_version =
+ * DB_SCHEMA_VERSION, so that another program's database is refused rather
+ * than written into.
+ *
+ * Writing is batched: rows go into one transaction that is committed every
+ * DB_BATCH_ROWS rows and at run_end. The `runs` row is committed on its own
+ * at run_begin with finished = 0, and set to 1 only in the transaction
+ * that commits the run's last rows, so an interrupted run is visible and
+ * never looks complete.
+ *
+ * Errors: every function that can fail returns -1 and leaves a one-line
+ * diagnostic "mcsim: PATH: what went wrong" (SQLite's message for I/O
+ * errors, a full disk, a locked file); nothing here prints or exits.
+ */
+#ifndef MCSIM_CLI_DB_H
+#define MCSIM_CLI_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "sink.h"
+
+#define DB_SCHEMA_VERSION 1
+#define DB_APPLICATION_ID 0x6d63736d /* "mcsm" */
+#define DB_BATCH_ROWS 20000
+#define DB_ERRMSG_MAX 512
+
+struct db;
+
+/*
+ * Open the database at `path` for reading and appending, creating the file
+ * and the schema when the file does not exist or is empty. On success
+ * stores a handle in *out (release it with db_close) and returns 0. On
+ * failure returns -1, sets *out to NULL and writes the diagnostic into
+ * errmsg (errmsg_size bytes, DB_ERRMSG_MAX is enough): the file cannot be
+ * opened, is not an SQLite database, holds another program's tables, or
+ * was written by a newer mcsim (a higher schema version).
+ */
+int db_open(const char *path, struct db **out, char *errmsg, size_t errmsg_size);
+
+/*
+ * Close the database and free the handle; NULL is allowed. Rows of a run
+ * still in progress (run_end not called) are rolled back to the last
+ * committed batch; the run stays unfinished.
+ */
+void db_close(struct db *db);
+
+/*
+ * The diagnostic of the last failure of `db` or of its sink ("" if none).
+ * The string lives as long as the handle.
+ */
+const char *db_errmsg(const struct db *db);
+
+/*
+ * The SQLite connection, for queries (expect_evaluate, exports, checks).
+ * Rows a sink has written but not yet committed are visible through it.
+ * The caller must not close it or leave a transaction open on it.
+ */
+sqlite3 *db_sqlite(struct db *db);
+
+/*
+ * The run_id of the run most recently begun through db's sink, or -1 if
+ * none has begun since db_open.
+ */
+int64_t db_run_id(const struct db *db);
+
+/*
+ * A sink that records runs into `db`, which must outlive it. `created_at`
+ * is the wall-clock time of the run in Unix seconds, stored in
+ * runs.created_at as ISO 8601 UTC text ("2024-05-01T12:00:00Z"); it is
+ * the only column that is not a function of scenario, seed and version,
+ * so tests pass a fixed value.
+ *
+ * The sink's ops follow sim/sink.h; besides, run_begin keeps a pointer to
+ * the scenario (device and notification names are looked up in it), which
+ * must stay valid until run_end. A failed op leaves its diagnostic in
+ * db_errmsg(db); every later op of that run fails too, and the run stays
+ * unfinished. The `expectation` op records a verdict as applicable; use
+ * expect_record (cli/expect.h) to record verdicts that may be "not
+ * applicable".
+ */
+struct trace_sink db_sink(struct db *db, int64_t created_at);
+
+#endif /* MCSIM_CLI_DB_H */

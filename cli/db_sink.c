@@ -1,0 +1,380 @@
+/*
+ * The SQLite trace sink (db.h, db_sink): one prepared statement per row
+ * kind, prepared once per handle and reused with sqlite3_reset; rows
+ * accumulate in one transaction committed every DB_BATCH_ROWS rows, which
+ * is what makes recording cheap (a commit is an fsync, a row a few
+ * microseconds).
+ */
+#include "db_int.h"
+
+#include <stdio.h>
+
+#include <mcsim/bootinfo.h>
+
+static const char *const db_stmt_sql[ST_COUNT] = {
+    [ST_RUN] = "INSERT INTO runs (scenario, path, sha256, seed, duration, cpu_hz, timer_hz,"
+               " scheduler, hal, version, created_at, finished, trace) VALUES (?1, ?2, ?3,"
+               " ?4, ?5, ?6, ?7, ?8, ?9, ?10, strftime('%Y-%m-%dT%H:%M:%SZ', ?11,"
+               " 'unixepoch'), 0, ?12)",
+    [ST_THREAD] = "INSERT INTO threads (run_id, thread_id, name, priority, criticality,"
+                  " criticality_rank, budget, period, deadline, passive, sporadic)"
+                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    [ST_SLICE] = "INSERT INTO slices (run_id, thread_id, sc_thread_id, sc_notification,"
+                 " start_time, end_time) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_JOB] = "INSERT INTO jobs (run_id, thread_id, job, release_time, start_time,"
+               " finish_time, deadline_time, response, missed)"
+               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [ST_BUDGET] = "INSERT INTO budget_events (run_id, thread_id, sc_thread_id, time, kind,"
+                  " amount) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_IRQ] = "INSERT INTO irqs (run_id, device, line, arrival, delivered, lost)"
+               " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_EVENT] = "INSERT INTO events (run_id, seq, time, kind, thread_id, object, arg)"
+                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [ST_EXPECT] = "INSERT OR REPLACE INTO expectations (run_id, idx, text, passed, detail,"
+                  " applicable) VALUES (?1, ?2, ?3, ?4, ?5, 1)",
+    [ST_FINISH] = "UPDATE runs SET finished = 1 WHERE run_id = ?1",
+};
+
+static const char *const db_budget_kind[] = {
+    [BUDGET_EXHAUSTED] = "exhausted",
+    [BUDGET_THROTTLE] = "throttle",
+    [BUDGET_REPLENISH] = "replenish",
+    [BUDGET_TIMEOUT_FAULT] = "timeout_fault",
+    [BUDGET_EMERGENCY] = "emergency",
+};
+
+/* ---- binding: the sink's "none" values become NULL ---- */
+
+static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
+{
+    /* Cycle counts stay far below 2^63; an object word above it is stored
+     * as its two's complement, which SQLite cannot avoid. */
+    sqlite3_bind_int64(st, i, (sqlite3_int64)v);
+}
+
+static void bind_time(sqlite3_stmt *st, int i, cycles_t t)
+{
+    if (t == SINK_NO_TIME)
+        sqlite3_bind_null(st, i);
+    else
+        bind_u64(st, i, t);
+}
+
+static void bind_thread(sqlite3_stmt *st, int i, uint32_t thread)
+{
+    if (thread == SINK_NO_THREAD)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_int64(st, i, thread);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *text)
+{
+    if (text)
+        sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static int db_prepare_all(struct db *db)
+{
+    for (int i = 0; i < ST_COUNT; i++) {
+        if (!db->st[i] &&
+            sqlite3_prepare_v3(db->sq, db_stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &db->st[i],
+                               NULL) != SQLITE_OK) {
+            db_sqlite_error(db);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Run one bound statement to completion and leave it ready for reuse. */
+static int db_step(struct db *db, sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+
+    if (rc != SQLITE_DONE)
+        db_sqlite_error(db);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* ---- the run and its threads ---- */
+
+static const char *db_scheduler_name(uint8_t mode)
+{
+    return mode == SCHED_CLASSIC ? "classic" : "mcs";
+}
+
+static int db_insert_run(struct db *db, const struct scenario *s, const struct sink_run_meta *m)
+{
+    sqlite3_stmt *st = db->st[ST_RUN];
+    char hex[2 * sizeof s->sha256 + 1];
+
+    for (size_t i = 0; i < sizeof s->sha256; i++)
+        snprintf(hex + 2 * i, 3, "%02x", s->sha256[i]);
+    bind_text(st, 1, s->name);
+    bind_text(st, 2, s->path);
+    bind_text(st, 3, hex);
+    bind_u64(st, 4, m->seed);
+    bind_u64(st, 5, m->duration);
+    bind_u64(st, 6, s->cpu_hz);
+    bind_u64(st, 7, s->timer_hz);
+    bind_text(st, 8, db_scheduler_name(m->scheduler));
+    bind_text(st, 9, m->hal);
+    bind_text(st, 10, m->version);
+    sqlite3_bind_int64(st, 11, db->created_at);
+    bind_text(st, 12, m->trace_full ? "full" : "sched");
+    if (db_step(db, st) != 0)
+        return -1;
+    db->run_id = sqlite3_last_insert_rowid(db->sq);
+    return 0;
+}
+
+/* The root task: thread 0, at the highest priority, with a round-robin
+ * context sized by the simulator (not recorded: it is not the scenario's). */
+static int db_insert_root(struct db *db, const struct scenario *s)
+{
+    sqlite3_stmt *st = db->st[ST_THREAD];
+
+    sqlite3_bind_int64(st, 1, db->run_id);
+    sqlite3_bind_int64(st, 2, 0);
+    bind_text(st, 3, "(root)");
+    sqlite3_bind_int64(st, 4, s->priorities ? s->priorities - 1 : 255);
+    sqlite3_bind_int(st, 10, 0);
+    sqlite3_bind_int(st, 11, 0);
+    return db_step(db, st); /* criticality, rank, budget, period, deadline: NULL */
+}
+
+static int db_insert_thread(struct db *db, const struct scenario *s, uint32_t i)
+{
+    const struct scn_thread *t = &s->threads[i];
+    sqlite3_stmt *st = db->st[ST_THREAD];
+
+    sqlite3_bind_int64(st, 1, db->run_id);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)i + 1);
+    bind_text(st, 3, t->name);
+    sqlite3_bind_int64(st, 4, t->priority);
+    bind_text(st, 5, t->criticality < s->n_levels ? s->levels[t->criticality] : NULL);
+    sqlite3_bind_int64(st, 6, t->criticality);
+    if (t->sc.present) {
+        bind_u64(st, 7, t->sc.budget);
+        bind_u64(st, 8, t->sc.period);
+    }
+    if (t->has_deadline)
+        bind_u64(st, 9, t->deadline);
+    sqlite3_bind_int(st, 10, t->passive);
+    sqlite3_bind_int(st, 11, t->sc.present && t->sc.sporadic);
+    return db_step(db, st);
+}
+
+/* The run row and the threads are committed at once, before any trace
+ * row, so that a run interrupted at any later point is visible as
+ * unfinished. */
+static int db_run_begin(void *self, const struct scenario *s, const struct sink_run_meta *m)
+{
+    struct db *db = self;
+
+    if (db->s && !db->failed) {
+        db_error(db, "a run is already in progress (run %lld)", (long long)db->run_id);
+        return -1;
+    }
+    db->errmsg[0] = '\0';
+    db->s = NULL;
+    db->failed = false;
+    db->pending = 0;
+    if (db_prepare_all(db) != 0 || db_exec(db, "BEGIN IMMEDIATE") != 0)
+        return db_fail(db);
+    if (db_insert_run(db, s, m) != 0 || db_insert_root(db, s) != 0)
+        return db_fail(db);
+    for (uint32_t i = 0; i < s->n_threads; i++) {
+        if (db_insert_thread(db, s, i) != 0)
+            return db_fail(db);
+    }
+    if (db_exec(db, "COMMIT") != 0)
+        return db_fail(db);
+    db->s = s;
+    return 0;
+}
+
+/* ---- trace rows ---- */
+
+/* Check that a row may be written and open a batch if none is open;
+ * returns the statement with the run id bound, or NULL after a failure. */
+static sqlite3_stmt *db_row(struct db *db, enum db_stmt k)
+{
+    if (db->failed)
+        return NULL;
+    if (!db->s) {
+        db_error(db, "no run in progress");
+        return NULL;
+    }
+    if (sqlite3_get_autocommit(db->sq) && db_exec(db, "BEGIN") != 0) {
+        db_fail(db);
+        return NULL;
+    }
+    sqlite3_bind_int64(db->st[k], 1, db->run_id);
+    return db->st[k];
+}
+
+static int db_row_done(struct db *db, sqlite3_stmt *st)
+{
+    if (db_step(db, st) != 0)
+        return db_fail(db);
+    if (++db->pending >= DB_BATCH_ROWS) {
+        db->pending = 0;
+        if (db_exec(db, "COMMIT") != 0)
+            return db_fail(db);
+    }
+    return 0;
+}
+
+/* A row names something the scenario does not have: an engine bug. */
+static int db_bad_index(struct db *db, sqlite3_stmt *st, const char *what, uint32_t i)
+{
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    db_error(db, "internal error: trace row names %s %u, which the scenario does not have",
+             what, i);
+    return db_fail(db);
+}
+
+static int db_slice(void *self, const struct sink_slice *r)
+{
+    struct db *db = self;
+    sqlite3_stmt *st = db_row(db, ST_SLICE);
+
+    if (!st)
+        return -1;
+    bind_thread(st, 2, r->thread);
+    bind_thread(st, 3, r->sc_thread);
+    if (r->sc_thread == SINK_NO_THREAD && r->sc_notification != SINK_NO_THREAD) {
+        if (r->sc_notification >= db->s->n_notifications)
+            return db_bad_index(db, st, "notification", r->sc_notification);
+        bind_text(st, 4, db->s->notifications[r->sc_notification].name);
+    }
+    bind_time(st, 5, r->start);
+    bind_time(st, 6, r->end);
+    return db_row_done(db, st);
+}
+
+static int db_job(void *self, const struct sink_job *r)
+{
+    struct db *db = self;
+    sqlite3_stmt *st = db_row(db, ST_JOB);
+
+    if (!st)
+        return -1;
+    bind_thread(st, 2, r->thread);
+    sqlite3_bind_int64(st, 3, r->job);
+    bind_time(st, 4, r->release);
+    bind_time(st, 5, r->start);
+    bind_time(st, 6, r->finish);
+    bind_time(st, 7, r->deadline);
+    bind_time(st, 8, r->response);
+    sqlite3_bind_int(st, 9, r->missed);
+    return db_row_done(db, st);
+}
+
+static int db_budget_event(void *self, const struct sink_budget_event *r)
+{
+    struct db *db = self;
+    sqlite3_stmt *st = db_row(db, ST_BUDGET);
+
+    if (!st)
+        return -1;
+    if ((unsigned)r->kind >= sizeof db_budget_kind / sizeof db_budget_kind[0])
+        return db_bad_index(db, st, "budget event kind", (uint32_t)r->kind);
+    bind_thread(st, 2, r->thread);
+    bind_thread(st, 3, r->sc_thread);
+    bind_time(st, 4, r->time);
+    bind_text(st, 5, db_budget_kind[r->kind]);
+    bind_u64(st, 6, r->amount);
+    return db_row_done(db, st);
+}
+
+static int db_irq(void *self, const struct sink_irq *r)
+{
+    struct db *db = self;
+    sqlite3_stmt *st = db_row(db, ST_IRQ);
+
+    if (!st)
+        return -1;
+    if (r->device >= db->s->n_devices)
+        return db_bad_index(db, st, "device", r->device);
+    bind_text(st, 2, db->s->devices[r->device].name);
+    sqlite3_bind_int64(st, 3, r->line);
+    bind_time(st, 4, r->arrival);
+    bind_time(st, 5, r->delivered);
+    sqlite3_bind_int(st, 6, r->lost);
+    return db_row_done(db, st);
+}
+
+static int db_event(void *self, const struct sink_event *r)
+{
+    struct db *db = self;
+    sqlite3_stmt *st = db_row(db, ST_EVENT);
+
+    if (!st)
+        return -1;
+    bind_u64(st, 2, r->seq);
+    bind_time(st, 3, r->time);
+    bind_text(st, 4, r->kind);
+    bind_thread(st, 5, r->thread);
+    bind_u64(st, 6, r->object);
+    bind_u64(st, 7, r->arg);
+    return db_row_done(db, st);
+}
+
+static int db_expectation(void *self, const struct sink_expectation *r)
+{
+    struct db *db = self;
+    sqlite3_stmt *st = db_row(db, ST_EXPECT);
+
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 2, r->idx);
+    bind_text(st, 3, r->text);
+    sqlite3_bind_int(st, 4, r->passed);
+    bind_text(st, 5, r->detail);
+    return db_row_done(db, st);
+}
+
+/* finished = 1 is written in the same transaction as the last rows: the
+ * run is either complete and marked so, or unfinished. */
+static int db_run_end(void *self, bool finished)
+{
+    struct db *db = self;
+    sqlite3_stmt *st = db_row(db, ST_FINISH);
+
+    if (!st)
+        return -1;
+    if (finished && db_step(db, st) != 0)
+        return db_fail(db);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (db_exec(db, "COMMIT") != 0)
+        return db_fail(db);
+    db->s = NULL;
+    db->pending = 0;
+    return 0;
+}
+
+static const struct trace_sink_ops db_sink_ops = {
+    .run_begin = db_run_begin,
+    .slice = db_slice,
+    .job = db_job,
+    .budget_event = db_budget_event,
+    .irq = db_irq,
+    .event = db_event,
+    .expectation = db_expectation,
+    .run_end = db_run_end,
+};
+
+struct trace_sink db_sink(struct db *db, int64_t created_at)
+{
+    db->created_at = created_at;
+    return (struct trace_sink){.ops = &db_sink_ops, .self = db};
+}

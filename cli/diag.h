@@ -1,0 +1,76 @@
+/*
+ * Diagnostics: the errors and warnings a library finds, collected instead
+ * of printed, so that a loader can report every mistake in a file and the
+ * command decides where they go and what the exit status is. Each message
+ * is one line `FILE:LINE:COL: error: what is wrong (what was expected)`.
+ */
+#ifndef MCSIM_CLI_DIAG_H
+#define MCSIM_CLI_DIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#if defined(__GNUC__)
+#define DIAG_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define DIAG_PRINTF(fmt, args)
+#endif
+
+enum diag_severity { DIAG_ERROR, DIAG_WARNING };
+
+/* One message. `file` is NULL for a message about no file; `line` and
+ * `col` are 1-based, 0 when the place is not known. */
+struct diag_msg {
+    enum diag_severity severity;
+    char *file;
+    uint32_t line, col;
+    char *text;
+    size_t seq; /* order of arrival, to keep sorting stable */
+};
+
+/* A growable list of messages. Zero-initialised (or diag_init) is empty. */
+struct diag {
+    struct diag_msg *msgs;
+    size_t count, cap;
+    size_t errors;  /* messages of severity DIAG_ERROR, stored or not */
+    bool lost;      /* a message could not be stored (out of memory) */
+    size_t next_seq;
+};
+
+/* Make `d` empty; it needs diag_release afterwards. */
+void diag_init(struct diag *d);
+
+/* Free every message and make `d` empty again. */
+void diag_release(struct diag *d);
+
+/* Add an error at FILE:LINE:COL (file may be NULL, line/col 0). The text is
+ * printf-formatted, without the place, the severity or a newline. Never
+ * fails: out of memory, the error still counts and `lost` is set. */
+void diag_error(struct diag *d, const char *file, uint32_t line, uint32_t col, const char *fmt,
+                ...) DIAG_PRINTF(5, 6);
+
+/* Add a warning, as diag_error; warnings do not make an input invalid. */
+void diag_warning(struct diag *d, const char *file, uint32_t line, uint32_t col,
+                  const char *fmt, ...) DIAG_PRINTF(5, 6);
+
+/* The number of messages stored, errors and warnings. */
+size_t diag_count(const struct diag *d);
+
+/* The number of errors reported (including any that could not be stored). */
+size_t diag_errors(const struct diag *d);
+
+/* Order the messages from index `from` on by file, line and column (stable:
+ * messages at one place keep their order) and drop exact repeats, as an
+ * alias to one YAML node reports the same mistake twice. */
+void diag_sort(struct diag *d, size_t from);
+
+/* Write message `m` as one line, without the newline, into `buf` (always
+ * NUL-terminated when len > 0). Returns the length it needed, as snprintf. */
+int diag_format(const struct diag_msg *m, char *buf, size_t len);
+
+/* Print every message, one line each, in order. */
+void diag_print(const struct diag *d, FILE *f);
+
+#endif /* MCSIM_CLI_DIAG_H */

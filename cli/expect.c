@@ -1,0 +1,476 @@
+/*
+ * Expectations evaluated from a recorded run (expect.h): deadlines, worst
+ * response times and event counts, each one query on the run's rows;
+ * budget: respected is in expect_budget.c.
+ */
+#include "expect_int.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mcsim/bootinfo.h>
+
+/*
+ * A job missed its deadline when the engine says so, when it finished
+ * after its deadline (completion == deadline is met), or when it is
+ * unfinished and its deadline fell inside the run: the run covers
+ * [0, duration), so a deadline at exactly `duration` has not passed
+ * (SCENARIO-FORMAT.md "Time", "Jobs"). ?2 is the run's duration.
+ */
+#define EXPECT_MISSED_SQL                                                                      \
+    "(j.missed = 1 OR j.finish_time > j.deadline_time"                                         \
+    " OR (j.finish_time IS NULL AND j.deadline_time < ?2))"
+
+#define EXPECT_WHO_MAX 128
+
+static const char *const expect_event_name[EV_COUNT] = {
+#define X(id, name) [id] = name,
+    SCN_COUNT_EVENTS(X)
+#undef X
+};
+
+cycles_t expect_entry_allowance(const struct scn_costs *c)
+{
+    return c->entry + c->syscall + 2 * c->ipc + c->schedule + c->timer_program + c->exit;
+}
+
+int expect_sql_fail(struct expect_run *run)
+{
+    const char *path = sqlite3_db_filename(run->db, "main");
+
+    snprintf(run->errmsg, run->errmsg_size, "mcsim: %s: %s", path && *path ? path : "DB",
+             sqlite3_errmsg(run->db));
+    return -1;
+}
+
+sqlite3_stmt *expect_prepare(struct expect_run *run, const char *fmt, ...)
+{
+    va_list ap;
+    sqlite3_stmt *st = NULL;
+    char *sql;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    sql = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!sql) {
+        snprintf(run->errmsg, run->errmsg_size, "mcsim: out of memory");
+        return NULL;
+    }
+    va_start(ap, fmt);
+    vsnprintf(sql, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    if (sqlite3_prepare_v2(run->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        expect_sql_fail(run);
+        sqlite3_finalize(st);
+        st = NULL;
+    } else {
+        sqlite3_bind_int64(st, 1, run->run_id);
+    }
+    free(sql);
+    return st;
+}
+
+int expect_step(struct expect_run *run, sqlite3_stmt *st, bool *row)
+{
+    int rc = sqlite3_step(st);
+
+    *row = rc == SQLITE_ROW;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return expect_sql_fail(run);
+    return 0;
+}
+
+int expect_query_int(struct expect_run *run, sqlite3_stmt *st, int64_t *out)
+{
+    bool row;
+    int rc = expect_step(run, st, &row);
+
+    *out = rc == 0 && row ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+void expect_detail(struct expect_result *out, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(out->detail, sizeof out->detail, fmt, ap);
+    va_end(ap);
+}
+
+/* A duration for people: "3.2ms", "250us", exact to six digits. */
+static void expect_fmt_time(char *buf, size_t n, int64_t cycles, uint64_t cpu_hz)
+{
+    static const struct {
+        double scale;
+        const char *unit;
+    } units[] = {{1, "s"}, {1e3, "ms"}, {1e6, "us"}, {1e9, "ns"}};
+    double sec = cpu_hz ? (double)cycles / (double)cpu_hz : 0;
+    size_t i = 0;
+
+    if (cycles == 0 || cpu_hz == 0) {
+        snprintf(buf, n, cpu_hz ? "0" : "%lld cycles", (long long)cycles);
+        return;
+    }
+    while (i + 1 < sizeof units / sizeof units[0] && sec * units[i].scale < 1)
+        i++;
+    snprintf(buf, n, "%.6g%s", sec * units[i].scale, units[i].unit);
+}
+
+static const char *expect_thread_name(const struct expect_run *run, uint32_t thread)
+{
+    return thread < run->s->n_threads ? run->s->threads[thread].name : "?";
+}
+
+/* ---- deadlines: met / missed ---- */
+
+/* The SQL condition on j.thread_id selecting the expectation's threads;
+ * allocated, NULL when out of memory. */
+static char *expect_set_sql(const struct scn_expect *e, const struct scenario *s)
+{
+    size_t size = 128 + 12 * (size_t)e->thread_count;
+    char *sql = malloc(size);
+    size_t at = 0;
+
+    if (!sql)
+        return NULL;
+    if (e->thread_count) {
+        at += (size_t)snprintf(sql, size, " AND j.thread_id IN (");
+        for (uint32_t i = 0; i < e->thread_count; i++)
+            at += (size_t)snprintf(sql + at, size - at, "%s%u", i ? ", " : "",
+                                   s->thread_refs[e->thread_first + i] + 1);
+        snprintf(sql + at, size - at, ")");
+    } else if (e->criticality != SCN_NONE) {
+        snprintf(sql, size,
+                 " AND j.thread_id IN (SELECT thread_id FROM threads"
+                 " WHERE run_id = ?1 AND criticality_rank >= %u)",
+                 e->criticality);
+    } else {
+        sql[0] = '\0';
+    }
+    return sql;
+}
+
+/* Who the expectation covers, for its detail: "control, sensor". */
+static void expect_set_name(const struct expect_run *run, const struct scn_expect *e, char *buf,
+                            size_t n)
+{
+    const struct scenario *s = run->s;
+    size_t at = 0;
+
+    if (e->thread_count == 0 && e->criticality != SCN_NONE) {
+        snprintf(buf, n, "threads of criticality %s or above",
+                 e->criticality < s->n_levels ? s->levels[e->criticality] : "?");
+        return;
+    }
+    snprintf(buf, n, "%s", e->thread_count ? "" : "all threads");
+    for (uint32_t i = 0; i < e->thread_count && at < n; i++) {
+        int w = snprintf(buf + at, n - at, "%s%s", i ? ", " : "",
+                         expect_thread_name(run, s->thread_refs[e->thread_first + i]));
+        at += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* "first: job 7 of control released at 70000000 finished 80000123
+ * deadline 80000000": the miss with the earliest deadline. */
+static int expect_first_miss(struct expect_run *run, const char *set, char *buf, size_t n)
+{
+    sqlite3_stmt *st = expect_prepare(
+        run,
+        "SELECT t.name, j.job, j.release_time, j.finish_time, j.deadline_time FROM jobs j"
+        " JOIN threads t ON t.run_id = j.run_id AND t.thread_id = j.thread_id"
+        " WHERE j.run_id = ?1%s AND " EXPECT_MISSED_SQL
+        " ORDER BY j.deadline_time, j.thread_id, j.job LIMIT 1",
+        set);
+    bool row;
+    int rc;
+
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)run->duration);
+    rc = expect_step(run, st, &row);
+    buf[0] = '\0';
+    if (rc == 0 && row && sqlite3_column_type(st, 3) == SQLITE_NULL)
+        snprintf(buf, n, "; first: job %lld of %s released at %lld unfinished, deadline %lld",
+                 sqlite3_column_int64(st, 1), (const char *)sqlite3_column_text(st, 0),
+                 sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 4));
+    else if (rc == 0 && row)
+        snprintf(buf, n, "; first: job %lld of %s released at %lld finished %lld deadline %lld",
+                 sqlite3_column_int64(st, 1), (const char *)sqlite3_column_text(st, 0),
+                 sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+                 sqlite3_column_int64(st, 4));
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int expect_deadline_counts(struct expect_run *run, const char *set, int64_t *jobs,
+                                  int64_t *missed)
+{
+    sqlite3_stmt *st = expect_prepare(run,
+                                      "SELECT count(*), coalesce(sum(" EXPECT_MISSED_SQL "), 0)"
+                                      " FROM jobs j WHERE j.run_id = ?1%s",
+                                      set);
+    bool row;
+    int rc;
+
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)run->duration);
+    rc = expect_step(run, st, &row);
+    *jobs = rc == 0 && row ? sqlite3_column_int64(st, 0) : 0;
+    *missed = rc == 0 && row ? sqlite3_column_int64(st, 1) : 0;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int expect_deadlines(struct expect_run *run, const struct scn_expect *e,
+                            struct expect_result *out)
+{
+    char who[EXPECT_WHO_MAX], first[EXPECT_DETAIL_MAX];
+    char *set = expect_set_sql(e, run->s);
+    int64_t jobs = 0, missed = 0;
+    int rc;
+
+    if (!set) {
+        snprintf(run->errmsg, run->errmsg_size, "mcsim: out of memory");
+        return -1;
+    }
+    expect_set_name(run, e, who, sizeof who);
+    rc = expect_deadline_counts(run, set, &jobs, &missed);
+    if (rc == 0 && missed > 0)
+        rc = expect_first_miss(run, set, first, sizeof first);
+    free(set);
+    if (rc != 0)
+        return -1;
+    out->passed = e->kind == EXPECT_DEADLINES_MET ? missed == 0 : missed > 0;
+    if (jobs == 0)
+        expect_detail(out, "no jobs of %s", who);
+    else if (missed == 0)
+        expect_detail(out, "none of %lld jobs of %s missed", (long long)jobs, who);
+    else
+        expect_detail(out, "%lld of %lld jobs of %s missed%s", (long long)missed,
+                      (long long)jobs, who, first);
+    return 0;
+}
+
+/* ---- max_response ---- */
+
+/* The worst finished job (?3 = thread, or -1 for all) and the earliest
+ * unfinished one, whose response is at least duration - release. */
+static int expect_worst_response(struct expect_run *run, int64_t thread, bool unfinished,
+                                 int64_t *job, int64_t *response)
+{
+    sqlite3_stmt *st = expect_prepare(
+        run, unfinished ? "SELECT j.job, ?2 - j.release_time FROM jobs j WHERE j.run_id = ?1"
+                          " AND (?3 < 0 OR j.thread_id = ?3) AND j.finish_time IS NULL"
+                          " ORDER BY j.release_time, j.thread_id LIMIT 1"
+                        : "SELECT j.job, j.response FROM jobs j WHERE j.run_id = ?1"
+                          " AND (?3 < 0 OR j.thread_id = ?3) AND j.response IS NOT NULL"
+                          " ORDER BY j.response DESC, j.job LIMIT 1");
+    bool row;
+    int rc;
+
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)run->duration);
+    sqlite3_bind_int64(st, 3, thread);
+    rc = expect_step(run, st, &row);
+    *job = rc == 0 && row ? sqlite3_column_int64(st, 0) : -1;
+    *response = rc == 0 && row ? sqlite3_column_int64(st, 1) : -1;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int expect_max_response(struct expect_run *run, const struct scn_expect *e,
+                               struct expect_result *out)
+{
+    int64_t thread = e->thread == SCN_NONE ? -1 : (int64_t)e->thread + 1;
+    const char *who = e->thread == SCN_NONE ? "all threads" : expect_thread_name(run, e->thread);
+    int64_t job, worst, ujob, ubound, limit = (int64_t)e->at_most_time;
+    char t_worst[32], t_limit[32], t_bound[32];
+
+    if (expect_worst_response(run, thread, false, &job, &worst) != 0 ||
+        expect_worst_response(run, thread, true, &ujob, &ubound) != 0)
+        return -1;
+    expect_fmt_time(t_worst, sizeof t_worst, worst, run->cpu_hz);
+    expect_fmt_time(t_limit, sizeof t_limit, limit, run->cpu_hz);
+    expect_fmt_time(t_bound, sizeof t_bound, ubound, run->cpu_hz);
+    out->passed = worst <= limit && ubound <= limit;
+    if (ubound > limit)
+        expect_detail(out, "job %lld of %s unfinished after %s > %s", (long long)ujob, who,
+                      t_bound, t_limit);
+    else if (job < 0)
+        expect_detail(out, "no finished jobs of %s", who);
+    else
+        expect_detail(out, "worst response of %s %s (job %lld) %s %s", who, t_worst,
+                      (long long)job, out->passed ? "<=" : ">", t_limit);
+    return 0;
+}
+
+/* ---- evaluation ---- */
+
+static const char *expect_scheduler_name(uint8_t mode)
+{
+    return mode == SCHED_CLASSIC ? "classic" : "mcs";
+}
+
+static int expect_load_run(struct expect_run *run)
+{
+    sqlite3_stmt *st = expect_prepare(run, "SELECT scheduler, duration, cpu_hz FROM runs"
+                                           " WHERE run_id = ?1");
+    bool row;
+    int rc;
+
+    if (!st)
+        return -1;
+    rc = expect_step(run, st, &row);
+    if (rc == 0 && !row) {
+        snprintf(run->errmsg, run->errmsg_size, "mcsim: %s: no run %lld",
+                 sqlite3_db_filename(run->db, "main"), (long long)run->run_id);
+        rc = -1;
+    } else if (rc == 0) {
+        const char *sched = (const char *)sqlite3_column_text(st, 0);
+
+        run->scheduler = sched && strcmp(sched, "classic") == 0 ? SCHED_CLASSIC : SCHED_MCS;
+        run->duration = (cycles_t)sqlite3_column_int64(st, 1);
+        run->cpu_hz = (uint64_t)sqlite3_column_int64(st, 2);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Not applicable: the expectation names the other scheduler, or needs
+ * scheduling contexts, which classic does not have. */
+static bool expect_not_applicable(const struct expect_run *run, const struct scn_expect *e,
+                                  struct expect_result *out)
+{
+    if (e->scheduler != SCN_ANY_SCHEDULER && e->scheduler != run->scheduler)
+        expect_detail(out, "checked only under %s; this run used %s",
+                      expect_scheduler_name(e->scheduler), expect_scheduler_name(run->scheduler));
+    else if (e->kind == EXPECT_BUDGET_RESPECTED && run->scheduler == SCHED_CLASSIC)
+        expect_detail(out, "no scheduling contexts under classic");
+    else
+        return false;
+    out->applicable = false;
+    out->passed = true;
+    return true;
+}
+
+static int expect_one(struct expect_run *run, const struct scn_expect *e,
+                      struct expect_result *out)
+{
+    out->applicable = true;
+    out->passed = false;
+    out->detail[0] = '\0';
+    if (expect_not_applicable(run, e, out))
+        return 0;
+    switch (e->kind) {
+    case EXPECT_DEADLINES_MET:
+    case EXPECT_DEADLINES_MISSED:
+        return expect_deadlines(run, e, out);
+    case EXPECT_MAX_RESPONSE:
+        return expect_max_response(run, e, out);
+    case EXPECT_COUNT:
+        return expect_count(run, e, out);
+    case EXPECT_BUDGET_RESPECTED:
+        return expect_budget(run, out);
+    }
+    snprintf(run->errmsg, run->errmsg_size, "mcsim: internal error: expectation kind %d",
+             (int)e->kind);
+    return -1;
+}
+
+int expect_evaluate(sqlite3 *db, int64_t run_id, const struct scenario *s,
+                    cycles_t entry_allowance, struct expect_result *out, char *errmsg,
+                    size_t errmsg_size)
+{
+    struct expect_run run = {
+        .db = db,
+        .run_id = run_id,
+        .s = s,
+        .allowance = entry_allowance,
+        .errmsg = errmsg,
+        .errmsg_size = errmsg_size,
+    };
+
+    errmsg[0] = '\0';
+    if (expect_load_run(&run) != 0)
+        return -1;
+    for (uint32_t i = 0; i < s->n_expects; i++) {
+        if (expect_one(&run, &s->expects[i], &out[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- recording and printing ---- */
+
+static int expect_insert(struct expect_run *run, const struct expect_result *r)
+{
+    sqlite3_stmt *st = expect_prepare(run, "INSERT INTO expectations (run_id, idx, text, passed,"
+                                           " detail, applicable) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    int rc = 0;
+
+    for (uint32_t i = 0; st && rc == 0 && i < run->s->n_expects; i++) {
+        bool row;
+
+        sqlite3_bind_int64(st, 2, i);
+        sqlite3_bind_text(st, 3, run->s->expects[i].text, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 4, r[i].passed || !r[i].applicable);
+        sqlite3_bind_text(st, 5, r[i].detail, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 6, r[i].applicable);
+        rc = expect_step(run, st, &row);
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return st ? rc : -1;
+}
+
+/* A savepoint nests in a sink's open batch and is a transaction of its
+ * own otherwise: the verdicts are replaced all at once or not at all. */
+int expect_record(sqlite3 *db, int64_t run_id, const struct scenario *s,
+                  const struct expect_result *r, char *errmsg, size_t errmsg_size)
+{
+    struct expect_run run = {
+        .db = db, .run_id = run_id, .s = s, .errmsg = errmsg, .errmsg_size = errmsg_size};
+    sqlite3_stmt *del;
+    int64_t unused;
+    int rc;
+
+    errmsg[0] = '\0';
+    if (sqlite3_exec(db, "SAVEPOINT expect_record", NULL, NULL, NULL) != SQLITE_OK)
+        return expect_sql_fail(&run);
+    del = expect_prepare(&run, "DELETE FROM expectations WHERE run_id = ?1");
+    rc = del ? expect_query_int(&run, del, &unused) : -1;
+    if (rc == 0)
+        rc = expect_insert(&run, r);
+    if (rc == 0 && sqlite3_exec(db, "RELEASE expect_record", NULL, NULL, NULL) != SQLITE_OK)
+        rc = expect_sql_fail(&run);
+    if (rc == 0)
+        return 0;
+    sqlite3_exec(db, "ROLLBACK TO expect_record", NULL, NULL, NULL);
+    sqlite3_exec(db, "RELEASE expect_record", NULL, NULL, NULL);
+    return -1;
+}
+
+void expect_print(FILE *f, const struct scenario *s, const struct expect_result *r)
+{
+    for (uint32_t i = 0; i < s->n_expects; i++) {
+        const char *verdict = !r[i].applicable ? "N/A " : r[i].passed ? "PASS" : "FAIL";
+
+        fprintf(f, "%s  %s  (%s)\n", verdict, s->expects[i].text, r[i].detail);
+    }
+}
+
+uint32_t expect_failures(const struct scenario *s, const struct expect_result *r)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < s->n_expects; i++)
+        n += r[i].applicable && !r[i].passed;
+    return n;
+}

@@ -1,0 +1,52 @@
+/*
+ * Private to the expect module (expect.c: dispatch, deadlines, response
+ * times, counts, recording and printing; expect_budget.c: budget:
+ * respected): the run under evaluation and the query helpers both use.
+ */
+#ifndef MCSIM_CLI_EXPECT_INT_H
+#define MCSIM_CLI_EXPECT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "expect.h"
+
+/* The run being evaluated, as its `runs` row describes it. */
+struct expect_run {
+    sqlite3 *db;
+    int64_t run_id;
+    const struct scenario *s;
+    cycles_t allowance; /* one kernel entry, for budget: respected */
+    uint8_t scheduler;  /* enum sched_mode */
+    cycles_t duration;
+    uint64_t cpu_hz;
+    char *errmsg;
+    size_t errmsg_size;
+};
+
+/* Set the diagnostic from SQLite's last message ("mcsim: DB: message");
+ * returns -1. */
+int expect_sql_fail(struct expect_run *run);
+
+/* Prepare the SQL printed from fmt with ?1 bound to the run id; NULL
+ * after setting the diagnostic. The caller finalizes the statement. */
+sqlite3_stmt *expect_prepare(struct expect_run *run, const char *fmt, ...);
+
+/* Step st: 0 with *row telling whether a row came, or -1 with the
+ * diagnostic set. */
+int expect_step(struct expect_run *run, sqlite3_stmt *st, bool *row);
+
+/* Step a statement that yields one integer and finalize it: 0 with *out
+ * set (0 when no row or NULL), or -1 with the diagnostic set. */
+int expect_query_int(struct expect_run *run, sqlite3_stmt *st, int64_t *out);
+
+/* Format out->detail, truncating to EXPECT_DETAIL_MAX. */
+void expect_detail(struct expect_result *out, const char *fmt, ...);
+
+/* Evaluate budget: respected (expect_budget.c) for an applicable run. */
+int expect_budget(struct expect_run *run, struct expect_result *out);
+
+#endif /* MCSIM_CLI_EXPECT_INT_H */

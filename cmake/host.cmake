@@ -1,0 +1,29 @@
+# Host-side libraries and the mcsim command.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(YAML REQUIRED IMPORTED_TARGET yaml-0.1)
+pkg_check_modules(SQLITE REQUIRED IMPORTED_TARGET sqlite3)
+pkg_check_modules(GVC IMPORTED_TARGET libgvc)
+
+file(GLOB MCSIM_HALSIM_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/hal-sim/*.c)
+add_library(mcsim_halsim STATIC ${MCSIM_HALSIM_SOURCES})
+target_include_directories(mcsim_halsim PUBLIC ${PROJECT_SOURCE_DIR}/hal-sim)
+target_link_libraries(mcsim_halsim PUBLIC mcsim_kernel)
+
+file(GLOB MCSIM_SIM_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/sim/*.c)
+add_library(mcsim_sim STATIC ${MCSIM_SIM_SOURCES})
+target_include_directories(mcsim_sim PUBLIC ${PROJECT_SOURCE_DIR}/sim)
+target_link_libraries(mcsim_sim PUBLIC mcsim_halsim mcsim_kernel)
+
+file(GLOB MCSIM_CLI_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cli/*.c)
+list(REMOVE_ITEM MCSIM_CLI_SOURCES ${PROJECT_SOURCE_DIR}/cli/main.c)
+add_library(mcsim_cli STATIC ${MCSIM_CLI_SOURCES})
+target_include_directories(mcsim_cli PUBLIC ${PROJECT_SOURCE_DIR}/cli)
+target_compile_definitions(mcsim_cli PUBLIC MCSIM_VERSION="${PROJECT_VERSION}")
+target_link_libraries(mcsim_cli PUBLIC mcsim_sim PkgConfig::YAML PkgConfig::SQLITE m)
+if(GVC_FOUND)
+    target_link_libraries(mcsim_cli PUBLIC PkgConfig::GVC)
+    target_compile_definitions(mcsim_cli PUBLIC MCSIM_HAVE_GVC=1)
+endif()
+
+add_executable(mcsim ${PROJECT_SOURCE_DIR}/cli/main.c)
+target_link_libraries(mcsim PRIVATE mcsim_cli)

@@ -1,0 +1,57 @@
+/*
+ * kernel-core's entry points (called by a platform) and its inspection API
+ * (for tests, the invariant checker's reports and end-of-run records).
+ * Every entry point returns the user context of the thread to run next,
+ * or NULL when the idle thread runs; the platform restores that context.
+ */
+#ifndef MCSIM_KERNEL_H
+#define MCSIM_KERNEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <mcsim/abi.h>
+#include <mcsim/bootinfo.h>
+
+/* Boot: build the root task (TCB, CNode with the root_slot layout, a
+ * round-robin context, IRQControl, SchedControl, one Untyped cap per region)
+ * and return its context. */
+struct user_context *kernel_boot(const struct boot_config *cfg);
+
+/* The current thread made a system call: its saved context holds the
+ * syscall number in x[REG_SYSCALL] and the arguments (mcsim/abi.h); its pc
+ * already points after the call. */
+struct user_context *kernel_syscall(void);
+
+/* Interrupt `line` is pending (the kernel timer's line included). The
+ * platform calls this only between user instructions. */
+struct user_context *kernel_interrupt(uint32_t line);
+
+/* The trace id of the thread the kernel last chose (TRACE_IDLE if idle). */
+uint32_t kernel_current_trace_id(void);
+
+/* Run every invariant check (DESIGN.md "Kernel fidelity"). Returns true if
+ * all hold; otherwise false with a description of the first failure. */
+bool kernel_check_invariants(const char **what);
+
+/* Inspection through a capability in the root task's CNode (slot number). */
+struct kinspect_refill {
+    uint64_t time;
+    uint64_t amount;
+};
+struct kinspect_sc {
+    uint64_t budget, period, consumed, badge;
+    uint32_t n_refills;
+    uint32_t bound_trace_id;     /* 0 if unbound */
+    struct kinspect_refill refills[32];
+};
+struct kinspect_thread {
+    uint32_t state;              /* enum thread_state (kernel-core/src/kernel/structures.h) */
+    uint32_t prio, mcp;
+    uint64_t sc_badge;           /* 0 if it holds no context */
+    bool queued, in_release_queue;
+};
+/* 0 on success, -1 if the slot does not hold a cap of that type. */
+int kernel_inspect_sc(uint64_t root_slot, struct kinspect_sc *out);
+int kernel_inspect_thread(uint64_t root_slot, struct kinspect_thread *out);
+
+#endif /* MCSIM_KERNEL_H */

@@ -1,0 +1,145 @@
+/*
+ * Kernel entry points, the trace helper and the few freestanding helpers
+ * the kernel needs. Every entry reads the clock once (seL4
+ * updateTimestamp), does its work, then schedules (seL4 schedule +
+ * activateThread) and returns the context to run.
+ */
+#include <mcsim/kernel.h>
+#include <hal.h>
+
+#include "kernel/invariants.h"
+#include "kernel/ktrace.h"
+#include "kernel/sched.h"
+#include "kernel/syscall.h"
+#include "object/interrupt.h"
+
+struct kernel_state ks;
+
+void kmemset(void *p, int c, size_t n)
+{
+    unsigned char *b = p;
+    while (n--)
+        *b++ = (unsigned char)c;
+}
+
+void kmemcpy(void *dst, const void *src, size_t n)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    while (n--)
+        *d++ = *s++;
+}
+
+_Noreturn void kernel_panic(const char *msg)
+{
+    hal_fatal(msg);
+}
+
+uint64_t kobj_paddr(const void *obj)
+{
+    uintptr_t a = (uintptr_t)obj;
+    for (unsigned i = 0; i < ks.n_regions; i++) {
+        if (a >= ks.regions[i].vbase && a - ks.regions[i].vbase < ks.regions[i].size)
+            return ks.regions[i].pbase + (a - ks.regions[i].vbase);
+    }
+    return 0;
+}
+
+uint32_t ktrace_id(const struct tcb *t)
+{
+    if (t == NULL)
+        return 0;
+    if (t == &ks.idle)
+        return TRACE_IDLE;
+    return t->trace_id;
+}
+
+uint64_t ktrace_sc(const struct sched_context *sc)
+{
+    return sc ? sc->badge : 0;
+}
+
+void ktrace(enum trace_kind kind, const struct tcb *thread, uint64_t object, uint64_t arg,
+            uint64_t arg2)
+{
+    struct trace_record r = {
+        .kind = kind,
+        .thread = ktrace_id(thread),
+        .object = object,
+        .arg = arg,
+        .arg2 = arg2,
+        .time = ks.cur_time,
+    };
+    hal_trace(&r);
+}
+
+/* seL4 updateTimestamp: the time since the last entry is consumed by the
+ * context that was running. */
+static void entry_begin(void)
+{
+    ticks_t now = hal_time_now();
+    KASSERT(now >= ks.cur_time);
+    ks.consumed += now - ks.cur_time;
+    ks.cur_time = now;
+}
+
+/* seL4 schedule + activateThread; the debug build checks every invariant
+ * after every entry. */
+static struct user_context *entry_end(void)
+{
+    struct tcb *t;
+
+    sched_schedule();
+    t = ks.cur_thread;
+#ifdef MCSIM_DEBUG
+    {
+        const char *what = NULL;
+        if (!kernel_check_invariants(&what)) {
+            ktrace(TR_INVARIANT, t, 0, 0, 0);
+            hal_fatal(what);
+        }
+    }
+#endif
+    if (t == &ks.idle)
+        return NULL;
+    if (t->state == TS_RESTART)
+        t->state = TS_RUNNING;
+    return &t->ctx;
+}
+
+struct user_context *kernel_syscall(void)
+{
+    struct tcb *t;
+    uint64_t sys;
+
+    entry_begin();
+    t = ks.cur_thread;
+    KASSERT(t != &ks.idle);
+    sys = t->ctx.x[REG_SYSCALL];
+    ktrace(TR_SYSCALL, t, sys, msginfo_label(t->ctx.x[REG_INFO]), 0);
+    if (ks.cfg.scheduler == SCHED_CLASSIC || sched_check_budget_restart()) {
+        hal_account(COST_SYSCALL);
+        if (sys < SYS_COUNT)
+            syscall_handle((enum syscall)sys);
+        else
+            syscall_set_error(t, ERR_ILLEGAL_OPERATION);
+    }
+    return entry_end();
+}
+
+struct user_context *kernel_interrupt(uint32_t line)
+{
+    entry_begin();
+    if (ks.cfg.scheduler == SCHED_MCS)
+        sched_check_budget();
+    if (line == ks.cfg.timer_irq)
+        ks.timer_armed = false;
+    if (line < ks.cfg.num_irqs)
+        irq_handle(line);
+    return entry_end();
+}
+
+uint32_t kernel_current_trace_id(void)
+{
+    return ktrace_id(ks.cur_thread);
+}

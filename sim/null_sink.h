@@ -1,0 +1,15 @@
+/*
+ * The null trace sink: accepts every row and writes nothing. It measures
+ * the simulator alone (benchmarks) and stands in where a run's trace is
+ * not wanted.
+ */
+#ifndef MCSIM_SIM_NULL_SINK_H
+#define MCSIM_SIM_NULL_SINK_H
+
+#include "sink.h"
+
+/* A sink whose every op succeeds and does nothing. It holds no state, so
+ * any number of copies may be used at once and none needs releasing. */
+struct trace_sink null_sink(void);
+
+#endif /* MCSIM_SIM_NULL_SINK_H */
