@@ -36,10 +36,8 @@ static const char *const db_stmt_sql[ST_COUNT] = {
 };
 
 static const char *const db_budget_kind[] = {
-    [BUDGET_EXHAUSTED] = "exhausted",
-    [BUDGET_THROTTLE] = "throttle",
-    [BUDGET_REPLENISH] = "replenish",
-    [BUDGET_TIMEOUT_FAULT] = "timeout_fault",
+    [BUDGET_EXHAUSTED] = "exhausted", [BUDGET_THROTTLE] = "throttle",
+    [BUDGET_REPLENISH] = "replenish", [BUDGET_TIMEOUT_FAULT] = "timeout_fault",
     [BUDGET_EMERGENCY] = "emergency",
 };
 
@@ -79,9 +77,8 @@ static void bind_text(sqlite3_stmt *st, int i, const char *text)
 static int db_prepare_all(struct db *db)
 {
     for (int i = 0; i < ST_COUNT; i++) {
-        if (!db->st[i] &&
-            sqlite3_prepare_v3(db->sq, db_stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &db->st[i],
-                               NULL) != SQLITE_OK) {
+        if (!db->st[i] && sqlite3_prepare_v3(db->sq, db_stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+                                             &db->st[i], NULL) != SQLITE_OK) {
             db_sqlite_error(db);
             return -1;
         }
@@ -236,8 +233,8 @@ static int db_bad_index(struct db *db, sqlite3_stmt *st, const char *what, uint3
 {
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
-    db_error(db, "internal error: trace row names %s %u, which the scenario does not have",
-             what, i);
+    db_error(db, "internal error: trace row names %s %u, which the scenario does not have", what,
+             i);
     return db_fail(db);
 }
 

@@ -1,7 +1,8 @@
 /*
- * Expectations evaluated from a recorded run (expect.h): deadlines, worst
- * response times and event counts, each one query on the run's rows;
- * budget: respected is in expect_budget.c.
+ * Expectations evaluated from a recorded run (expect.h): the dispatch,
+ * deadlines and worst response times (each one query on the run's rows),
+ * recording and printing. Counts are in expect_count.c, budget: respected
+ * in expect_budget.c.
  */
 #include "expect_int.h"
 
@@ -11,35 +12,22 @@
 
 #include <mcsim/bootinfo.h>
 
-/*
- * A job missed its deadline when the engine says so, when it finished
- * after its deadline (completion == deadline is met), or when it is
- * unfinished and its deadline fell inside the run: the run covers
- * [0, duration), so a deadline at exactly `duration` has not passed
- * (SCENARIO-FORMAT.md "Time", "Jobs"). ?2 is the run's duration.
- */
-#define EXPECT_MISSED_SQL                                                                      \
-    "(j.missed = 1 OR j.finish_time > j.deadline_time"                                         \
-    " OR (j.finish_time IS NULL AND j.deadline_time < ?2))"
-
-#define EXPECT_WHO_MAX 128
-
-static const char *const expect_event_name[EV_COUNT] = {
-#define X(id, name) [id] = name,
-    SCN_COUNT_EVENTS(X)
-#undef X
-};
-
 cycles_t expect_entry_allowance(const struct scn_costs *c)
 {
     return c->entry + c->syscall + 2 * c->ipc + c->schedule + c->timer_program + c->exit;
 }
 
-int expect_sql_fail(struct expect_run *run)
+/* The database's file, for diagnostics ("DB" for one in memory). */
+static const char *expect_db_name(const struct expect_run *run)
 {
     const char *path = sqlite3_db_filename(run->db, "main");
 
-    snprintf(run->errmsg, run->errmsg_size, "mcsim: %s: %s", path && *path ? path : "DB",
+    return path && *path ? path : "DB";
+}
+
+int expect_sql_fail(struct expect_run *run)
+{
+    snprintf(run->errmsg, run->errmsg_size, "mcsim: %s: %s", expect_db_name(run),
              sqlite3_errmsg(run->db));
     return -1;
 }
@@ -121,7 +109,7 @@ static void expect_fmt_time(char *buf, size_t n, int64_t cycles, uint64_t cpu_hz
     snprintf(buf, n, "%.6g%s", sec * units[i].scale, units[i].unit);
 }
 
-static const char *expect_thread_name(const struct expect_run *run, uint32_t thread)
+const char *expect_thread_name(const struct expect_run *run, uint32_t thread)
 {
     return thread < run->s->n_threads ? run->s->threads[thread].name : "?";
 }
@@ -252,8 +240,8 @@ static int expect_deadlines(struct expect_run *run, const struct scn_expect *e,
     else if (missed == 0)
         expect_detail(out, "none of %lld jobs of %s missed", (long long)jobs, who);
     else
-        expect_detail(out, "%lld of %lld jobs of %s missed%s", (long long)missed,
-                      (long long)jobs, who, first);
+        expect_detail(out, "%lld of %lld jobs of %s missed%s", (long long)missed, (long long)jobs,
+                      who, first);
     return 0;
 }
 
@@ -301,13 +289,13 @@ static int expect_max_response(struct expect_run *run, const struct scn_expect *
     expect_fmt_time(t_bound, sizeof t_bound, ubound, run->cpu_hz);
     out->passed = worst <= limit && ubound <= limit;
     if (ubound > limit)
-        expect_detail(out, "job %lld of %s unfinished after %s > %s", (long long)ujob, who,
-                      t_bound, t_limit);
+        expect_detail(out, "job %lld of %s unfinished after %s > %s", (long long)ujob, who, t_bound,
+                      t_limit);
     else if (job < 0)
         expect_detail(out, "no finished jobs of %s", who);
     else
-        expect_detail(out, "worst response of %s %s (job %lld) %s %s", who, t_worst,
-                      (long long)job, out->passed ? "<=" : ">", t_limit);
+        expect_detail(out, "worst response of %s %s (job %lld) %s %s", who, t_worst, (long long)job,
+                      out->passed ? "<=" : ">", t_limit);
     return 0;
 }
 
@@ -329,8 +317,8 @@ static int expect_load_run(struct expect_run *run)
         return -1;
     rc = expect_step(run, st, &row);
     if (rc == 0 && !row) {
-        snprintf(run->errmsg, run->errmsg_size, "mcsim: %s: no run %lld",
-                 sqlite3_db_filename(run->db, "main"), (long long)run->run_id);
+        snprintf(run->errmsg, run->errmsg_size, "mcsim: %s: no run %lld", expect_db_name(run),
+                 (long long)run->run_id);
         rc = -1;
     } else if (rc == 0) {
         const char *sched = (const char *)sqlite3_column_text(st, 0);
@@ -360,8 +348,7 @@ static bool expect_not_applicable(const struct expect_run *run, const struct scn
     return true;
 }
 
-static int expect_one(struct expect_run *run, const struct scn_expect *e,
-                      struct expect_result *out)
+static int expect_one(struct expect_run *run, const struct scn_expect *e, struct expect_result *out)
 {
     out->applicable = true;
     out->passed = false;
@@ -384,9 +371,8 @@ static int expect_one(struct expect_run *run, const struct scn_expect *e,
     return -1;
 }
 
-int expect_evaluate(sqlite3 *db, int64_t run_id, const struct scenario *s,
-                    cycles_t entry_allowance, struct expect_result *out, char *errmsg,
-                    size_t errmsg_size)
+int expect_evaluate(sqlite3 *db, int64_t run_id, const struct scenario *s, cycles_t entry_allowance,
+                    struct expect_result *out, char *errmsg, size_t errmsg_size)
 {
     struct expect_run run = {
         .db = db,

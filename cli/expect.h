@@ -28,9 +28,9 @@
 
 /* The verdict on one expectation. */
 struct expect_result {
-    bool applicable; /* false: a `scheduler:` qualifier names the other
-                        scheduler, or budget: respected under classic */
-    bool passed;     /* meaningful when applicable; true when not */
+    bool applicable;                /* false: a `scheduler:` qualifier names the other
+                                       scheduler, or budget: respected under classic */
+    bool passed;                    /* meaningful when applicable; true when not */
     char detail[EXPECT_DETAIL_MAX]; /* one line, no newline */
 };
 
@@ -52,9 +52,8 @@ cycles_t expect_entry_allowance(const struct scn_costs *costs);
  * written. Returns 0, or -1 with "mcsim: DB: message" in errmsg when the
  * run does not exist or a query fails (out is then incomplete).
  */
-int expect_evaluate(sqlite3 *db, int64_t run_id, const struct scenario *s,
-                    cycles_t entry_allowance, struct expect_result *out, char *errmsg,
-                    size_t errmsg_size);
+int expect_evaluate(sqlite3 *db, int64_t run_id, const struct scenario *s, cycles_t entry_allowance,
+                    struct expect_result *out, char *errmsg, size_t errmsg_size);
 
 /*
  * Record the verdicts in the `expectations` table for run_id, replacing

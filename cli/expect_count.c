@@ -19,8 +19,7 @@ static bool expect_steps_wait(const struct scenario *s, uint32_t first, uint32_t
 {
     for (uint32_t i = first; i < first + count && i < s->n_steps; i++) {
         const struct scn_step *step = &s->steps[i];
-        bool body = step->kind == STEP_JOB || step->kind == STEP_LOOP ||
-                    step->kind == STEP_REPEAT;
+        bool body = step->kind == STEP_JOB || step->kind == STEP_LOOP || step->kind == STEP_REPEAT;
 
         if (step->kind == STEP_WAIT && step->object == ntfn)
             return true;
@@ -35,11 +34,11 @@ static bool expect_steps_wait(const struct scenario *s, uint32_t first, uint32_t
  * Interrupts of one device, or of every device (device NULL), taken or
  * lost.
  */
-static int expect_count_device(struct expect_run *run, const char *device, bool lost,
-                               int64_t *n)
+static int expect_count_device(struct expect_run *run, const char *device, bool lost, int64_t *n)
 {
-    sqlite3_stmt *st = expect_prepare(run, "SELECT count(*) FROM irqs WHERE run_id = ?1"
-                                           " AND (?2 IS NULL OR device = ?2) AND %s",
+    sqlite3_stmt *st = expect_prepare(run,
+                                      "SELECT count(*) FROM irqs WHERE run_id = ?1"
+                                      " AND (?2 IS NULL OR device = ?2) AND %s",
                                       lost ? "lost = 1" : "delivered IS NOT NULL");
 
     if (!st)
@@ -63,9 +62,8 @@ static int expect_count_irqs(struct expect_run *run, const struct scn_expect *e,
 
     *n = 0;
     if (e->thread == SCN_NONE)
-        return expect_count_device(
-            run, e->device == SCN_NONE ? NULL : s->devices[e->device].name,
-            e->event == EV_IRQ_LOST, n);
+        return expect_count_device(run, e->device == SCN_NONE ? NULL : s->devices[e->device].name,
+                                   e->event == EV_IRQ_LOST, n);
     t = &s->threads[e->thread];
     for (uint32_t d = 0; d < s->n_devices; d++) {
         int64_t k;
@@ -119,8 +117,8 @@ static int expect_count_rows(struct expect_run *run, const struct scn_expect *e,
 }
 
 /* "throttle of net_driver: 12 (at least 1)" */
-static void expect_count_detail(const struct expect_run *run, const struct scn_expect *e,
-                                int64_t n, struct expect_result *out)
+static void expect_count_detail(const struct expect_run *run, const struct scn_expect *e, int64_t n,
+                                struct expect_result *out)
 {
     char who[EXPECT_WHO_MAX] = "", bound[64] = "no bound";
     const struct scenario *s = run->s;
@@ -144,8 +142,7 @@ static void expect_count_detail(const struct expect_run *run, const struct scn_e
     expect_detail(out, "%s%s: %lld (%s)", expect_event_name[e->event], who, (long long)n, bound);
 }
 
-static int expect_count(struct expect_run *run, const struct scn_expect *e,
-                        struct expect_result *out)
+int expect_count(struct expect_run *run, const struct scn_expect *e, struct expect_result *out)
 {
     int64_t n;
     bool irq = e->event == EV_IRQ || e->event == EV_IRQ_LOST;
@@ -157,4 +154,3 @@ static int expect_count(struct expect_run *run, const struct scn_expect *e,
     expect_count_detail(run, e, n, out);
     return 0;
 }
-

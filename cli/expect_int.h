@@ -14,6 +14,20 @@
 
 #include "expect.h"
 
+/*
+ * A job missed its deadline when the engine says so, when it finished
+ * after its deadline (completion == deadline is met), or when it is
+ * unfinished and its deadline fell inside the run: the run covers
+ * [0, duration), so a deadline at exactly `duration` has not passed
+ * (SCENARIO-FORMAT.md "Time", "Jobs"). For the jobs table as `j`, with
+ * ?2 bound to the run's duration.
+ */
+#define EXPECT_MISSED_SQL                                                                          \
+    "(j.missed = 1 OR j.finish_time > j.deadline_time"                                             \
+    " OR (j.finish_time IS NULL AND j.deadline_time < ?2))"
+
+#define EXPECT_WHO_MAX 128
+
 /* The run being evaluated, as its `runs` row describes it. */
 struct expect_run {
     sqlite3 *db;
@@ -45,6 +59,12 @@ int expect_query_int(struct expect_run *run, sqlite3_stmt *st, int64_t *out);
 
 /* Format out->detail, truncating to EXPECT_DETAIL_MAX. */
 void expect_detail(struct expect_result *out, const char *fmt, ...);
+
+/* The scenario name of thread index `thread` ("?" if out of range). */
+const char *expect_thread_name(const struct expect_run *run, uint32_t thread);
+
+/* Evaluate a count expectation (expect_count.c) for an applicable run. */
+int expect_count(struct expect_run *run, const struct scn_expect *e, struct expect_result *out);
 
 /* Evaluate budget: respected (expect_budget.c) for an applicable run. */
 int expect_budget(struct expect_run *run, struct expect_result *out);

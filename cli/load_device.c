@@ -23,10 +23,10 @@ static void periodic(struct loader *l, const yaml_node_t *arr, const char *what,
                      struct scn_device *dev)
 {
     char field[128];
-    snprintf(field, sizeof field, "periodic arrivals of %s", what);
+    ld_whatf(field, sizeof field, "periodic arrivals of %s", what);
     ld_duration(l, ld_get(l, arr, "periodic"), field, true, &dev->period);
     const yaml_node_t *jitter = ld_get(l, arr, "jitter");
-    snprintf(field, sizeof field, "jitter of %s", what);
+    ld_whatf(field, sizeof field, "jitter of %s", what);
     if (jitter)
         ld_duration(l, jitter, field, false, &dev->jitter);
 }
@@ -38,18 +38,17 @@ static void sporadic(struct loader *l, const yaml_node_t *n, const char *what,
     char field[128];
     const yaml_node_t *min_n, *max_n;
     bool ok = true;
-    snprintf(field, sizeof field, "sporadic arrivals of %s", what);
-    if (!ld_want_map(l, n, field, "{min: D, max: D}, the least and most time between "
-                                  "arrivals") ||
-        !ld_check_keys(l, n, field, keys))
+    ld_whatf(field, sizeof field, "sporadic arrivals of %s", what);
+    if (!ld_map(l, n, field, "{min: D, max: D}, the least and most time between "
+                                  "arrivals", keys))
         return;
     min_n = ld_need(l, n, "min", field, "min: the least time between arrivals");
     max_n = ld_need(l, n, "max", field, "max: the most time between arrivals");
     if (!min_n || !max_n)
         return;
-    snprintf(field, sizeof field, "min of sporadic arrivals of %s", what);
+    ld_whatf(field, sizeof field, "min of sporadic arrivals of %s", what);
     ok &= ld_duration(l, min_n, field, false, &dev->min);
-    snprintf(field, sizeof field, "max of sporadic arrivals of %s", what);
+    ld_whatf(field, sizeof field, "max of sporadic arrivals of %s", what);
     ok &= ld_duration(l, max_n, field, true, &dev->max);
     if (ok && dev->min > dev->max)
         ld_error(l, ld_loc(min_n), "min of sporadic arrivals of %s (%s) is more than max (%s) "
@@ -61,7 +60,7 @@ static void at_times(struct loader *l, const yaml_node_t *n, const char *what,
 {
     char field[128];
     struct scenario *s = l->s;
-    snprintf(field, sizeof field, "at arrivals of %s", what);
+    ld_whatf(field, sizeof field, "at arrivals of %s", what);
     if (!ld_want_seq(l, n, field, "a list of times, as in [1ms, 1.2ms, 9ms]"))
         return;
     uint32_t len = (uint32_t)(n->data.sequence.items.top - n->data.sequence.items.start);
@@ -73,7 +72,7 @@ static void at_times(struct loader *l, const yaml_node_t *n, const char *what,
          i++) {
         const yaml_node_t *item = ld_node(l, *i);
         cycles_t t;
-        snprintf(field, sizeof field, "time %u in at of %s", (unsigned)(dev->at_count + 1), what);
+        ld_whatf(field, sizeof field, "time %u in at of %s", (unsigned)(dev->at_count + 1), what);
         if (!ld_duration(l, item, field, false, &t))
             continue;
         if (prev && t < s->times[s->n_times - 1])
@@ -102,20 +101,19 @@ static void burst(struct loader *l, const yaml_node_t *n, const char *what,
     char field[128];
     uint64_t count;
     bool ok = true;
-    snprintf(field, sizeof field, "burst arrivals of %s", what);
-    if (!ld_want_map(l, n, field, "{every: D, count: N, gap: D}") ||
-        !ld_check_keys(l, n, field, keys))
+    ld_whatf(field, sizeof field, "burst arrivals of %s", what);
+    if (!ld_map(l, n, field, "{every: D, count: N, gap: D}", keys))
         return;
     const yaml_node_t *every_n = ld_need(l, n, "every", field, "every: the time between bursts");
     const yaml_node_t *count_n = ld_need(l, n, "count", field, "count: arrivals per burst");
     const yaml_node_t *gap_n = ld_need(l, n, "gap", field, "gap: the time between arrivals");
     if (!every_n || !count_n || !gap_n)
         return;
-    snprintf(field, sizeof field, "every of burst arrivals of %s", what);
+    ld_whatf(field, sizeof field, "every of burst arrivals of %s", what);
     ok &= ld_duration(l, every_n, field, true, &dev->every);
-    snprintf(field, sizeof field, "count of burst arrivals of %s", what);
+    ld_whatf(field, sizeof field, "count of burst arrivals of %s", what);
     ok &= ld_uint(l, count_n, field, 1, UINT32_MAX, &count);
-    snprintf(field, sizeof field, "gap of burst arrivals of %s", what);
+    ld_whatf(field, sizeof field, "gap of burst arrivals of %s", what);
     ok &= ld_duration(l, gap_n, field, false, &dev->gap);
     dev->count = ok ? (uint32_t)count : 0;
     if (ok)
@@ -151,9 +149,8 @@ static void arrivals(struct loader *l, const yaml_node_t *arr, const char *what,
                      struct scn_device *dev)
 {
     char field[128];
-    snprintf(field, sizeof field, "arrivals of %s", what);
-    if (!ld_want_map(l, arr, field, ARRIVALS_EXPECTED) ||
-        !ld_check_keys(l, arr, field, arrival_keys) || !arrival_form(l, arr, what, &dev->kind))
+    ld_whatf(field, sizeof field, "arrivals of %s", what);
+    if (!ld_map(l, arr, field, ARRIVALS_EXPECTED, arrival_keys) || !arrival_form(l, arr, what, &dev->kind))
         return;
     const yaml_node_t *jitter = ld_get(l, arr, "jitter");
     if (jitter && dev->kind != ARRIVAL_PERIODIC)
@@ -191,7 +188,7 @@ static void irq_line(struct loader *l, const yaml_node_t *map, const char *what,
     uint64_t irq;
     const struct scn_device *other;
     const yaml_node_t *n = ld_need(l, map, "irq", what, "irq: its interrupt line, 0 to 255");
-    snprintf(field, sizeof field, "irq of %s", what);
+    ld_whatf(field, sizeof field, "irq of %s", what);
     if (!n || !ld_uint(l, n, field, 0, MAX_IRQ, &irq))
         return;
     dev->irq = (uint32_t)irq;
@@ -212,22 +209,21 @@ static void device(struct loader *l, const yaml_node_t *key, const yaml_node_t *
     dev->loc = ld_loc(key);
     if (!ld_name(l, key, "device name", dev->name))
         return;
-    snprintf(what, sizeof what, "device '%s'", dev->name);
+    ld_whatf(what, sizeof what, "device '%s'", dev->name);
     if (!ld_claim(l, dev->name, LD_DEVICE, dev->loc))
         return;
     s->n_devices++;
-    if (!ld_want_map(l, map, what, "a mapping with irq, notification and arrivals") ||
-        !ld_check_keys(l, map, what, device_keys))
+    if (!ld_map(l, map, what, "a mapping with irq, notification and arrivals", device_keys))
         return;
     irq_line(l, map, what, dev);
     const yaml_node_t *n = ld_need(l, map, "notification", what,
                                    "notification: the notification its interrupt signals");
-    snprintf(field, sizeof field, "notification of %s", what);
+    ld_whatf(field, sizeof field, "notification of %s", what);
     if (n)
         ld_ref(l, n, LD_NOTIFICATION, field, &dev->notification);
     if ((n = ld_need(l, map, "arrivals", what, ARRIVALS_EXPECTED)) != NULL)
         arrivals(l, n, what, dev);
-    snprintf(field, sizeof field, "offset of %s", what);
+    ld_whatf(field, sizeof field, "offset of %s", what);
     if ((n = ld_get(l, map, "offset")) != NULL)
         ld_duration(l, n, field, false, &dev->offset);
 }

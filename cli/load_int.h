@@ -46,6 +46,10 @@ yaml_node_t *ld_node(const struct loader *l, int id);
 /* The 1-based line and column where node `n` starts. */
 struct scn_loc ld_loc(const yaml_node_t *n);
 
+/* Name a value for messages ("budget of thread 'x'"): snprintf into `buf`,
+ * shortened if it does not fit. */
+void ld_whatf(char *buf, size_t len, const char *fmt, ...) DIAG_PRINTF(3, 4);
+
 /* Report an error at `at` (printf format, no newline). */
 void ld_error(struct loader *l, struct scn_loc at, const char *fmt, ...) DIAG_PRINTF(3, 4);
 
@@ -80,6 +84,11 @@ bool ld_want_seq(struct loader *l, const yaml_node_t *n, const char *what,
  */
 bool ld_check_keys(struct loader *l, const yaml_node_t *map, const char *what,
                    const char *const *keys);
+
+/* ld_want_map, then ld_check_keys: true if `n` is a mapping, even if some
+ * of its keys are wrong (those are reported, and the rest is read). */
+bool ld_map(struct loader *l, const yaml_node_t *n, const char *what, const char *expected,
+            const char *const *keys);
 
 /* The value of `key` in mapping `map`, or NULL if absent (the first one if
  * the key is repeated). */

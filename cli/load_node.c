@@ -19,6 +19,14 @@ struct scn_loc ld_loc(const yaml_node_t *n)
     return loc;
 }
 
+void ld_whatf(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+}
+
 void ld_error(struct loader *l, struct scn_loc at, const char *fmt, ...)
 {
     char text[1024];
@@ -201,6 +209,15 @@ bool ld_check_keys(struct loader *l, const yaml_node_t *map, const char *what,
         }
     }
     return ok;
+}
+
+bool ld_map(struct loader *l, const yaml_node_t *n, const char *what, const char *expected,
+            const char *const *keys)
+{
+    if (!ld_want_map(l, n, what, expected))
+        return false;
+    ld_check_keys(l, n, what, keys);
+    return true;
 }
 
 yaml_node_t *ld_get(const struct loader *l, const yaml_node_t *map, const char *key)

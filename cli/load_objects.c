@@ -60,11 +60,11 @@ static void context_options(struct loader *l, const yaml_node_t *map, const char
     char field[160];
     uint64_t v;
     const yaml_node_t *n = ld_get(l, map, "extra_refills");
-    snprintf(field, sizeof field, "extra_refills of %s", what);
+    ld_whatf(field, sizeof field, "extra_refills of %s", what);
     if (n && ld_uint(l, n, field, 0, MAX_EXTRA_REFILLS, &v))
         sc->extra_refills = (uint32_t)v;
     n = ld_get(l, map, "sporadic");
-    snprintf(field, sizeof field, "sporadic of %s", what);
+    ld_whatf(field, sizeof field, "sporadic of %s", what);
     if (n)
         ld_bool(l, n, field, &sc->sporadic);
 }
@@ -87,9 +87,9 @@ void ld_context(struct loader *l, const yaml_node_t *map, const char *what, bool
             half_context(l, budget_n, period_n, what);
         return;
     }
-    snprintf(field, sizeof field, "budget of %s", what);
+    ld_whatf(field, sizeof field, "budget of %s", what);
     ok &= ld_duration(l, budget_n, field, true, &sc->budget);
-    snprintf(field, sizeof field, "period of %s", what);
+    ld_whatf(field, sizeof field, "period of %s", what);
     ok &= ld_duration(l, period_n, field, true, &sc->period);
     if (ok)
         check_budget(l, budget_n, period_n, what, sc);
@@ -127,11 +127,10 @@ static void notification(struct loader *l, const yaml_node_t *key, const yaml_no
     nt->loc = ld_loc(key);
     if (!ld_name(l, key, "notification name", nt->name))
         return;
-    snprintf(what, sizeof what, "notification '%s'", nt->name);
+    ld_whatf(what, sizeof what, "notification '%s'", nt->name);
     if (value && !ld_is_null(value) &&
-        ld_want_map(l, value, what, "{} or a scheduling context such as "
-                                    "{budget: 200us, period: 1ms}") &&
-        ld_check_keys(l, value, what, context_keys))
+        ld_map(l, value, what, "{} or a scheduling context such as {budget: 200us, period: 1ms}",
+               context_keys))
         ld_context(l, value, what, true, &nt->sc);
     if (ld_claim(l, nt->name, LD_NOTIFICATION, nt->loc))
         s->n_notifications++;

@@ -18,14 +18,14 @@ static void priorities(struct loader *l, const yaml_node_t *map, const char *wha
 {
     char field[128], expected[64];
     uint64_t v, top = l->s->priorities - 1;
-    snprintf(expected, sizeof expected, "priority: a whole number from 0 to %llu",
+    ld_whatf(expected, sizeof expected, "priority: a whole number from 0 to %llu",
              (unsigned long long)top);
     const yaml_node_t *n = ld_need(l, map, "priority", what, expected);
-    snprintf(field, sizeof field, "priority of %s", what);
+    ld_whatf(field, sizeof field, "priority of %s", what);
     if (n && ld_uint(l, n, field, 0, top, &v))
         t->priority = (uint32_t)v;
     t->mcp = t->priority;
-    snprintf(field, sizeof field, "mcp of %s", what);
+    ld_whatf(field, sizeof field, "mcp of %s", what);
     if ((n = ld_get(l, map, "mcp")) != NULL && ld_uint(l, n, field, 0, top, &v))
         t->mcp = (uint32_t)v;
 }
@@ -36,7 +36,7 @@ static void criticality(struct loader *l, const yaml_node_t *map, const char *wh
     char field[128];
     const yaml_node_t *n =
         ld_need(l, map, "criticality", what, "criticality: one of the criticality levels");
-    snprintf(field, sizeof field, "criticality of %s", what);
+    ld_whatf(field, sizeof field, "criticality of %s", what);
     if (n)
         ld_level(l, n, field, &t->criticality);
 }
@@ -47,7 +47,7 @@ static void context(struct loader *l, const yaml_node_t *key, const yaml_node_t 
 {
     char field[128];
     const yaml_node_t *n = ld_get(l, map, "passive");
-    snprintf(field, sizeof field, "passive of %s", what);
+    ld_whatf(field, sizeof field, "passive of %s", what);
     if (n)
         ld_bool(l, n, field, &t->passive);
     ld_context(l, map, what, !t->passive, &t->sc);
@@ -61,17 +61,17 @@ static void timing(struct loader *l, const yaml_node_t *map, const char *what,
 {
     char field[128];
     const yaml_node_t *n = ld_get(l, map, "deadline");
-    snprintf(field, sizeof field, "deadline of %s", what);
+    ld_whatf(field, sizeof field, "deadline of %s", what);
     if (n) {
         t->has_deadline = ld_duration(l, n, field, true, &t->deadline);
     } else if (t->sc.present) {
         t->has_deadline = true;
         t->deadline = t->sc.period;
     }
-    snprintf(field, sizeof field, "start of %s", what);
+    ld_whatf(field, sizeof field, "start of %s", what);
     if ((n = ld_get(l, map, "start")) != NULL)
         ld_duration(l, n, field, false, &t->start);
-    snprintf(field, sizeof field, "timeout_endpoint of %s", what);
+    ld_whatf(field, sizeof field, "timeout_endpoint of %s", what);
     if ((n = ld_get(l, map, "timeout_endpoint")) != NULL)
         ld_ref(l, n, LD_ENDPOINT, field, &t->timeout_endpoint);
 }
@@ -108,9 +108,8 @@ static void thread(struct loader *l, const yaml_node_t *key, const yaml_node_t *
     if (!ld_name(l, key, "thread name", t->name) || !ld_claim(l, t->name, LD_THREAD, t->loc))
         return;
     s->n_threads++;
-    snprintf(what, sizeof what, "thread '%s'", t->name);
-    if (!ld_want_map(l, map, what, "a mapping with priority, criticality and program") ||
-        !ld_check_keys(l, map, what, thread_keys))
+    ld_whatf(what, sizeof what, "thread '%s'", t->name);
+    if (!ld_map(l, map, what, "a mapping with priority, criticality and program", thread_keys))
         return;
     priorities(l, map, what, t);
     criticality(l, map, what, t);

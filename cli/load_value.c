@@ -163,6 +163,7 @@ bool ld_name(struct loader *l, const yaml_node_t *n, const char *what,
 }
 
 static const char *const kind_names[] = {"thread", "endpoint", "notification", "device"};
+static const char *const kind_a[] = {"a thread", "an endpoint", "a notification", "a device"};
 static const char *const kind_lists[] = {"threads", "endpoints", "notifications", "devices"};
 
 static uint32_t kind_count(const struct scenario *s, enum ld_kind k)
@@ -246,8 +247,8 @@ static void dangling(struct loader *l, const yaml_node_t *n, enum ld_kind kind,
     struct scn_loc loc;
     for (int k = LD_THREAD; k <= LD_DEVICE; k++) {
         if (k != (int)kind && kind_find(l->s, (enum ld_kind)k, name, &loc) != SCN_NONE) {
-            ld_error(l, ld_loc(n), "%s names '%s', which is a %s, not a %s (expected the name "
-                     "of a %s)", what, name, kind_names[k], kind_names[kind], kind_names[kind]);
+            ld_error(l, ld_loc(n), "%s names '%s', which is %s, not %s (expected the name of "
+                     "%s)", what, name, kind_a[k], kind_a[kind], kind_a[kind]);
             return;
         }
     }
@@ -262,7 +263,7 @@ bool ld_ref(struct loader *l, const yaml_node_t *n, enum ld_kind kind, const cha
 {
     char name[SCN_NAME_MAX], expected[64];
     struct scn_loc loc;
-    snprintf(expected, sizeof expected, "the name of a %s", kind_names[kind]);
+    ld_whatf(expected, sizeof expected, "the name of %s", kind_a[kind]);
     if (!ld_scalar(n) || ld_is_null(n)) {
         ld_wrong(l, n, what, expected);
         return false;
@@ -292,8 +293,8 @@ bool ld_claim(struct loader *l, const char *name, enum ld_kind kind, struct scn_
         struct scn_loc here = later ? at : other, there = later ? other : at;
         ld_error(l, here, "name '%s' of this %s is already used by the %s at %u:%u (threads, "
                  "endpoints, notifications and devices share one namespace; expected a "
-                 "different name)", name, kind_names[later ? kind : k],
-                 kind_names[later ? k : kind], (unsigned)there.line, (unsigned)there.col);
+                 "different name)", name, kind_names[later ? (int)kind : k],
+                 kind_names[later ? k : (int)kind], (unsigned)there.line, (unsigned)there.col);
         return true;
     }
     return true;

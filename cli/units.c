@@ -140,7 +140,11 @@ static bool time_unit(const char *u, enum units_time *out)
 
 static void unit_error(const char *unit, const char *expected, char *why, size_t why_len)
 {
-    snprintf(why, why_len, "unknown unit '%.20s' (expected %s)", unit, expected);
+    if (unit[0] == ' ' || unit[0] == '\t')
+        snprintf(why, why_len, "there is a space before the unit (expected the unit right "
+                               "after the number, as in 1.5ms or 62.5MHz)");
+    else
+        snprintf(why, why_len, "unknown unit '%.20s' (expected %s)", unit, expected);
 }
 
 bool units_parse_duration(const char *text, struct units_duration *out, char *why,
@@ -238,8 +242,8 @@ static bool whole_hz(uint64_t mantissa, uint32_t scale, uint32_t exp, uint64_t *
     if (scale > exp) {
         uint64_t div = pow10_u64(scale - exp);
         if (mantissa % div != 0) {
-            snprintf(why, why_len, "it is not a whole number of Hz (expected %s)",
-                     FREQUENCY_EXPECTED);
+            snprintf(why, why_len, "it is not a whole number of Hz (expected a whole number "
+                                   "of hertz, as in 62.5MHz = 62500000Hz)");
             return false;
         }
         *hz = mantissa / div;

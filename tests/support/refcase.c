@@ -483,22 +483,19 @@ static int next_document(struct parse *p, yaml_parser_t *parser, yaml_document_t
  * follow it. */
 static int parse_stream(struct parse *p, yaml_parser_t *parser)
 {
+    static const char empty[] = "empty file (expected a scenario, ---, an expected schedule)";
+    static const char no_second[] = "no expected schedule (expected a second document after ---)";
+    static const char third[] = "a third YAML document (expected a scenario and its schedule)";
     yaml_document_t doc;
     yaml_mark_t start = {0, 0, 0};
     int rc = next_document(p, parser, &doc);
 
     if (rc <= 0)
-        return rc < 0 ? -1
-                      : fail_at(p, &start,
-                                "empty file (expected a scenario and an "
-                                "expected schedule after ---)");
+        return rc < 0 ? -1 : fail_at(p, &start, empty);
     yaml_document_delete(&doc);
     rc = next_document(p, parser, &doc);
     if (rc <= 0)
-        return rc < 0 ? -1
-                      : fail_at(p, &parser->mark,
-                                "no expected schedule (expected a "
-                                "second YAML document after ---)");
+        return rc < 0 ? -1 : fail_at(p, &parser->mark, no_second);
     p->doc = &doc;
     rc = parse_expected(p, yaml_document_get_root_node(&doc));
     yaml_document_delete(&doc);
@@ -507,82 +504,69 @@ static int parse_stream(struct parse *p, yaml_parser_t *parser)
         return -1;
     rc = next_document(p, parser, &doc);
     if (rc > 0) {
-        fail_at(p, &doc.start_mark,
-                "a third YAML document (expected only a scenario and "
-                "its expected schedule)");
+        fail_at(p, &doc.start_mark, third);
         yaml_document_delete(&doc);
         return -1;
     }
     return rc;
 }
 
+/* Read the expected schedule from `parser`, whose input is set. */
+static int load(struct refcase_expected *e, yaml_parser_t *parser, const char *name,
+                uint64_t cpu_hz, char *err, size_t err_len)
+{
+    struct parse p = {NULL, name, cpu_hz, err, err_len, e};
+    yaml_mark_t start = {0, 0, 0};
+
+    if (cpu_hz == 0)
+        return fail_at(&p, &start, "cpu_hz is 0");
+    if (parse_stream(&p, parser) < 0) {
+        refcase_release(e);
+        return -1;
+    }
+    return 0;
+}
+
 int refcase_load_string(struct refcase_expected *e, const char *text, size_t len, const char *name,
                         uint64_t cpu_hz, char *err, size_t err_len)
 {
-    struct parse p = {NULL, name, cpu_hz, err, err_len, e};
     yaml_parser_t parser;
-    yaml_mark_t start = {0, 0, 0};
-    int rc;
 
     memset(e, 0, sizeof *e);
     if (err_len > 0)
         err[0] = 0;
-    if (cpu_hz == 0)
-        return fail_at(&p, &start, "cpu_hz is 0");
-    if (!yaml_parser_initialize(&parser))
-        return fail_at(&p, &start, "out of memory");
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    rc = parse_stream(&p, &parser);
-    yaml_parser_delete(&parser);
-    if (rc < 0)
-        refcase_release(e);
-    return rc < 0 ? -1 : 0;
-}
-
-/* The whole file in memory (reference cases are a few kilobytes). */
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0;
-
-    *len = 0;
-    if (f == NULL)
-        return NULL;
-    for (;;) {
-        if (*len + 4096 > cap) {
-            char *grown = realloc(buf, cap = cap * 2 + 8192);
-            if (grown == NULL)
-                break;
-            buf = grown;
-        }
-        size_t got = fread(buf + *len, 1, cap - *len, f);
-        *len += got;
-        if (got == 0) {
-            if (ferror(f))
-                break;
-            fclose(f);
-            return buf;
-        }
+    if (!yaml_parser_initialize(&parser)) {
+        snprintf(err, err_len, "%s: error: out of memory", name);
+        return -1;
     }
-    free(buf);
-    fclose(f);
-    return NULL;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    int rc = load(e, &parser, name, cpu_hz, err, err_len);
+    yaml_parser_delete(&parser);
+    return rc;
 }
 
 int refcase_load(struct refcase_expected *e, const char *path, uint64_t cpu_hz, char *err,
                  size_t err_len)
 {
-    size_t len;
-    char *text = read_file(path, &len);
+    yaml_parser_t parser;
+    FILE *f = fopen(path, "rb");
 
-    if (text == NULL) {
-        memset(e, 0, sizeof *e);
+    memset(e, 0, sizeof *e);
+    if (err_len > 0)
+        err[0] = 0;
+    if (f == NULL) {
         snprintf(err, err_len, "%s: error: cannot read the file: %s", path, strerror(errno));
         return -1;
     }
-    int rc = refcase_load_string(e, text, len, path, cpu_hz, err, err_len);
-    free(text);
+    if (!yaml_parser_initialize(&parser)) {
+        fclose(f);
+        snprintf(err, err_len, "%s: error: out of memory", path);
+        return -1;
+    }
+    yaml_parser_set_input_file(&parser, f);
+    int rc = load(e, &parser, path, cpu_hz, err, err_len);
+    yaml_parser_delete(&parser);
+    fclose(f);
     return rc;
 }
 

@@ -1,6 +1,6 @@
 /*
  * The reference-case harness: reads the expected schedule of a reference
- * case (the second YAML document of tests/scenarios/kernel/*.yaml, see
+ * case (the second YAML document of tests/scenarios/kernel/NAME.yaml, see
  * /work/shared/reference-cases/README.md) and compares it with a run
  * recorded in the SQLite tables of DESIGN.md.
  *

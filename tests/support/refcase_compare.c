@@ -32,19 +32,18 @@ void refcase_say(struct refcase_report *r, const char *fmt, ...)
 {
     va_list ap;
 
-    if (r->len == 0 || r->used + 1 >= r->len)
+    if (r->len == 0)
         return;
+    size_t room = r->len - r->used; /* >= 1: used stays below len */
     va_start(ap, fmt);
-    int n = vsnprintf(r->buf + r->used, r->len - r->used, fmt, ap);
+    int n = vsnprintf(r->buf + r->used, room, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < r->len - r->used) {
+    if (n >= 0 && (size_t)n < room) {
         r->used += (size_t)n;
         return;
     }
     r->used = r->len - 1;
-    if (r->len > 4)
+    if (r->len >= 5)
         memcpy(r->buf + r->len - 5, "...\n", 5);
 }
 
@@ -253,23 +252,48 @@ static int read_list(struct refcase_cmp *c, const struct list_spec *s, int64_t t
     return 0;
 }
 
-/* Expected and actual side by side, "!=" on the rows that differ. */
+static void print_row(struct refcase_cmp *c, const struct list_spec *s,
+                      const struct refcase_pair *e, const struct refcase_pair *a)
+{
+    char eb[PAIR_TEXT_MAX], ab[PAIR_TEXT_MAX];
+    bool ok = e != NULL && a != NULL && pair_equal(e, a);
+
+    refcase_say(c->r, "    %-*s %s %s\n", COLUMN_WIDTH, e != NULL ? pair_text(c, s, e, eb) : "",
+                ok ? "  " : "!=", a != NULL ? pair_text(c, s, a, ab) : "");
+}
+
+/* Which of the next expected (e) and recorded (a) intervals share a row:
+ * both if they overlap, else the one that starts first, alone. */
+static void pick_row(const struct refcase_pair *e, const struct refcase_pair *a, bool *take_e,
+                     bool *take_a)
+{
+    bool overlap = e != NULL && a != NULL && e->first < a->second && a->first < e->second;
+
+    *take_e = e != NULL && (overlap || a == NULL || e->first <= a->first);
+    *take_a = a != NULL && (overlap || e == NULL || a->first <= e->first);
+}
+
+/* Expected and recorded side by side, "!=" on the rows that differ; slices
+ * are aligned by time (a missing interval shows as a gap), other lists by
+ * position (the n-th job against the n-th job). */
 static void print_side_by_side(struct refcase_cmp *c, const struct list_spec *s, const char *thread,
                                const struct refcase_pair *e, size_t ne, const struct pairs *a)
 {
     bool same = pairs_equal(e, ne, a->v, a->n);
-    size_t rows = ne > a->n ? ne : a->n;
-    char eb[PAIR_TEXT_MAX], ab[PAIR_TEXT_MAX];
+    size_t i = 0, j = 0;
 
     refcase_say(c->r, "  %s of %s: %s\n", s->title, thread, same ? "same" : "DIFFERENT");
     if (same)
         return;
     refcase_say(c->r, "    %-*s    %s\n", COLUMN_WIDTH, "expected", "recorded");
-    for (size_t i = 0; i < rows; i++) {
-        bool ok = i < ne && i < a->n && pair_equal(&e[i], &a->v[i]);
-        refcase_say(c->r, "    %-*s %s %s\n", COLUMN_WIDTH,
-                    i < ne ? pair_text(c, s, &e[i], eb) : "",
-                    ok ? "  " : "!=", i < a->n ? pair_text(c, s, &a->v[i], ab) : "");
+    while (i < ne || j < a->n) {
+        const struct refcase_pair *ei = i < ne ? &e[i] : NULL, *aj = j < a->n ? &a->v[j] : NULL;
+        bool take_e = ei != NULL, take_a = aj != NULL;
+        if (s->merge)
+            pick_row(ei, aj, &take_e, &take_a);
+        print_row(c, s, take_e ? ei : NULL, take_a ? aj : NULL);
+        i += take_e;
+        j += take_a;
     }
 }
 

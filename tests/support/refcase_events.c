@@ -41,15 +41,20 @@ static int has_event(struct refcase_cmp *c, const struct refcase_event *ev, int6
     return n < 0 ? -1 : n > 0;
 }
 
-/* The run's budget events, to show next to the expected ones. */
-static void print_recorded_events(struct refcase_cmp *c)
+/* The run's budget events of the kinds `e` expects, to show next to the
+ * expected ones (kinds are from the parser's fixed list: safe to quote). */
+static void print_recorded_events(struct refcase_cmp *c, const struct refcase_expected *e)
 {
-    sqlite3_stmt *st = refcase_prepare(c,
-                                       "SELECT kind, thread_id, sc_thread_id, time, amount"
-                                       " FROM budget_events WHERE run_id = ?1"
-                                       " AND kind <> 'exhausted' OR (run_id = ?1 AND"
-                                       " kind = 'exhausted') ORDER BY time, rowid",
-                                       "budget_events");
+    char sql[512] = "SELECT kind, thread_id, sc_thread_id, time, amount FROM budget_events"
+                    " WHERE run_id = ?1 AND kind IN ('-'";
+    char quoted[REFCASE_KIND_MAX + 2];
+    for (size_t i = 0; i < e->n_events; i++) {
+        snprintf(quoted, sizeof quoted, "'%s'", e->events[i].kind);
+        if (strstr(sql, quoted) == NULL)
+            snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ", %s", quoted);
+    }
+    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ") ORDER BY time, rowid");
+    sqlite3_stmt *st = refcase_prepare(c, sql, "budget_events");
     char who[SCN_NAME_MAX + 8], owner[SCN_NAME_MAX + 8], t[TIME_TEXT_MAX], a[TIME_TEXT_MAX];
     size_t rows = 0;
 
@@ -94,7 +99,7 @@ void refcase_compare_events(struct refcase_cmp *c, const struct refcase_expected
             refcase_say(c->r, "    %-*s %s\n", COLUMN_WIDTH + 10, line,
                         found[i] ? "found" : "MISSING");
         }
-        print_recorded_events(c);
+        print_recorded_events(c, e);
     }
     free(found);
 }
@@ -199,9 +204,12 @@ void refcase_compare_aborted(struct refcase_cmp *c, const struct refcase_aborted
                              " kind = 'call_aborted' ORDER BY time, seq",
                              "events");
         char who[SCN_NAME_MAX + 8];
-        while (st != NULL && sqlite3_step(st) == SQLITE_ROW)
+        size_t rows = 0;
+        while (st != NULL && sqlite3_step(st) == SQLITE_ROW && rows++ < LIST_ROWS_MAX)
             refcase_say(c->r, "    [%s, %s]\n", refcase_thread_name(c, st, 0, who, sizeof who),
                         refcase_time_text(c, (cycles_t)sqlite3_column_int64(st, 1), t));
+        if (rows == 0)
+            refcase_say(c->r, "    (none)\n");
         sqlite3_finalize(st);
     }
 }

@@ -129,7 +129,7 @@ enum object_type {
     X(INV_FRAME_MAP, "Frame_Map")                                                              \
     X(INV_FRAME_UNMAP, "Frame_Unmap")
 
-enum invocation {
+enum inv_label {
     INV_INVALID = 0,
 #define X(id, name) id,
     MCSIM_INVOCATIONS(X)

@@ -12,6 +12,7 @@
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "object/interrupt.h"
+#include "object/schedcontext.h"
 
 struct kernel_state ks;
 
@@ -104,6 +105,8 @@ static struct user_context *entry_end(void)
         return NULL;
     if (t->state == TS_RESTART)
         t->state = TS_RUNNING;
+    if (t->yield_to)
+        sc_complete_yield_to(t);
     return &t->ctx;
 }
 

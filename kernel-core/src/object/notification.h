@@ -4,8 +4,18 @@
 
 #include "kernel/structures.h"
 
-/* Signal n with badge (seL4 sendSignal). */
-void ntfn_signal(struct notification *n, uint64_t badge);
+/* Signal n with badge (seL4 sendSignal). Returns the thread the signal
+ * woke, or NULL if it was left pending in the notification. */
+struct tcb *ntfn_signal(struct notification *n, uint64_t badge);
+
+/* A thread's Signal (Send, NBSend or Call on a notification cap with
+ * Write): ntfn_signal, traced as TR_SIGNAL (thread = sender, object = the
+ * notification, arg = badge, arg2 = trace id of the thread woken). */
+void ntfn_send(struct tcb *sender, struct notification *n, uint64_t badge);
+
+/* t receives on an endpoint while its bound notification n is Active: take
+ * the signal instead (seL4 completeSignal). */
+void ntfn_complete_signal(struct notification *n, struct tcb *t);
 
 /* Wait or poll on n (seL4 receiveSignal). */
 void ntfn_receive(struct tcb *t, struct notification *n, bool blocking);

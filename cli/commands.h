@@ -1,0 +1,22 @@
+/*
+ * The mcsim commands: one cmd_<name>() per cli/<name>.c, listed in the
+ * command table of cli/main.c. A command gets its own arguments (argv[0] is
+ * the command's name), prints what it has to say and returns the exit
+ * status: 0 success, 1 an expectation or guarantee failed, 2 bad usage or
+ * input, 3 internal error.
+ */
+#ifndef MCSIM_CLI_COMMANDS_H
+#define MCSIM_CLI_COMMANDS_H
+
+/* Run a scenario and record it (cli/run.c). */
+int cmd_run(int argc, char **argv);
+
+/* Check scenario files and report every mistake (cli/validate.c). */
+int cmd_validate(int argc, char **argv);
+
+/* Each command's usage text, printed by `mcsim help COMMAND` and
+ * `mcsim COMMAND --help`: a "usage: ..." line, then one line per option. */
+extern const char cmd_run_usage[];
+extern const char cmd_validate_usage[];
+
+#endif /* MCSIM_CLI_COMMANDS_H */

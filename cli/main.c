@@ -1,0 +1,90 @@
+/*
+ * The mcsim command table, as git.c's commands[]: one sorted line per
+ * command. main() only finds the command and hands it its arguments; each
+ * command lives in cli/<name>.c with its usage text.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *usage;
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"run", cmd_run, cmd_run_usage, "run a scenario, record its schedule, check its expectations"},
+    {"validate", cmd_validate, cmd_validate_usage, "check scenario files, report every error"},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static const struct command *find(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mcsim COMMAND [ARGS...]\n       mcsim help [COMMAND]\n"
+               "       mcsim --version\n\ncommands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'mcsim help COMMAND' shows a command's options.\n");
+}
+
+static int unknown(const char *name)
+{
+    fprintf(stderr, "mcsim: unknown command '%s' (see 'mcsim help')\n", name);
+    return 2;
+}
+
+static int help(int argc, char **argv)
+{
+    const struct command *c;
+    if (argc < 2) {
+        usage(stdout);
+        return 0;
+    }
+    if (!(c = find(argv[1])))
+        return unknown(argv[1]);
+    fputs(c->usage, stdout);
+    return 0;
+}
+
+/* True if the command's arguments ask for its usage. */
+static int wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const struct command *c;
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("mcsim %s\n", MCSIM_VERSION);
+        return 0;
+    }
+    if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "-h") == 0)
+        return help(argc - 1, argv + 1);
+    if (!(c = find(argv[1])))
+        return unknown(argv[1]);
+    if (wants_help(argc - 1, argv + 1)) {
+        fputs(c->usage, stdout);
+        return 0;
+    }
+    return c->fn(argc - 1, argv + 1);
+}

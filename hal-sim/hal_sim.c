@@ -1,0 +1,248 @@
+/*
+ * hal-sim: the simulated platform behind kernel-core's hal.h. See
+ * hal_sim.h for the model. State is one static platform: the kernel is a
+ * singleton, and so is the hardware it runs on.
+ */
+#include "hal_sim.h"
+
+#include <mcsim/kernel.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct irq_line {
+    bool pending;
+    bool masked;
+};
+
+static struct platform {
+    struct hal_sim_config cfg;
+    uint64_t now;
+    uint64_t entry_cycle;      /* the cycle of this entry's clock read */
+    uint64_t timer_cycle;      /* HAL_SIM_NEVER if unarmed */
+    bool in_boot;
+    struct irq_line lines[HAL_SIM_NUM_IRQS];
+    void *memory;              /* root memory + the untyped region */
+    uint64_t kernel_cycles;
+    uint64_t kernel_entries;
+} P;
+
+#define ROOT_MEM_ALIGN 4096u
+
+uint64_t hal_sim_cycles_to_ticks(uint64_t cycles)
+{
+    if (P.cfg.timer_hz == P.cfg.cpu_hz)
+        return cycles;
+    return (uint64_t)((unsigned __int128)cycles * P.cfg.timer_hz / P.cfg.cpu_hz);
+}
+
+uint64_t hal_sim_ticks_to_cycles(uint64_t ticks)
+{
+    if (P.cfg.timer_hz == P.cfg.cpu_hz || ticks == HAL_SIM_NEVER)
+        return ticks;
+    unsigned __int128 c = ((unsigned __int128)ticks * P.cfg.cpu_hz + P.cfg.timer_hz - 1) /
+                          P.cfg.timer_hz;
+    return c > UINT64_MAX ? HAL_SIM_NEVER : (uint64_t)c;
+}
+
+int hal_sim_init(const struct hal_sim_config *cfg)
+{
+    size_t untyped = (size_t)1 << cfg->untyped_bits;
+    size_t align = untyped > ROOT_MEM_BYTES ? untyped : ROOT_MEM_BYTES;
+
+    hal_sim_release();
+    memset(&P, 0, sizeof P);
+    P.cfg = *cfg;
+    P.timer_cycle = HAL_SIM_NEVER;
+    /* The untyped region must be aligned to its size: allocate it aligned
+     * and put the root task's memory after it. */
+    P.memory = aligned_alloc(align, untyped + ROOT_MEM_BYTES + ROOT_MEM_ALIGN);
+    if (P.memory == NULL)
+        return -1;
+    return 0;
+}
+
+void hal_sim_release(void)
+{
+    free(P.memory);
+    P.memory = NULL;
+}
+
+struct user_context *hal_sim_boot(struct boot_config *cfg)
+{
+    size_t untyped = (size_t)1 << P.cfg.untyped_bits;
+    struct user_context *ctx;
+
+    cfg->num_irqs = HAL_SIM_NUM_IRQS;
+    cfg->timer_irq = HAL_SIM_TIMER_IRQ;
+    cfg->n_untyped = 1;
+    cfg->untyped[0].vaddr = P.memory;
+    cfg->untyped[0].paddr = 0x40000000u;
+    cfg->untyped[0].size_bits = (uint8_t)P.cfg.untyped_bits;
+    cfg->root_mem = (uint8_t *)P.memory + untyped;
+    cfg->root_mem_paddr = 0x40000000u + untyped;
+    P.in_boot = true;
+    ctx = kernel_boot(cfg);
+    return ctx;
+}
+
+void hal_sim_end_boot(void)
+{
+    P.in_boot = false;
+}
+
+uint64_t hal_sim_now(void)
+{
+    return P.now;
+}
+
+void hal_sim_advance(uint64_t cycle)
+{
+    if (cycle > P.now)
+        P.now = cycle;
+}
+
+uint64_t hal_sim_timer_cycle(void)
+{
+    return P.timer_cycle;
+}
+
+bool hal_sim_irq_raise(uint32_t line)
+{
+    if (line >= HAL_SIM_NUM_IRQS || P.lines[line].pending)
+        return false;
+    P.lines[line].pending = true;
+    return true;
+}
+
+bool hal_sim_irq_masked(uint32_t line)
+{
+    return line < HAL_SIM_NUM_IRQS && P.lines[line].masked;
+}
+
+static bool line_ready(uint32_t line)
+{
+    return P.lines[line].pending && !P.lines[line].masked;
+}
+
+int hal_sim_next_irq(void)
+{
+    if (P.timer_cycle != HAL_SIM_NEVER && P.now >= P.timer_cycle)
+        return HAL_SIM_TIMER_IRQ;
+    if (line_ready(HAL_SIM_START_IRQ))
+        return HAL_SIM_START_IRQ;
+    for (uint32_t line = 0; line < HAL_SIM_DEVICE_LINES; line++) {
+        if (line_ready(line))
+            return (int)line;
+    }
+    return -1;
+}
+
+static void charge(uint64_t cycles)
+{
+    if (P.in_boot)
+        return;
+    P.now += cycles;
+    P.kernel_cycles += cycles;
+}
+
+static void enter(void)
+{
+    if (!P.in_boot)
+        P.kernel_entries++;
+    charge(P.cfg.costs.entry);
+    P.entry_cycle = P.now;
+}
+
+struct user_context *hal_sim_syscall(void)
+{
+    struct user_context *next;
+
+    enter();
+    next = kernel_syscall();
+    charge(P.cfg.costs.exit);
+    return next;
+}
+
+struct user_context *hal_sim_interrupt(uint32_t line)
+{
+    struct user_context *next;
+
+    if (line == HAL_SIM_TIMER_IRQ)
+        P.timer_cycle = HAL_SIM_NEVER;
+    else
+        P.lines[line].pending = false;
+    enter();
+    next = kernel_interrupt(line);
+    charge(P.cfg.costs.exit);
+    return next;
+}
+
+uint64_t hal_sim_kernel_cycles(void)
+{
+    return P.kernel_cycles;
+}
+
+uint64_t hal_sim_kernel_entries(void)
+{
+    return P.kernel_entries;
+}
+
+/* ------------------------------------------------------ hal.h for the core */
+
+ticks_t hal_time_now(void)
+{
+    return hal_sim_cycles_to_ticks(P.now);
+}
+
+void hal_timer_set(ticks_t deadline)
+{
+    P.timer_cycle = deadline == UINT64_MAX ? HAL_SIM_NEVER : hal_sim_ticks_to_cycles(deadline);
+}
+
+void hal_irq_mask(uint32_t line)
+{
+    if (line < HAL_SIM_NUM_IRQS)
+        P.lines[line].masked = true;
+}
+
+void hal_irq_unmask(uint32_t line)
+{
+    if (line < HAL_SIM_NUM_IRQS)
+        P.lines[line].masked = false;
+}
+
+void hal_account(enum hal_cost cost)
+{
+    const struct hal_sim_costs *c = &P.cfg.costs;
+    static const size_t offset[COST_COUNT] = {
+        [COST_SYSCALL] = offsetof(struct hal_sim_costs, syscall),
+        [COST_IPC] = offsetof(struct hal_sim_costs, ipc),
+        [COST_SCHEDULE] = offsetof(struct hal_sim_costs, schedule),
+        [COST_TIMER_PROGRAM] = offsetof(struct hal_sim_costs, timer_program),
+        [COST_IRQ] = offsetof(struct hal_sim_costs, irq),
+        [COST_TICK] = offsetof(struct hal_sim_costs, tick),
+    };
+    if ((unsigned)cost < COST_COUNT)
+        charge(*(const uint64_t *)((const char *)c + offset[cost]));
+}
+
+void hal_trace(const struct trace_record *rec)
+{
+    if (P.cfg.trace)
+        P.cfg.trace(P.cfg.ctx, rec, P.entry_cycle, P.now);
+}
+
+void hal_context_restart(struct user_context *ctx)
+{
+    ctx->pc -= 1;
+}
+
+_Noreturn void hal_fatal(const char *msg)
+{
+    if (P.cfg.fatal)
+        P.cfg.fatal(P.cfg.ctx, msg);
+    fprintf(stderr, "mcsim: kernel: fatal: %s\n", msg);
+    abort();
+}

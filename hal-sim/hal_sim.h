@@ -1,0 +1,105 @@
+/*
+ * hal-sim: the simulated platform. A 64-bit cycle counter at cpu_hz, a
+ * one-shot compare timer counting timer_hz ticks, an interrupt controller
+ * (256 device lines plus the kernel timer and the root task's start
+ * timer, one pending interrupt per line), and the kernel cost model: every
+ * kernel entry costs `entry`, then the work the kernel accounts, then
+ * `exit`, in cycles. Implements kernel-core/include/hal.h on the host.
+ *
+ * Conversions (exact, 128-bit): the clock reads floor(cycle * timer_hz /
+ * cpu_hz) ticks; a deadline of D ticks fires at the first cycle whose
+ * reading is D, ceil(D * cpu_hz / timer_hz). With timer_hz == cpu_hz a
+ * tick is a cycle.
+ *
+ * One platform exists per process at a time (the kernel is a singleton).
+ */
+#ifndef MCSIM_HAL_SIM_H
+#define MCSIM_HAL_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <hal.h>
+#include <mcsim/bootinfo.h>
+
+#define HAL_SIM_DEVICE_LINES 256
+#define HAL_SIM_TIMER_IRQ 256   /* the kernel's one-shot timer */
+#define HAL_SIM_START_IRQ 257   /* the root task's start timer */
+#define HAL_SIM_NUM_IRQS 258
+#define HAL_SIM_NEVER UINT64_MAX
+
+struct hal_sim_costs {
+    uint64_t entry, exit, syscall, ipc, schedule, timer_program, irq, tick;
+};
+
+/* Called for every kernel trace record, with the cycle at which the kernel
+ * read the clock in this entry (its events belong to that instant) and
+ * the cycle now. */
+typedef void (*hal_sim_trace_fn)(void *ctx, const struct trace_record *rec, uint64_t entry_cycle,
+                                 uint64_t now);
+
+/* Called by hal_fatal; must not return (the engine longjmps). */
+typedef void (*hal_sim_fatal_fn)(void *ctx, const char *msg);
+
+struct hal_sim_config {
+    uint64_t cpu_hz;
+    uint64_t timer_hz;
+    struct hal_sim_costs costs;
+    unsigned untyped_bits;      /* size of the one untyped region */
+    hal_sim_trace_fn trace;
+    hal_sim_fatal_fn fatal;
+    void *ctx;
+};
+
+/* Create the platform at cycle 0. Returns 0, or -1 if memory is short. */
+int hal_sim_init(const struct hal_sim_config *cfg);
+
+/* Free the platform's memory. */
+void hal_sim_release(void);
+
+/* Boot the kernel with `cfg` (scheduler, priorities, budgets; the
+ * platform fills memory, IRQ lines and timer line). Boot happens before
+ * time 0: no cost is charged and the clock does not move. Returns the
+ * root task's context. */
+struct user_context *hal_sim_boot(struct boot_config *cfg);
+
+/* The root task has built the system: the timeline starts (at cycle 0)
+ * and from now on kernel work costs time. */
+void hal_sim_end_boot(void);
+
+/* The cycle counter. */
+uint64_t hal_sim_now(void);
+
+/* User code ran until `cycle` (>= now). */
+void hal_sim_advance(uint64_t cycle);
+
+/* The cycle at which the kernel's timer fires, HAL_SIM_NEVER if unarmed. */
+uint64_t hal_sim_timer_cycle(void);
+
+/* A device (or the start timer) asserts `line` now. Returns false when the
+ * arrival is lost: the line already has a pending interrupt. */
+bool hal_sim_irq_raise(uint32_t line);
+
+/* The line the CPU takes next at this cycle, in the format's order (the
+ * kernel timer if due, then the start timer, then device lines
+ * ascending), among pending unmasked lines; -1 if none. */
+int hal_sim_next_irq(void);
+
+/* True if `line` is masked (taken and not yet acknowledged). */
+bool hal_sim_irq_masked(uint32_t line);
+
+/* Trap into the kernel: a system call of the current thread, or the
+ * interrupt `line` (which stops being pending). Each charges entry, the
+ * kernel's work and exit, and returns the context to run (NULL: idle). */
+struct user_context *hal_sim_syscall(void);
+struct user_context *hal_sim_interrupt(uint32_t line);
+
+/* Tick/cycle conversions of this platform. */
+uint64_t hal_sim_cycles_to_ticks(uint64_t cycles);
+uint64_t hal_sim_ticks_to_cycles(uint64_t ticks);
+
+/* Kernel cycles spent so far (entries, work and exits). */
+uint64_t hal_sim_kernel_cycles(void);
+uint64_t hal_sim_kernel_entries(void);
+
+#endif /* MCSIM_HAL_SIM_H */

@@ -1,0 +1,251 @@
+/*
+ * The program interpreter: runs a thread's instructions as user code. Its
+ * state lives where a real program's would: the pc and the compute step in
+ * progress in the thread's registers (saved by the kernel at every entry),
+ * repeat counters and random streams in the thread's memory. Every kernel
+ * operation is a system call through the ABI of mcsim/abi.h, made with the
+ * capabilities of the thread's own CSpace (program.h's slot layout).
+ */
+#include <string.h>
+
+#include "hal_sim.h"
+#include "timeouts.h"
+#include "world.h"
+
+/* A loop that makes no progress in time would hang the run. */
+#define MAX_ZERO_TIME_OPS 10000000u
+
+static void set_call(struct user_context *c, enum syscall sys, cptr_t cap, uint64_t label,
+                     unsigned length)
+{
+    c->x[REG_CAP] = cap;
+    c->x[REG_INFO] = msginfo_make(label, 0, length);
+    c->x[REG_SYSCALL] = sys;
+    c->x[REG_REPLY] = 0;
+    c->x[REG_SRC] = 0;
+}
+
+/* A message carries its send time in MR0 (SCENARIO-FORMAT.md "Jobs": a job
+ * woken by a message is released at the sender's send time). */
+static void set_send(struct user_context *c, enum syscall sys, cptr_t cap)
+{
+    set_call(c, sys, cap, 0, 1);
+    c->x[REG_MR0] = hal_sim_now();
+}
+
+static void prepare_syscall(struct world *w, struct uthread *t, const struct op *op)
+{
+    struct user_context *c = t->ctx;
+
+    switch (op->kind) {
+    case OP_YIELD:
+        set_call(c, SYS_YIELD, 0, 0, 0);
+        t->yielding = true;
+        t->yield_release = hal_sim_now();
+        break;
+    case OP_CALL:
+        set_send(c, SYS_CALL, op->cap);
+        break;
+    case OP_SEND:
+        set_send(c, SYS_SEND, op->cap);
+        break;
+    case OP_NBSEND:
+        set_send(c, SYS_NB_SEND, op->cap);
+        break;
+    case OP_RECV:
+        set_call(c, SYS_RECV, op->cap, 0, 0);
+        c->x[REG_REPLY] = TSLOT_REPLY;
+        break;
+    case OP_REPLY:
+        set_send(c, SYS_SEND, TSLOT_REPLY);
+        break;
+    case OP_REPLY_RECV:
+        set_send(c, SYS_REPLY_RECV, op->cap);
+        c->x[REG_REPLY] = TSLOT_REPLY;
+        break;
+    case OP_SIGNAL:
+        set_call(c, SYS_SEND, op->cap, 0, 0);
+        if (!w->ntfn_pending[op->a]) {
+            w->ntfn_pending[op->a] = true;
+            w->ntfn_release[op->a] = hal_sim_now();
+        }
+        break;
+    case OP_WAIT:
+        set_call(c, SYS_WAIT, op->cap, 0, 0);
+        break;
+    case OP_POLL:
+        set_call(c, SYS_NB_WAIT, op->cap, 0, 0);
+        break;
+    case OP_IRQ_ACK:
+        set_call(c, SYS_CALL, op->cap, INV_IRQ_ACK, 0);
+        break;
+    case OP_EXIT:
+        set_call(c, SYS_CALL, TSLOT_TCB, INV_TCB_SUSPEND, 0);
+        break;
+    case OP_RESUME:
+        set_call(c, SYS_CALL, op->cap, INV_TCB_RESUME, 0);
+        break;
+    case OP_INIT_RECV:
+        set_send(c, SYS_NB_SEND_RECV, TSLOT_INIT_EP);
+        c->x[REG_SRC] = op->cap;
+        c->x[REG_REPLY] = TSLOT_REPLY;
+        break;
+    case OP_INIT_WAIT:
+        set_send(c, SYS_NB_SEND_WAIT, TSLOT_INIT_EP);
+        c->x[REG_REPLY] = op->cap;
+        break;
+    default:
+        world_fail(w, "interpreter: instruction %u is not a system call", op->kind);
+    }
+}
+
+/* A wait that returned consumed the notification's signal: the job it
+ * starts is released when that signal was sent or its interrupt arrived. */
+static void consume_signal(struct world *w, struct uthread *t, uint32_t ntfn)
+{
+    if (!w->ntfn_pending[ntfn])
+        return;
+    t->hint = w->ntfn_release[ntfn];
+    t->has_hint = true;
+    w->ntfn_pending[ntfn] = false;
+}
+
+/* What a completed system call means for the job that may start next. */
+static void after_syscall(struct world *w, struct uthread *t, const struct op *op)
+{
+    struct user_context *c = t->ctx;
+
+    t->has_hint = false;
+    switch (op->kind) {
+    case OP_WAIT:
+    case OP_INIT_WAIT:
+        consume_signal(w, t, op->a);
+        break;
+    case OP_POLL:
+        if (c->x[REG_CAP] != 0)
+            consume_signal(w, t, op->a);
+        break;
+    case OP_RECV:
+    case OP_REPLY_RECV:
+    case OP_INIT_RECV:
+        if (msginfo_length(c->x[REG_INFO]) >= 1) {
+            t->hint = c->x[REG_MR0];
+            t->has_hint = true;
+        }
+        break;
+    case OP_YIELD:
+        t->hint = t->yield_release;
+        t->has_hint = true;
+        t->yielding = false;
+        break;
+    default:
+        break;
+    }
+}
+
+/* The duration of a compute step: fixed, or drawn from the step's own
+ * stream in whole cycles. */
+static cycles_t compute_duration(struct uthread *t, const struct op *op)
+{
+    if (op->rng == UINT32_MAX)
+        return op->min;
+    return rng_uniform(&t->rngs[op->rng], op->min, op->max);
+}
+
+/* Returns true when the instruction at pc needs CPU time or a system call
+ * (and fills *action/*cycles), false when it was done in no time. */
+static bool step(struct world *w, struct uthread *t, enum interp_action *action,
+                 cycles_t *cycles)
+{
+    struct user_context *c = t->ctx;
+    const struct op *op = &t->prog.ops[c->pc];
+
+    switch (op->kind) {
+    case OP_COMPUTE:
+        if (c->x[REG_COMPUTE_ACTIVE] != c->pc + 1) {
+            c->x[REG_COMPUTE_LEFT] = compute_duration(t, op);
+            c->x[REG_COMPUTE_ACTIVE] = c->pc + 1;
+            t->has_hint = false;
+        }
+        if (c->x[REG_COMPUTE_LEFT] == 0) {
+            c->x[REG_COMPUTE_ACTIVE] = 0;
+            c->pc++;
+            return false;
+        }
+        *action = INTERP_COMPUTE;
+        *cycles = c->x[REG_COMPUTE_LEFT];
+        return true;
+    case OP_JOB_BEGIN:
+        rec_job_begin(w, t, hal_sim_now());
+        c->pc++;
+        return false;
+    case OP_JOB_END:
+        rec_job_end(w, t, hal_sim_now());
+        c->pc++;
+        return false;
+    case OP_JUMP:
+        c->pc = op->a;
+        return false;
+    case OP_REPEAT_INIT:
+        t->locals[op->a] = op->b;
+        c->pc++;
+        return false;
+    case OP_REPEAT_NEXT:
+        c->pc = --t->locals[op->a] > 0 ? op->b : c->pc + 1;
+        return false;
+    case OP_TIMEOUTS:
+        timeouts_prepare(w, t, op);
+        t->post_op = (uint32_t)c->pc;
+        *action = INTERP_SYSCALL;
+        return true;
+    default:
+        prepare_syscall(w, t, op);
+        t->post_op = (uint32_t)c->pc;
+        *action = INTERP_SYSCALL;
+        return true;
+    }
+}
+
+enum interp_action interp_next(struct world *w, struct uthread *t, cycles_t *cycles)
+{
+    struct user_context *c = t->ctx;
+    enum interp_action action = INTERP_SYSCALL;
+
+    if (t->post_op != UINT32_MAX) {
+        const struct op *op = &t->prog.ops[t->post_op];
+        if (c->pc == (uint64_t)t->post_op + 1) {
+            if (op->kind == OP_TIMEOUTS) {
+                c->pc = t->post_op;
+                timeouts_after(w, t, op);
+            } else {
+                after_syscall(w, t, op);
+            }
+        }
+        t->post_op = UINT32_MAX;
+    }
+    for (;;) {
+        if (c->pc >= t->prog.n_ops)
+            world_fail(w, "interpreter: thread %u ran past its program (pc %llu)", t->id,
+                       (unsigned long long)c->pc);
+        if (step(w, t, &action, cycles))
+            break;
+        if (++t->zero_time_ops > MAX_ZERO_TIME_OPS)
+            world_fail(w, "thread %s loops without taking any time",
+                       t->id ? w->s->threads[t->id - 1].name : "(root)");
+    }
+    t->zero_time_ops = 0;
+    return action;
+}
+
+void interp_computed(struct world *w, struct uthread *t, cycles_t ran)
+{
+    struct user_context *c = t->ctx;
+    (void)w;
+    c->x[REG_COMPUTE_LEFT] -= ran;
+}
+
+void interp_trap(struct world *w)
+{
+    w->cur->pc += 1;
+    w->cur = hal_sim_syscall();
+}

@@ -1,0 +1,295 @@
+/*
+ * Compiling a thread's steps to interpreter instructions (program.h).
+ */
+#include "program.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct builder {
+    const struct scenario *s;
+    struct program *p;
+    uint32_t cap_ops;
+    uint32_t cap_rngs;
+    int failed;
+};
+
+static struct op *emit(struct builder *b, uint8_t kind, uint32_t step)
+{
+    if (b->p->n_ops == b->cap_ops) {
+        uint32_t cap = b->cap_ops ? b->cap_ops * 2 : 16;
+        struct op *ops = realloc(b->p->ops, cap * sizeof *ops);
+        if (ops == NULL) {
+            b->failed = 1;
+            static struct op sink;
+            return &sink;
+        }
+        b->p->ops = ops;
+        b->cap_ops = cap;
+    }
+    struct op *op = &b->p->ops[b->p->n_ops++];
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    op->step = step;
+    op->rng = UINT32_MAX;
+    return op;
+}
+
+static uint32_t new_rng(struct builder *b, uint32_t step)
+{
+    if (b->p->n_rngs == b->cap_rngs) {
+        uint32_t cap = b->cap_rngs ? b->cap_rngs * 2 : 4;
+        uint32_t *r = realloc(b->p->rng_steps, cap * sizeof *r);
+        if (r == NULL) {
+            b->failed = 1;
+            return 0;
+        }
+        b->p->rng_steps = r;
+        b->cap_rngs = cap;
+    }
+    b->p->rng_steps[b->p->n_rngs] = step;
+    return b->p->n_rngs++;
+}
+
+cptr_t program_slot_endpoint(const struct scenario *s, uint32_t i)
+{
+    (void)s;
+    return TSLOT_OBJECTS + i;
+}
+
+cptr_t program_slot_notification(const struct scenario *s, uint32_t i)
+{
+    return TSLOT_OBJECTS + s->n_endpoints + i;
+}
+
+cptr_t program_slot_device(const struct scenario *s, uint32_t i)
+{
+    return TSLOT_OBJECTS + s->n_endpoints + s->n_notifications + i;
+}
+
+static void compile_steps(struct builder *b, uint32_t first, uint32_t count);
+
+static void compile_ipc(struct builder *b, const struct scn_step *st, uint32_t idx, uint8_t kind)
+{
+    struct op *op = emit(b, kind, idx);
+    op->a = st->object;
+    switch (kind) {
+    case OP_SIGNAL:
+    case OP_WAIT:
+    case OP_POLL:
+        op->cap = program_slot_notification(b->s, st->object);
+        break;
+    case OP_IRQ_ACK:
+        op->cap = program_slot_device(b->s, st->object);
+        break;
+    case OP_REPLY:
+        break;
+    default:
+        op->cap = program_slot_endpoint(b->s, st->object);
+        break;
+    }
+}
+
+static void compile_step(struct builder *b, uint32_t idx)
+{
+    const struct scn_step *st = &b->s->steps[idx];
+    struct op *op;
+    uint32_t start;
+
+    switch (st->kind) {
+    case STEP_COMPUTE:
+        op = emit(b, OP_COMPUTE, idx);
+        op->min = st->min;
+        op->max = st->max;
+        if (st->min < st->max)
+            op->rng = new_rng(b, idx);
+        break;
+    case STEP_JOB:
+        emit(b, OP_JOB_BEGIN, idx);
+        compile_steps(b, st->body_first, st->body_count);
+        emit(b, OP_JOB_END, idx);
+        break;
+    case STEP_LOOP:
+        start = b->p->n_ops;
+        compile_steps(b, st->body_first, st->body_count);
+        emit(b, OP_JUMP, idx)->a = start;
+        break;
+    case STEP_REPEAT:
+        if (st->count == 0)
+            break;
+        op = emit(b, OP_REPEAT_INIT, idx);
+        op->a = b->p->n_locals++;
+        op->b = st->count;
+        start = b->p->n_ops;
+        compile_steps(b, st->body_first, st->body_count);
+        op = emit(b, OP_REPEAT_NEXT, idx);
+        op->a = b->p->n_locals - 1;
+        op->b = start;
+        break;
+    case STEP_YIELD:
+        emit(b, OP_YIELD, idx);
+        break;
+    case STEP_CALL:
+        compile_ipc(b, st, idx, OP_CALL);
+        break;
+    case STEP_SEND:
+        compile_ipc(b, st, idx, OP_SEND);
+        break;
+    case STEP_NBSEND:
+        compile_ipc(b, st, idx, OP_NBSEND);
+        break;
+    case STEP_RECV:
+        compile_ipc(b, st, idx, OP_RECV);
+        break;
+    case STEP_REPLY:
+        compile_ipc(b, st, idx, OP_REPLY);
+        break;
+    case STEP_REPLY_RECV:
+        compile_ipc(b, st, idx, OP_REPLY_RECV);
+        break;
+    case STEP_SIGNAL:
+        compile_ipc(b, st, idx, OP_SIGNAL);
+        break;
+    case STEP_WAIT:
+        compile_ipc(b, st, idx, OP_WAIT);
+        break;
+    case STEP_POLL:
+        compile_ipc(b, st, idx, OP_POLL);
+        break;
+    case STEP_IRQ_ACK:
+        compile_ipc(b, st, idx, OP_IRQ_ACK);
+        break;
+    case STEP_HANDLE_TIMEOUTS:
+        op = emit(b, OP_TIMEOUTS, idx);
+        op->cap = program_slot_endpoint(b->s, st->timeouts.endpoint);
+        op->a = st->timeouts.action;
+        op->min = st->timeouts.emergency;
+        break;
+    }
+}
+
+static void compile_steps(struct builder *b, uint32_t first, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        compile_step(b, first + i);
+}
+
+/* A passive server's first receive also tells whoever started it that it
+ * has reached it (KERNEL-SEMANTICS.md 4: NBSendRecv to the initialiser). */
+static void mark_passive_start(struct program *p)
+{
+    if (p->n_ops == 0)
+        return;
+    if (p->ops[0].kind == OP_RECV)
+        p->ops[0].kind = OP_INIT_RECV;
+    else if (p->ops[0].kind == OP_WAIT)
+        p->ops[0].kind = OP_INIT_WAIT;
+}
+
+int program_compile(const struct scenario *s, uint32_t ti, bool mcs, struct program *out)
+{
+    const struct scn_thread *t = &s->threads[ti];
+    struct builder b = {.s = s, .p = out};
+
+    memset(out, 0, sizeof *out);
+    compile_steps(&b, t->prog_first, t->prog_count);
+    emit(&b, OP_EXIT, t->prog_count ? t->prog_first : 0);
+    if (mcs && t->passive)
+        mark_passive_start(out);
+    if (b.failed) {
+        program_release(out);
+        return -1;
+    }
+    return 0;
+}
+
+void program_release(struct program *p)
+{
+    free(p->ops);
+    free(p->rng_steps);
+    memset(p, 0, sizeof *p);
+}
+
+/* ------------------------------------------------------- capability needs */
+
+typedef void (*step_visit_fn)(const struct scn_step *st, void *ctx);
+
+static void visit_steps(const struct scenario *s, uint32_t first, uint32_t count,
+                        step_visit_fn fn, void *ctx)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        const struct scn_step *st = &s->steps[first + i];
+        fn(st, ctx);
+        if (st->kind == STEP_JOB || st->kind == STEP_LOOP || st->kind == STEP_REPEAT)
+            visit_steps(s, st->body_first, st->body_count, fn, ctx);
+    }
+}
+
+struct rights_query {
+    enum scn_step_kind kinds[4];
+    unsigned rights[4];
+    unsigned n;
+    uint32_t object;
+    unsigned result;
+};
+
+static void rights_visit(const struct scn_step *st, void *ctx)
+{
+    struct rights_query *q = ctx;
+    for (unsigned k = 0; k < q->n; k++) {
+        if (st->kind == q->kinds[k] && st->object == q->object)
+            q->result |= q->rights[k];
+    }
+    if (st->kind == STEP_HANDLE_TIMEOUTS && q->kinds[0] == STEP_CALL &&
+        st->timeouts.endpoint == q->object)
+        q->result |= RIGHT_READ;
+}
+
+static unsigned query_rights(const struct scenario *s, uint32_t ti, struct rights_query *q)
+{
+    const struct scn_thread *t = &s->threads[ti];
+    visit_steps(s, t->prog_first, t->prog_count, rights_visit, q);
+    return q->result;
+}
+
+unsigned program_endpoint_rights(const struct scenario *s, uint32_t ti, uint32_t i)
+{
+    struct rights_query q = {
+        .kinds = {STEP_CALL, STEP_SEND, STEP_NBSEND, STEP_RECV},
+        .rights = {RIGHT_WRITE | RIGHT_GRANT_REPLY, RIGHT_WRITE, RIGHT_WRITE, RIGHT_READ},
+        .n = 4,
+        .object = i,
+    };
+    unsigned r = query_rights(s, ti, &q);
+    struct rights_query q2 = {.kinds = {STEP_REPLY_RECV}, .rights = {RIGHT_READ}, .n = 1,
+                              .object = i};
+    return r | query_rights(s, ti, &q2);
+}
+
+unsigned program_notification_rights(const struct scenario *s, uint32_t ti, uint32_t i)
+{
+    struct rights_query q = {
+        .kinds = {STEP_SIGNAL, STEP_WAIT, STEP_POLL},
+        .rights = {RIGHT_WRITE, RIGHT_READ, RIGHT_READ},
+        .n = 3,
+        .object = i,
+    };
+    return query_rights(s, ti, &q);
+}
+
+bool program_uses_device(const struct scenario *s, uint32_t ti, uint32_t i)
+{
+    struct rights_query q = {.kinds = {STEP_IRQ_ACK}, .rights = {1}, .n = 1, .object = i};
+    return query_rights(s, ti, &q) != 0;
+}
+
+bool program_handles_timeouts(const struct scenario *s, uint32_t ti, uint32_t ep)
+{
+    const struct scn_thread *t = &s->threads[ti];
+    for (uint32_t i = t->prog_first; i < t->prog_first + t->prog_count; i++) {
+        /* handle_timeouts serves forever, so it is a top-level step */
+        if (s->steps[i].kind == STEP_HANDLE_TIMEOUTS && s->steps[i].timeouts.endpoint == ep)
+            return true;
+    }
+    return false;
+}

@@ -1,0 +1,101 @@
+/*
+ * Programs as user code: each thread's step tree compiled to a flat list of
+ * instructions for the interpreter (loops become jumps, `repeat` a counter
+ * in the thread's memory). The program counter of a thread is the index of
+ * its next instruction, kept in its saved register file like any pc, so a
+ * preempted or restarted thread resumes exactly where the kernel left it.
+ *
+ * Also the capability layout every thread's CSpace has: the root task
+ * mints, and the interpreter names, the same slots.
+ */
+#ifndef MCSIM_SIM_PROGRAM_H
+#define MCSIM_SIM_PROGRAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <mcsim/abi.h>
+
+#include "scenario.h"
+
+/* Slots of a thread's CNode (radix THREAD_CNODE_BITS; a CPtr is the slot). */
+#define THREAD_CNODE_BITS 10
+enum thread_slot {
+    TSLOT_TCB = 1,          /* its own TCB: to suspend itself when done */
+    TSLOT_REPLY = 2,        /* its reply object */
+    TSLOT_INIT_EP = 3,      /* passive start-up / server restart handshake */
+    TSLOT_SPARE_SC = 4,     /* timeout handlers: a context to restart a server on */
+    TSLOT_SCHED_CONTROL = 5,/* timeout handlers: to grant emergency budget */
+    TSLOT_OBJECTS = 16,     /* + endpoint i; + n_endpoints + notification i;
+                               + n_endpoints + n_notifications + device i (IRQ handler) */
+    TSLOT_SERVER = 512,     /* timeout handlers: + 2 * thread i: its TCB, + 1 its reply */
+    TSLOT_THREAD_SC = 768,  /* timeout handlers: + thread i: its context */
+};
+#define PROGRAM_MAX_THREADS 255
+
+enum op_kind {
+    OP_COMPUTE,       /* min, max; rng stream `rng` when min < max */
+    OP_JOB_BEGIN,
+    OP_JOB_END,
+    OP_JUMP,          /* a = target */
+    OP_REPEAT_INIT,   /* locals[a] = count (b) */
+    OP_REPEAT_NEXT,   /* if --locals[a] > 0 jump to b */
+    OP_EXIT,          /* program finished: TCB_Suspend on itself */
+    OP_YIELD,
+    OP_CALL,          /* cap */
+    OP_SEND,
+    OP_NBSEND,
+    OP_RECV,          /* cap; reply object TSLOT_REPLY */
+    OP_REPLY,         /* Send on TSLOT_REPLY */
+    OP_REPLY_RECV,    /* cap */
+    OP_SIGNAL,        /* cap; a = notification index */
+    OP_WAIT,          /* cap; a = notification index */
+    OP_POLL,          /* cap; a = notification index */
+    OP_IRQ_ACK,       /* cap */
+    OP_INIT_RECV,     /* a passive server's first recv: NBSendRecv(TSLOT_INIT_EP, cap) */
+    OP_INIT_WAIT,     /* a passive waiter's first wait: NBSendWait(TSLOT_INIT_EP, cap) */
+    OP_TIMEOUTS,      /* handle_timeouts: cap = fault endpoint, a = action,
+                         min = emergency budget */
+    OP_RESUME,        /* root task: TCB_Resume on cap */
+};
+
+struct op {
+    uint8_t kind;
+    uint32_t a, b;
+    cptr_t cap;
+    cycles_t min, max;
+    uint32_t rng;     /* index of the step's random stream */
+    uint32_t step;    /* the scenario step it came from */
+};
+
+struct program {
+    struct op *ops;
+    uint32_t n_ops;
+    uint32_t n_locals;
+    uint32_t n_rngs;
+    uint32_t *rng_steps;  /* scenario step index of each random stream */
+};
+
+/* Compile thread `ti`'s program. `mcs` selects the passive start-up form
+ * (under classic a passive thread is an ordinary one). Returns 0, or -1
+ * when out of memory. */
+int program_compile(const struct scenario *s, uint32_t ti, bool mcs, struct program *out);
+
+void program_release(struct program *p);
+
+/* The slot of endpoint/notification/device `i` in a thread's CNode. */
+cptr_t program_slot_endpoint(const struct scenario *s, uint32_t i);
+cptr_t program_slot_notification(const struct scenario *s, uint32_t i);
+cptr_t program_slot_device(const struct scenario *s, uint32_t i);
+
+/* The rights thread `ti` needs on endpoint / notification `i` (0: none, it
+ * gets no cap). */
+unsigned program_endpoint_rights(const struct scenario *s, uint32_t ti, uint32_t i);
+unsigned program_notification_rights(const struct scenario *s, uint32_t ti, uint32_t i);
+bool program_uses_device(const struct scenario *s, uint32_t ti, uint32_t i);
+
+/* True if thread `ti` handles timeouts of endpoint `ep` (a handle_timeouts
+ * step names it). */
+bool program_handles_timeouts(const struct scenario *s, uint32_t ti, uint32_t ep);
+
+#endif /* MCSIM_SIM_PROGRAM_H */

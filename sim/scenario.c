@@ -1,0 +1,75 @@
+/*
+ * The scenario model's few operations. The loaders fill the struct; this
+ * file only frees it, answers MIN_BUDGET and finds objects by name.
+ */
+#include "scenario.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void scenario_release(struct scenario *s)
+{
+    free(s->description);
+    free(s->path);
+    free(s->threads);
+    free(s->endpoints);
+    free(s->notifications);
+    free(s->devices);
+    free(s->steps);
+    free(s->expects);
+    free(s->times);
+    free(s->thread_refs);
+    memset(s, 0, sizeof *s);
+}
+
+/* The longest kernel path a context must be able to pay for: an entry, a
+ * system call with two message transfers (ReplyRecv), a schedule, a timer
+ * reprogram and the exit (SCENARIO-FORMAT.md, kernel.min_budget). */
+static uint64_t worst_path(const struct scn_costs *c)
+{
+    return c->entry + c->syscall + 2 * c->ipc + c->schedule + c->timer_program + c->exit;
+}
+
+cycles_t scenario_min_budget(const struct scenario *s)
+{
+    cycles_t m = 2 * worst_path(&s->costs), tick;
+    if (s->min_budget != 0)
+        return s->min_budget;
+    /* One timer tick in cycles, rounded up: the timer cannot fire sooner. */
+    tick = s->timer_hz ? (s->cpu_hz + s->timer_hz - 1) / s->timer_hz : 1;
+    if (tick > m)
+        m = tick;
+    return m > 0 ? m : 1;
+}
+
+uint32_t scenario_find_thread(const struct scenario *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->n_threads; i++)
+        if (strcmp(s->threads[i].name, name) == 0)
+            return i;
+    return SCN_NONE;
+}
+
+uint32_t scenario_find_endpoint(const struct scenario *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->n_endpoints; i++)
+        if (strcmp(s->endpoints[i].name, name) == 0)
+            return i;
+    return SCN_NONE;
+}
+
+uint32_t scenario_find_notification(const struct scenario *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->n_notifications; i++)
+        if (strcmp(s->notifications[i].name, name) == 0)
+            return i;
+    return SCN_NONE;
+}
+
+uint32_t scenario_find_device(const struct scenario *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->n_devices; i++)
+        if (strcmp(s->devices[i].name, name) == 0)
+            return i;
+    return SCN_NONE;
+}

@@ -1,0 +1,689 @@
+/*
+ * Unit tests of the SQLite recorder (cli/db.h) and the null sink: the
+ * schema against DESIGN.md, every row kind written through the sink and
+ * read back exactly, appending runs, batches, interrupted runs, injected
+ * write failures, and refusing files that are not mcsim databases.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include <mcsim/bootinfo.h>
+
+#include "db.h"
+#include "null_sink.h"
+
+#define FIXED_TIME 1714564800 /* 2024-05-01T12:00:00Z */
+
+static char tmpdir[] = "/tmp/mcsim-test-db-XXXXXX";
+
+/* ---- a hand-built scenario ---- */
+
+static struct scn_thread fx_threads[3];
+static struct scn_notification fx_ntfns[2];
+static struct scn_device fx_devices[1];
+static char fx_path[] = "scenarios/fixture.yaml";
+
+static void fx_thread(uint32_t i, const char *name, uint32_t prio, uint32_t crit, cycles_t budget,
+                      cycles_t period, bool sporadic)
+{
+    struct scn_thread *t = &fx_threads[i];
+
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->priority = t->mcp = prio;
+    t->criticality = crit;
+    t->timeout_endpoint = SCN_NONE;
+    if (period) {
+        t->sc = (struct scn_context){
+            .present = true, .sporadic = sporadic, .budget = budget, .period = period};
+        t->has_deadline = true;
+        t->deadline = period;
+    } else {
+        t->passive = true;
+    }
+}
+
+/* control (hi, 2ms/10ms), logger (lo, sporadic 1ms/5ms), server (hi,
+ * passive); notifications net_rx (own context) and tick; device net. */
+static void fx_scenario(struct scenario *s)
+{
+    memset(s, 0, sizeof *s);
+    memset(fx_threads, 0, sizeof fx_threads);
+    memset(fx_ntfns, 0, sizeof fx_ntfns);
+    memset(fx_devices, 0, sizeof fx_devices);
+    snprintf(s->name, sizeof s->name, "fixture");
+    s->path = fx_path;
+    for (int i = 0; i < 32; i++)
+        s->sha256[i] = (uint8_t)(0xa0 + i);
+    s->seed = 7;
+    s->duration = 100000000;
+    s->cpu_hz = 1000000000;
+    s->timer_hz = 62500000;
+    s->priorities = 256;
+    s->n_levels = 2;
+    snprintf(s->levels[0], SCN_NAME_MAX, "lo");
+    snprintf(s->levels[1], SCN_NAME_MAX, "hi");
+    fx_thread(0, "control", 200, 1, 2000000, 10000000, false);
+    fx_thread(1, "logger", 10, 0, 1000000, 5000000, true);
+    fx_thread(2, "server", 210, 1, 0, 0, false);
+    s->threads = fx_threads;
+    s->n_threads = 3;
+    snprintf(fx_ntfns[0].name, SCN_NAME_MAX, "net_rx");
+    fx_ntfns[0].sc = (struct scn_context){.present = true, .budget = 200000, .period = 1000000};
+    snprintf(fx_ntfns[1].name, SCN_NAME_MAX, "tick");
+    s->notifications = fx_ntfns;
+    s->n_notifications = 2;
+    snprintf(fx_devices[0].name, SCN_NAME_MAX, "net");
+    fx_devices[0].irq = 33;
+    s->devices = fx_devices;
+    s->n_devices = 1;
+}
+
+static const struct sink_run_meta fx_meta = {.hal = "sim",
+                                             .version = "0.1.0",
+                                             .seed = 7,
+                                             .duration = 100000000,
+                                             .scheduler = SCHED_MCS,
+                                             .trace_full = false};
+
+/* ---- helpers ---- */
+
+static void db_path(char *buf, size_t n, const char *name)
+{
+    snprintf(buf, n, "%s/%s", tmpdir, name);
+}
+
+static struct db *open_db(const char *path)
+{
+    char err[DB_ERRMSG_MAX] = "";
+    struct db *db = NULL;
+
+    if (db_open(path, &db, err, sizeof err) != 0)
+        fail_msg("db_open(%s): %s", path, err);
+    return db;
+}
+
+/* The rows of a query as one string: columns separated by '|', rows by
+ * '\n', NULL as "NULL", so that whole tables compare at once. */
+static char *query(sqlite3 *sq, const char *sql)
+{
+    sqlite3_stmt *st;
+    size_t cap = 4096, len = 0;
+    char *out = calloc(1, cap);
+
+    if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(sq));
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        for (int c = 0; c < sqlite3_column_count(st); c++) {
+            const char *v = (const char *)sqlite3_column_text(st, c);
+            size_t need = len + (v ? strlen(v) : 4) + 2;
+
+            if (need >= cap)
+                out = realloc(out, cap = 2 * need);
+            len += (size_t)sprintf(out + len, "%s%s", c ? "|" : "", v ? v : "NULL");
+        }
+        len += (size_t)sprintf(out + len, "\n");
+    }
+    sqlite3_finalize(st);
+    return out;
+}
+
+static void assert_query(sqlite3 *sq, const char *sql, const char *expected)
+{
+    char *got = query(sq, sql);
+
+    if (strcmp(got, expected) != 0)
+        fail_msg("%s\nexpected:\n%s\nactual:\n%s", sql, expected, got);
+    free(got);
+}
+
+/* A second connection, to see what is committed. */
+static void assert_committed(const char *path, const char *sql, const char *expected)
+{
+    sqlite3 *sq;
+
+    assert_int_equal(sqlite3_open_v2(path, &sq, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_query(sq, sql, expected);
+    sqlite3_close(sq);
+}
+
+static void add_slices(struct trace_sink *k, uint32_t n, cycles_t from)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        struct sink_slice r = {.thread = 1,
+                               .sc_thread = 1,
+                               .sc_notification = SINK_NO_THREAD,
+                               .start = from + 10 * i,
+                               .end = from + 10 * i + 5};
+
+        assert_int_equal(k->ops->slice(k->self, &r), 0);
+    }
+}
+
+/* ---- schema ---- */
+
+static const char *const schema_columns[][2] = {
+    {"runs", "run_id,scenario,path,sha256,seed,duration,cpu_hz,timer_hz,scheduler,hal,version,"
+             "created_at,finished"},
+    {"threads", "run_id,thread_id,name,priority,criticality,criticality_rank,budget,period,"
+                "deadline,passive"},
+    {"slices", "run_id,thread_id,sc_thread_id,sc_notification,start_time,end_time"},
+    {"jobs", "run_id,thread_id,job,release_time,start_time,finish_time,deadline_time,response,"
+             "missed"},
+    {"budget_events", "run_id,thread_id,sc_thread_id,time,kind,amount"},
+    {"irqs", "run_id,device,line,arrival,delivered,lost"},
+    {"events", "run_id,seq,time,kind,thread_id,object,arg"},
+    {"expectations", "run_id,idx,text,passed,detail"},
+};
+
+/* Columns mcsim adds to DESIGN.md's, after them. */
+static const char *schema_extra(const char *table)
+{
+    if (strcmp(table, "runs") == 0)
+        return ",trace";
+    if (strcmp(table, "threads") == 0)
+        return ",sporadic";
+    if (strcmp(table, "expectations") == 0)
+        return ",applicable";
+    return "";
+}
+
+static void table_columns(sqlite3 *sq, const char *table, char *buf, size_t n)
+{
+    char sql[128];
+    char *rows;
+
+    snprintf(sql, sizeof sql, "SELECT group_concat(name, ',') FROM pragma_table_info('%s')", table);
+    rows = query(sq, sql);
+    snprintf(buf, n, "%s", rows);
+    buf[strcspn(buf, "\n")] = '\0';
+    free(rows);
+}
+
+/* DESIGN.md's table row for `table`: the back-quoted names outside
+ * parentheses, comma-separated; "" when the file cannot be read. */
+static void design_columns(const char *table, char *out, size_t n)
+{
+    char want[64], line[2048];
+    FILE *f = fopen(MCSIM_SHARED_DIR "/DESIGN.md", "r");
+
+    out[0] = '\0';
+    snprintf(want, sizeof want, "| `%s` |", table);
+    while (f && fgets(line, sizeof line, f)) {
+        const char *p = line + strlen(want);
+        int depth = 0;
+        size_t at = 0;
+
+        if (strncmp(line, want, strlen(want)) != 0)
+            continue;
+        for (; *p; p++) {
+            depth += (*p == '(') - (*p == ')');
+            if (*p != '`' || depth)
+                continue;
+            size_t len = strcspn(p + 1, "`");
+            at += (size_t)snprintf(out + at, n - at, "%s%.*s", at ? "," : "", (int)len, p + 1);
+            p += len + 1;
+        }
+        break;
+    }
+    if (f) {
+        fclose(f);
+        if (out[0] == '\0')
+            fail_msg("DESIGN.md has no row for table %s", table);
+    }
+}
+
+static void test_db_schema(void **state)
+{
+    char path[256], got[512], want[512], design[512];
+    struct db *db;
+
+    (void)state;
+    db_path(path, sizeof path, "schema.db");
+    db = open_db(path);
+    for (size_t i = 0; i < sizeof schema_columns / sizeof schema_columns[0]; i++) {
+        const char *table = schema_columns[i][0];
+
+        table_columns(db_sqlite(db), table, got, sizeof got);
+        snprintf(want, sizeof want, "%s%s", schema_columns[i][1], schema_extra(table));
+        if (strcmp(got, want) != 0)
+            fail_msg("table %s: expected columns %s, actual %s", table, want, got);
+        design_columns(table, design, sizeof design);
+        if (design[0] && strcmp(design, schema_columns[i][1]) != 0)
+            fail_msg("DESIGN.md table %s: %s, the test expects %s", table, design,
+                     schema_columns[i][1]);
+    }
+    assert_query(db_sqlite(db), "PRAGMA user_version", "1\n");
+    assert_query(db_sqlite(db), "PRAGMA application_id", "1835234157\n");
+    assert_query(db_sqlite(db),
+                 "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+                 " ORDER BY name",
+                 "budget_events_by_context\nbudget_events_by_thread\nevents_by_kind\n"
+                 "events_by_time\nirqs_by_device\njobs_by_release\nslices_by_context\n"
+                 "slices_by_thread\n");
+    assert_int_equal(db_run_id(db), -1);
+    db_close(db);
+    /* Opening it again finds the schema and changes nothing. */
+    db = open_db(path);
+    assert_query(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "19\n");
+    db_close(db);
+}
+
+/* ---- rows ---- */
+
+static void write_one_of_each(struct trace_sink *k)
+{
+    const struct sink_slice slices[] = {
+        {1, 1, SINK_NO_THREAD, 0, 1500},
+        {3, 1, SINK_NO_THREAD, 1500, 1800}, /* server on control's context */
+        {3, SINK_NO_THREAD, 0, 1800, 1900}, /* server on net_rx's context */
+        {2, SINK_NO_THREAD, SINK_NO_THREAD, 1900, 2000},
+    };
+    const struct sink_job jobs[] = {
+        {1, 1, 0, 10, 1800, 10000000, 1800, false},
+        {2, 1, 1900, 1900, SINK_NO_TIME, 5001900, SINK_NO_TIME, false},
+    };
+    const struct sink_budget_event budget[] = {
+        {1, 1, 1500, BUDGET_EXHAUSTED, 1500},
+        {1, 1, 1500, BUDGET_THROTTLE, 0},
+        {1, 1, 10000000, BUDGET_REPLENISH, 2000000},
+        {3, 1, 1700, BUDGET_TIMEOUT_FAULT, 200},
+        {3, 1, 1750, BUDGET_EMERGENCY, 500000},
+        {3, SINK_NO_THREAD, 1900, BUDGET_EXHAUSTED, 100},
+    };
+    const struct sink_irq irqs[] = {{0, 33, 1000, 1800, false}, {0, 33, 1100, SINK_NO_TIME, true}};
+    const struct sink_event events[] = {
+        {1, 1500, "preempt", 1, 0, 3},
+        {2, 1600, "timer", SINK_NO_THREAD, 0, 12345},
+        {3, 1700, "signal", 3, UINT64_MAX, 1},
+    };
+    const struct sink_expectation ex = {0, "deadlines: met", true, "none of 1 jobs missed"};
+
+    for (size_t i = 0; i < sizeof slices / sizeof slices[0]; i++)
+        assert_int_equal(k->ops->slice(k->self, &slices[i]), 0);
+    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++)
+        assert_int_equal(k->ops->job(k->self, &jobs[i]), 0);
+    for (size_t i = 0; i < sizeof budget / sizeof budget[0]; i++)
+        assert_int_equal(k->ops->budget_event(k->self, &budget[i]), 0);
+    for (size_t i = 0; i < sizeof irqs / sizeof irqs[0]; i++)
+        assert_int_equal(k->ops->irq(k->self, &irqs[i]), 0);
+    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
+        assert_int_equal(k->ops->event(k->self, &events[i]), 0);
+    assert_int_equal(k->ops->expectation(k->self, &ex), 0);
+}
+
+static void test_db_rows(void **state)
+{
+    struct scenario s;
+    char path[256];
+    struct db *db;
+    struct trace_sink k;
+
+    (void)state;
+    fx_scenario(&s);
+    db_path(path, sizeof path, "rows.db");
+    db = open_db(path);
+    k = db_sink(db, FIXED_TIME);
+    assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
+    assert_int_equal(db_run_id(db), 1);
+    /* The run row is committed at once, unfinished. */
+    assert_committed(path, "SELECT run_id, finished FROM runs", "1|0\n");
+    write_one_of_each(&k);
+    assert_int_equal(k.ops->run_end(k.self, true), 0);
+
+    assert_query(db_sqlite(db), "SELECT * FROM runs",
+                 "1|fixture|scenarios/fixture.yaml|"
+                 "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf|7|100000000|"
+                 "1000000000|62500000|mcs|sim|0.1.0|2024-05-01T12:00:00Z|1|sched\n");
+    assert_query(db_sqlite(db), "SELECT * FROM threads ORDER BY thread_id",
+                 "1|0|(root)|255|NULL|NULL|NULL|NULL|NULL|0|0\n"
+                 "1|1|control|200|hi|1|2000000|10000000|10000000|0|0\n"
+                 "1|2|logger|10|lo|0|1000000|5000000|5000000|0|1\n"
+                 "1|3|server|210|hi|1|NULL|NULL|NULL|1|0\n");
+    assert_query(db_sqlite(db), "SELECT * FROM slices ORDER BY start_time",
+                 "1|1|1|NULL|0|1500\n1|3|1|NULL|1500|1800\n1|3|NULL|net_rx|1800|1900\n"
+                 "1|2|NULL|NULL|1900|2000\n");
+    assert_query(db_sqlite(db), "SELECT * FROM jobs ORDER BY thread_id, job",
+                 "1|1|1|0|10|1800|10000000|1800|0\n1|2|1|1900|1900|NULL|5001900|NULL|0\n");
+    assert_query(db_sqlite(db), "SELECT * FROM budget_events ORDER BY rowid",
+                 "1|1|1|1500|exhausted|1500\n1|1|1|1500|throttle|0\n"
+                 "1|1|1|10000000|replenish|2000000\n1|3|1|1700|timeout_fault|200\n"
+                 "1|3|1|1750|emergency|500000\n1|3|NULL|1900|exhausted|100\n");
+    assert_query(db_sqlite(db), "SELECT * FROM irqs ORDER BY arrival",
+                 "1|net|33|1000|1800|0\n1|net|33|1100|NULL|1\n");
+    assert_query(db_sqlite(db), "SELECT * FROM events ORDER BY seq",
+                 "1|1|1500|preempt|1|0|3\n1|2|1600|timer|NULL|0|12345\n1|3|1700|signal|3|-1|1\n");
+    assert_query(db_sqlite(db), "SELECT * FROM expectations",
+                 "1|0|deadlines: met|1|none of 1 jobs missed|1\n");
+    db_close(db);
+    assert_committed(path, "SELECT finished FROM runs", "1\n");
+}
+
+static void run_slices(const char *path, struct scenario *s, uint8_t scheduler, bool full,
+                       uint32_t n)
+{
+    struct db *db = open_db(path);
+    struct trace_sink k = db_sink(db, FIXED_TIME);
+    struct sink_run_meta meta = fx_meta;
+
+    meta.scheduler = scheduler;
+    meta.trace_full = full;
+    assert_int_equal(k.ops->run_begin(k.self, s, &meta), 0);
+    add_slices(&k, n, 0);
+    assert_int_equal(k.ops->run_end(k.self, true), 0);
+    db_close(db);
+}
+
+static void test_db_append(void **state)
+{
+    struct scenario s;
+    char path[256];
+
+    (void)state;
+    fx_scenario(&s);
+    db_path(path, sizeof path, "append.db");
+    run_slices(path, &s, SCHED_MCS, false, 3);
+    run_slices(path, &s, SCHED_CLASSIC, true, 2);
+    assert_committed(path, "SELECT run_id, scheduler, trace, finished FROM runs",
+                     "1|mcs|sched|1\n2|classic|full|1\n");
+    assert_committed(path, "SELECT run_id, count(*) FROM slices GROUP BY run_id", "1|3\n2|2\n");
+    assert_committed(path, "SELECT run_id, count(*) FROM threads GROUP BY run_id", "1|4\n2|4\n");
+}
+
+/* Two runs in one process through one handle and one sink. */
+static void test_db_two_runs_one_handle(void **state)
+{
+    struct scenario s;
+    char path[256];
+    struct db *db;
+    struct trace_sink k;
+
+    (void)state;
+    fx_scenario(&s);
+    db_path(path, sizeof path, "two.db");
+    db = open_db(path);
+    k = db_sink(db, FIXED_TIME);
+    for (int run = 1; run <= 2; run++) {
+        assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
+        assert_int_equal(db_run_id(db), run);
+        add_slices(&k, (uint32_t)run, 0);
+        assert_int_equal(k.ops->run_end(k.self, true), 0);
+    }
+    db_close(db);
+    assert_committed(path, "SELECT run_id, count(*) FROM slices GROUP BY run_id", "1|1\n2|2\n");
+}
+
+static void test_db_batches(void **state)
+{
+    struct scenario s;
+    char path[256], want[64];
+    struct db *db;
+    struct trace_sink k;
+
+    (void)state;
+    fx_scenario(&s);
+    db_path(path, sizeof path, "batches.db");
+    db = open_db(path);
+    k = db_sink(db, FIXED_TIME);
+    assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
+    add_slices(&k, DB_BATCH_ROWS + 5, 0);
+    snprintf(want, sizeof want, "%d|0\n", DB_BATCH_ROWS);
+    assert_committed(path, "SELECT count(*), (SELECT finished FROM runs) FROM slices", want);
+    assert_int_equal(k.ops->run_end(k.self, true), 0);
+    snprintf(want, sizeof want, "%d|1\n", DB_BATCH_ROWS + 5);
+    assert_committed(path, "SELECT count(*), (SELECT finished FROM runs) FROM slices", want);
+    db_close(db);
+}
+
+/* run_end never called: the committed batches stay, the run unfinished. */
+static void test_db_interrupted(void **state)
+{
+    struct scenario s;
+    char path[256];
+    struct db *db;
+    struct trace_sink k;
+
+    (void)state;
+    fx_scenario(&s);
+    db_path(path, sizeof path, "interrupted.db");
+    db = open_db(path);
+    k = db_sink(db, FIXED_TIME);
+    assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
+    add_slices(&k, 10, 0);
+    db_close(db);
+    assert_committed(path, "SELECT run_id, finished, (SELECT count(*) FROM threads) FROM runs",
+                     "1|0|4\n");
+    assert_committed(path, "SELECT count(*) FROM slices", "0\n");
+}
+
+/* run_end(false): everything is kept, the run still unfinished. */
+static void test_db_run_end_unfinished(void **state)
+{
+    struct scenario s;
+    char path[256];
+    struct db *db;
+    struct trace_sink k;
+
+    (void)state;
+    fx_scenario(&s);
+    db_path(path, sizeof path, "unfinished.db");
+    db = open_db(path);
+    k = db_sink(db, FIXED_TIME);
+    assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
+    add_slices(&k, 10, 0);
+    assert_int_equal(k.ops->run_end(k.self, false), 0);
+    db_close(db);
+    assert_committed(path, "SELECT finished, (SELECT count(*) FROM slices) FROM runs", "0|10\n");
+}
+
+/* A full disk, injected: the file may not grow past its size at the
+ * start of the run. */
+static void test_db_disk_full(void **state)
+{
+    struct scenario s;
+    char path[256], want[DB_ERRMSG_MAX];
+    struct db *db;
+    struct trace_sink k;
+    int rc = 0;
+    uint32_t n = 0;
+    char *pages;
+
+    (void)state;
+    fx_scenario(&s);
+    db_path(path, sizeof path, "full.db");
+    db = open_db(path);
+    k = db_sink(db, FIXED_TIME);
+    assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
+    pages = query(db_sqlite(db), "PRAGMA page_count");
+    snprintf(want, sizeof want, "PRAGMA max_page_count = %ld", strtol(pages, NULL, 10));
+    free(pages);
+    assert_int_equal(sqlite3_exec(db_sqlite(db), want, NULL, NULL, NULL), SQLITE_OK);
+    while (rc == 0 && n < 10 * DB_BATCH_ROWS) {
+        struct sink_slice r = {1, 1, SINK_NO_THREAD, 10 * n, 10 * n + 5};
+
+        rc = k.ops->slice(k.self, &r);
+        n++;
+    }
+    assert_int_equal(rc, -1);
+    snprintf(want, sizeof want, "mcsim: %s: database or disk is full", path);
+    assert_string_equal(db_errmsg(db), want);
+    /* Every later op fails with the same diagnostic; the run stays unfinished. */
+    assert_int_equal(k.ops->irq(k.self, &(struct sink_irq){0, 33, 1, 2, false}), -1);
+    assert_int_equal(k.ops->run_end(k.self, true), -1);
+    assert_string_equal(db_errmsg(db), want);
+    db_close(db);
+    assert_committed(path, "SELECT finished FROM runs", "0\n");
+}
+
+/* ---- refusing files ---- */
+
+static void assert_refused(const char *path, const char *reason)
+{
+    char err[DB_ERRMSG_MAX] = "", want[DB_ERRMSG_MAX];
+    struct db *db = (struct db *)&err; /* any non-NULL value: db_open must clear it */
+
+    assert_int_equal(db_open(path, &db, err, sizeof err), -1);
+    assert_null(db);
+    snprintf(want, sizeof want, "mcsim: %s: %s", path, reason);
+    assert_string_equal(err, want);
+}
+
+static void test_db_refuses_other_files(void **state)
+{
+    char path[256], sql[300];
+    sqlite3 *sq;
+    FILE *f;
+
+    (void)state;
+    db_path(path, sizeof path, "other.db");
+    assert_int_equal(sqlite3_open(path, &sq), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(sq, "CREATE TABLE contacts (name TEXT)", NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(sq);
+    assert_refused(path, "not an mcsim database (it holds another program's tables;"
+                         " give another file with -o)");
+    /* Untouched: still only its own table. */
+    assert_committed(path, "SELECT name FROM sqlite_master", "contacts\n");
+
+    db_path(path, sizeof path, "notes.txt");
+    f = fopen(path, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 100; i++)
+        fputs("these are not the pages of a database\n", f);
+    fclose(f);
+    assert_refused(path, "not an mcsim database (not an SQLite file)");
+
+    db_path(path, sizeof path, "newer.db");
+    assert_int_equal(sqlite3_open(path, &sq), SQLITE_OK);
+    snprintf(sql, sizeof sql,
+             "PRAGMA application_id = %d; PRAGMA user_version = 9;"
+             " CREATE TABLE runs (run_id INTEGER PRIMARY KEY)",
+             DB_APPLICATION_ID);
+    assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(sq);
+    assert_refused(path, "written by a newer mcsim (schema version 9; this mcsim reads up to 1)");
+
+    db_path(path, sizeof path, "no-such-dir/x.db");
+    assert_refused(path, "unable to open database file");
+}
+
+/* An empty file (as `touch` leaves it) is an empty database: it gets the
+ * schema. */
+static void test_db_empty_file(void **state)
+{
+    char path[256];
+    struct db *db;
+    FILE *f;
+
+    (void)state;
+    db_path(path, sizeof path, "empty.db");
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    db = open_db(path);
+    assert_query(db_sqlite(db), "PRAGMA user_version", "1\n");
+    db_close(db);
+}
+
+/* ---- misuse and engine bugs ---- */
+
+static void test_db_misuse(void **state)
+{
+    struct scenario s;
+    char path[256], want[DB_ERRMSG_MAX];
+    struct db *db;
+    struct trace_sink k;
+    struct sink_slice slice = {1, 1, SINK_NO_THREAD, 0, 5};
+
+    (void)state;
+    fx_scenario(&s);
+    db_path(path, sizeof path, "misuse.db");
+    db = open_db(path);
+    k = db_sink(db, FIXED_TIME);
+    assert_string_equal(db_errmsg(db), "");
+    assert_int_equal(k.ops->slice(k.self, &slice), -1);
+    snprintf(want, sizeof want, "mcsim: %s: no run in progress", path);
+    assert_string_equal(db_errmsg(db), want);
+
+    assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
+    assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), -1);
+    snprintf(want, sizeof want, "mcsim: %s: a run is already in progress (run 1)", path);
+    assert_string_equal(db_errmsg(db), want);
+    assert_int_equal(k.ops->slice(k.self, &slice), 0);
+    assert_int_equal(k.ops->irq(k.self, &(struct sink_irq){5, 40, 1, 2, false}), -1);
+    snprintf(want, sizeof want,
+             "mcsim: %s: internal error: trace row names device 5, which the scenario does not"
+             " have",
+             path);
+    assert_string_equal(db_errmsg(db), want);
+    assert_int_equal(k.ops->run_end(k.self, true), -1);
+    /* A new run may begin after a failed one. */
+    assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
+    assert_int_equal(db_run_id(db), 2);
+    assert_int_equal(k.ops->run_end(k.self, true), 0);
+    db_close(db);
+    assert_committed(path, "SELECT run_id, finished FROM runs", "1|0\n2|1\n");
+    db_close(NULL);
+}
+
+static void test_db_null_sink(void **state)
+{
+    struct scenario s;
+    struct trace_sink k = null_sink();
+
+    (void)state;
+    fx_scenario(&s);
+    assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
+    assert_int_equal(k.ops->slice(k.self, &(struct sink_slice){1, 1, 0, 0, 1}), 0);
+    assert_int_equal(k.ops->job(k.self, &(struct sink_job){.thread = 1, .job = 1}), 0);
+    assert_int_equal(k.ops->budget_event(k.self, &(struct sink_budget_event){.thread = 1}), 0);
+    assert_int_equal(k.ops->irq(k.self, &(struct sink_irq){.device = 9}), 0);
+    assert_int_equal(k.ops->event(k.self, &(struct sink_event){.kind = "switch"}), 0);
+    assert_int_equal(k.ops->expectation(k.self, &(struct sink_expectation){.text = "x"}), 0);
+    assert_int_equal(k.ops->run_end(k.self, true), 0);
+}
+
+static int setup_dir(void **state)
+{
+    (void)state;
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+    char cmd[64];
+
+    (void)state;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_db_schema),
+        cmocka_unit_test(test_db_rows),
+        cmocka_unit_test(test_db_append),
+        cmocka_unit_test(test_db_two_runs_one_handle),
+        cmocka_unit_test(test_db_batches),
+        cmocka_unit_test(test_db_interrupted),
+        cmocka_unit_test(test_db_run_end_unfinished),
+        cmocka_unit_test(test_db_disk_full),
+        cmocka_unit_test(test_db_refuses_other_files),
+        cmocka_unit_test(test_db_empty_file),
+        cmocka_unit_test(test_db_misuse),
+        cmocka_unit_test(test_db_null_sink),
+    };
+
+    return cmocka_run_group_tests(tests, setup_dir, remove_dir);
+}
