@@ -106,6 +106,7 @@ static int db_query_int(struct db *db, const char *sql, int64_t *out)
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(db->sq, sql, -1, &st, NULL);
 
+    *out = 0;
     if (rc == SQLITE_OK) {
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
@@ -146,7 +147,7 @@ static bool db_header_empty(const struct db_header *h)
  * and the other finds it. */
 static int db_create_schema(struct db *db)
 {
-    struct db_header h;
+    struct db_header h = {0};
     char pragmas[128];
 
     snprintf(pragmas, sizeof pragmas, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
@@ -183,7 +184,7 @@ static int db_check_header(struct db *db, const struct db_header *h)
 
 static int db_ensure_schema(struct db *db)
 {
-    struct db_header h;
+    struct db_header h = {0};
 
     if (db_read_header(db, &h) != 0)
         return -1;

@@ -75,8 +75,7 @@ static void add(struct diag *d, enum diag_severity sev, const char *file, uint32
     d->msgs[d->count++] = m;
 }
 
-void diag_error(struct diag *d, const char *file, uint32_t line, uint32_t col, const char *fmt,
-                ...)
+void diag_error(struct diag *d, const char *file, uint32_t line, uint32_t col, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -84,8 +83,8 @@ void diag_error(struct diag *d, const char *file, uint32_t line, uint32_t col, c
     va_end(ap);
 }
 
-void diag_warning(struct diag *d, const char *file, uint32_t line, uint32_t col,
-                  const char *fmt, ...)
+void diag_warning(struct diag *d, const char *file, uint32_t line, uint32_t col, const char *fmt,
+                  ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -167,8 +166,8 @@ int diag_format(const struct diag_msg *m, char *buf, size_t len)
         return snprintf(buf, len, "mcsim: %s: %s", sev, m->text);
     if (m->line == 0)
         return snprintf(buf, len, "%s: %s: %s", m->file, sev, m->text);
-    return snprintf(buf, len, "%s:%u:%u: %s: %s", m->file, (unsigned)m->line, (unsigned)m->col,
-                    sev, m->text);
+    return snprintf(buf, len, "%s:%u:%u: %s: %s", m->file, (unsigned)m->line, (unsigned)m->col, sev,
+                    m->text);
 }
 
 void diag_print(const struct diag *d, FILE *f)

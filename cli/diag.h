@@ -34,8 +34,8 @@ struct diag_msg {
 struct diag {
     struct diag_msg *msgs;
     size_t count, cap;
-    size_t errors;  /* messages of severity DIAG_ERROR, stored or not */
-    bool lost;      /* a message could not be stored (out of memory) */
+    size_t errors; /* messages of severity DIAG_ERROR, stored or not */
+    bool lost;     /* a message could not be stored (out of memory) */
     size_t next_seq;
 };
 
@@ -48,12 +48,12 @@ void diag_release(struct diag *d);
 /* Add an error at FILE:LINE:COL (file may be NULL, line/col 0). The text is
  * printf-formatted, without the place, the severity or a newline. Never
  * fails: out of memory, the error still counts and `lost` is set. */
-void diag_error(struct diag *d, const char *file, uint32_t line, uint32_t col, const char *fmt,
-                ...) DIAG_PRINTF(5, 6);
+void diag_error(struct diag *d, const char *file, uint32_t line, uint32_t col, const char *fmt, ...)
+    DIAG_PRINTF(5, 6);
 
 /* Add a warning, as diag_error; warnings do not make an input invalid. */
-void diag_warning(struct diag *d, const char *file, uint32_t line, uint32_t col,
-                  const char *fmt, ...) DIAG_PRINTF(5, 6);
+void diag_warning(struct diag *d, const char *file, uint32_t line, uint32_t col, const char *fmt,
+                  ...) DIAG_PRINTF(5, 6);
 
 /* The number of messages stored, errors and warnings. */
 size_t diag_count(const struct diag *d);

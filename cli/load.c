@@ -26,15 +26,13 @@
 #define DEFAULT_TICK "2ms"
 
 static const char *const top_keys[] = {
-    "mcsim",    "name",        "description", "seed",          "duration", "platform",
-    "kernel",   "criticality", "endpoints",   "notifications", "threads",  "devices",
-    "expect",   NULL};
+    "mcsim",       "name",      "description",   "seed",    "duration", "platform", "kernel",
+    "criticality", "endpoints", "notifications", "threads", "devices",  "expect",   NULL};
 static const char *const platform_keys[] = {"cpu_hz", "timer_hz", "kernel_costs", NULL};
-static const char *const cost_keys[] = {"entry",    "exit",          "syscall", "ipc",
-                                        "schedule", "timer_program", "irq",     "tick",
-                                        NULL};
-static const char *const kernel_keys[] = {"scheduler", "priorities", "min_budget", "tick",
-                                          "timeslice", NULL};
+static const char *const cost_keys[] = {"entry",         "exit", "syscall", "ipc", "schedule",
+                                        "timer_program", "irq",  "tick",    NULL};
+static const char *const kernel_keys[] = {"scheduler", "priorities", "min_budget",
+                                          "tick",      "timeslice",  NULL};
 
 static char *copy_text(const char *s, size_t n)
 {
@@ -124,10 +122,9 @@ static bool frequency(struct loader *l, const yaml_node_t *n, const char *what, 
 
 static void costs(struct loader *l, const yaml_node_t *n)
 {
-    uint64_t *fields[] = {&l->s->costs.entry,    &l->s->costs.exit,
-                          &l->s->costs.syscall,  &l->s->costs.ipc,
-                          &l->s->costs.schedule, &l->s->costs.timer_program,
-                          &l->s->costs.irq,      &l->s->costs.tick};
+    uint64_t *fields[] = {&l->s->costs.entry, &l->s->costs.exit,     &l->s->costs.syscall,
+                          &l->s->costs.ipc,   &l->s->costs.schedule, &l->s->costs.timer_program,
+                          &l->s->costs.irq,   &l->s->costs.tick};
     char what[64];
     if (!ld_map(l, n, "platform.kernel_costs", "a mapping of costs in cycles", cost_keys))
         return;
@@ -150,11 +147,13 @@ static void clocks(struct loader *l, const yaml_node_t *map)
     if (s->timer_hz <= s->cpu_hz)
         return;
     if (timer)
-        ld_error(l, ld_loc(timer), "platform.timer_hz (%s) is faster than platform.cpu_hz "
-                 "(%llu Hz) (expected timer_hz <= cpu_hz)", ld_scalar(timer),
-                 (unsigned long long)s->cpu_hz);
+        ld_error(l, ld_loc(timer),
+                 "platform.timer_hz (%s) is faster than platform.cpu_hz "
+                 "(%llu Hz) (expected timer_hz <= cpu_hz)",
+                 ld_scalar(timer), (unsigned long long)s->cpu_hz);
     else
-        ld_error(l, ld_loc(cpu), "platform.cpu_hz (%s) is slower than the default timer_hz "
+        ld_error(l, ld_loc(cpu),
+                 "platform.cpu_hz (%s) is slower than the default timer_hz "
                  "of 1GHz (expected timer_hz <= cpu_hz: give platform.timer_hz too)",
                  ld_scalar(cpu));
 }
@@ -163,7 +162,8 @@ static void platform(struct loader *l, const yaml_node_t *n)
 {
     if (!n)
         return;
-    if (!ld_map(l, n, "platform", "a mapping with cpu_hz, timer_hz and kernel_costs", platform_keys))
+    if (!ld_map(l, n, "platform", "a mapping with cpu_hz, timer_hz and kernel_costs",
+                platform_keys))
         return;
     clocks(l, n);
     if ((n = ld_get(l, n, "kernel_costs")) != NULL)
@@ -188,8 +188,10 @@ static void kernel(struct loader *l, const yaml_node_t *map)
     const yaml_node_t *n;
     uint64_t v;
     uint32_t w;
-    if (!ld_map(l, map, "kernel", "a mapping with scheduler, priorities, min_budget, "
-                                       "tick and timeslice", kernel_keys))
+    if (!ld_map(l, map, "kernel",
+                "a mapping with scheduler, priorities, min_budget, "
+                "tick and timeslice",
+                kernel_keys))
         return;
     if ((n = ld_get(l, map, "scheduler")) != NULL &&
         ld_word(l, n, "kernel.scheduler", schedulers, &w))
@@ -213,8 +215,9 @@ static void levels(struct loader *l, const yaml_node_t *n)
     struct scenario *s = l->s;
     uint32_t count = 0;
     bool ok = true;
-    if (!ld_want_seq(l, n, "criticality", "a list of levels, least critical first, as in "
-                                          "[lo, hi]")) {
+    if (!ld_want_seq(l, n, "criticality",
+                     "a list of levels, least critical first, as in "
+                     "[lo, hi]")) {
         s->n_levels = 0;
         return;
     }
@@ -227,8 +230,10 @@ static void levels(struct loader *l, const yaml_node_t *n)
         } else if (count < SCN_MAX_LEVELS) {
             for (uint32_t j = 0; j < count; j++)
                 if (strcmp(s->levels[j], name) == 0) {
-                    ld_error(l, ld_loc(item), "criticality level '%s' is listed twice "
-                             "(expected each level once)", name);
+                    ld_error(l, ld_loc(item),
+                             "criticality level '%s' is listed twice "
+                             "(expected each level once)",
+                             name);
                     ok = false;
                 }
             memcpy(s->levels[count], name, sizeof name);
@@ -260,8 +265,9 @@ static void objects(struct loader *l, const yaml_node_t *root)
         ld_notifications(l, n);
     if ((n = ld_get(l, root, "devices")) != NULL)
         ld_devices(l, n);
-    if ((n = ld_need(l, root, "threads", "the scenario", "threads: a mapping of names to "
-                                                         "threads")) != NULL)
+    if ((n = ld_need(l, root, "threads", "the scenario",
+                     "threads: a mapping of names to "
+                     "threads")) != NULL)
         ld_threads(l, n);
     if ((n = ld_get(l, root, "expect")) != NULL)
         ld_expects(l, n);
@@ -304,11 +310,10 @@ static struct scn_loc offset_loc(const char *text, size_t len, size_t offset)
     return loc;
 }
 
-static void syntax_error(const yaml_parser_t *p, const char *path, const char *text,
-                         size_t len, struct diag *d)
+static void syntax_error(const yaml_parser_t *p, const char *path, const char *text, size_t len,
+                         struct diag *d)
 {
-    struct scn_loc at = {(uint32_t)p->problem_mark.line + 1,
-                         (uint32_t)p->problem_mark.column + 1};
+    struct scn_loc at = {(uint32_t)p->problem_mark.line + 1, (uint32_t)p->problem_mark.column + 1};
     const char *problem = p->problem ? p->problem : "cannot be parsed";
     if (p->error == YAML_MEMORY_ERROR) {
         diag_error(d, path, 0, 0, "out of memory while reading YAML");
@@ -317,9 +322,8 @@ static void syntax_error(const yaml_parser_t *p, const char *path, const char *t
     if (p->error == YAML_READER_ERROR)
         at = offset_loc(text, len, p->problem_offset);
     if (p->context)
-        diag_error(d, path, at.line, at.col, "invalid YAML: %s (%s at %u:%u)", problem,
-                   p->context, (unsigned)p->context_mark.line + 1,
-                   (unsigned)p->context_mark.column + 1);
+        diag_error(d, path, at.line, at.col, "invalid YAML: %s (%s at %u:%u)", problem, p->context,
+                   (unsigned)p->context_mark.line + 1, (unsigned)p->context_mark.column + 1);
     else
         diag_error(d, path, at.line, at.col, "invalid YAML: %s", problem);
 }
@@ -334,8 +338,7 @@ static void second_document(yaml_parser_t *p, const char *path, const char *text
         return;
     }
     if (yaml_document_get_root_node(&doc))
-        diag_error(d, path, (uint32_t)doc.start_mark.line + 1,
-                   (uint32_t)doc.start_mark.column + 1,
+        diag_error(d, path, (uint32_t)doc.start_mark.line + 1, (uint32_t)doc.start_mark.column + 1,
                    "a second YAML document starts here (expected one scenario per file: "
                    "remove the '---' line and what follows)");
     yaml_document_delete(&doc);
@@ -352,7 +355,8 @@ static void load_document(yaml_parser_t *p, const char *path, const char *text, 
     }
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (!root)
-        diag_error(d, path, 1, 1, "the file has no scenario in it (expected a scenario: a "
+        diag_error(d, path, 1, 1,
+                   "the file has no scenario in it (expected a scenario: a "
                    "mapping starting with mcsim: 1)");
     else
         scenario(&l, root);
@@ -361,8 +365,8 @@ static void load_document(yaml_parser_t *p, const char *path, const char *text, 
     yaml_document_delete(&doc);
 }
 
-int load_scenario_text(const char *path, const char *text, size_t len,
-                       const struct load_opts *opts, struct scenario *out, struct diag *d)
+int load_scenario_text(const char *path, const char *text, size_t len, const struct load_opts *opts,
+                       struct scenario *out, struct diag *d)
 {
     size_t first_msg = diag_count(d), errors = diag_errors(d);
     yaml_parser_t parser;
@@ -384,38 +388,51 @@ int load_scenario_text(const char *path, const char *text, size_t len,
     return -1;
 }
 
+/* Read `f` to its end into a buffer of LOAD_MAX_FILE_BYTES + 1 bytes at
+ * most (one more than allowed, to tell a file that is too large). */
+static char *read_all(FILE *f, size_t *len)
+{
+    size_t cap = 4096;
+    char *buf = malloc(cap + 1), *grown;
+    *len = 0;
+    while (buf) {
+        *len += fread(buf + *len, 1, cap - *len, f);
+        if (*len < cap || cap > LOAD_MAX_FILE_BYTES)
+            return buf;
+        if (!(grown = realloc(buf, 2 * cap + 1)))
+            free(buf);
+        buf = grown;
+        cap *= 2;
+    }
+    return NULL;
+}
+
 /* The whole file at `path` (NUL-terminated), or NULL with an error in `d`. */
 static char *read_file(const char *path, size_t *len, struct diag *d)
 {
     FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0;
     if (!f) {
         diag_error(d, path, 0, 0, "cannot read the file: %s", strerror(errno));
         return NULL;
     }
-    *len = 0;
-    while (!feof(f) && !ferror(f) && *len <= LOAD_MAX_FILE_BYTES) {
-        char *grown = *len == cap ? realloc(buf, (cap = cap ? 2 * cap : 4096) + 1) : buf;
-        if (!grown)
-            break;
-        buf = grown;
-        *len += fread(buf + *len, 1, cap - *len, f);
-    }
-    bool failed = ferror(f) || !feof(f);
-    int err = errno;
+    char *buf = read_all(f, len);
+    int err = ferror(f) ? errno : 0;
     fclose(f);
-    if (failed || *len > LOAD_MAX_FILE_BYTES) {
-        if (*len > LOAD_MAX_FILE_BYTES)
-            diag_error(d, path, 0, 0, "the file is larger than %u bytes (expected a scenario "
-                       "of reasonable size)", LOAD_MAX_FILE_BYTES);
-        else
-            diag_error(d, path, 0, 0, "cannot read the file: %s", strerror(err));
-        free(buf);
-        return NULL;
+    if (buf && !err && *len <= LOAD_MAX_FILE_BYTES) {
+        buf[*len] = '\0';
+        return buf;
     }
-    buf[*len] = '\0';
-    return buf;
+    if (!buf)
+        diag_error(d, path, 0, 0, "out of memory while reading the file");
+    else if (err)
+        diag_error(d, path, 0, 0, "cannot read the file: %s", strerror(err));
+    else
+        diag_error(d, path, 0, 0,
+                   "the file is larger than %u bytes (expected a scenario of "
+                   "reasonable size)",
+                   LOAD_MAX_FILE_BYTES);
+    free(buf);
+    return NULL;
 }
 
 int load_scenario_opts(const char *path, const struct load_opts *opts, struct scenario *out,

@@ -43,7 +43,7 @@ int load_scenario_opts(const char *path, const struct load_opts *opts, struct sc
  * NUL-terminated), reported and recorded as if read from `path` (used for
  * messages, the default name and scenario.path). For tests and fuzzing.
  */
-int load_scenario_text(const char *path, const char *text, size_t len,
-                       const struct load_opts *opts, struct scenario *out, struct diag *d);
+int load_scenario_text(const char *path, const char *text, size_t len, const struct load_opts *opts,
+                       struct scenario *out, struct diag *d);
 
 #endif /* MCSIM_CLI_LOAD_H */

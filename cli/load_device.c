@@ -11,12 +11,11 @@
 #define MAX_IRQ 255
 
 static const char *const device_keys[] = {"irq", "notification", "arrivals", "offset", NULL};
-static const char *const arrival_keys[] = {"periodic", "jitter", "sporadic", "at", "burst",
-                                           NULL};
+static const char *const arrival_keys[] = {"periodic", "jitter", "sporadic", "at", "burst", NULL};
 /* The forms, in arrival_keys' order and enum scn_arrival_kind's. */
 static const char *const forms[] = {"periodic", "sporadic", "at", "burst", NULL};
-#define ARRIVALS_EXPECTED                                                                      \
-    "one of {periodic: 1ms}, {periodic: 1ms, jitter: 50us}, {sporadic: {min: 1ms, max: 3ms}}, " \
+#define ARRIVALS_EXPECTED                                                                          \
+    "one of {periodic: 1ms}, {periodic: 1ms, jitter: 50us}, {sporadic: {min: 1ms, max: 3ms}}, "    \
     "{at: [1ms, 9ms]}, {burst: {every: 10ms, count: 4, gap: 20us}}"
 
 static void periodic(struct loader *l, const yaml_node_t *arr, const char *what,
@@ -39,8 +38,10 @@ static void sporadic(struct loader *l, const yaml_node_t *n, const char *what,
     const yaml_node_t *min_n, *max_n;
     bool ok = true;
     ld_whatf(field, sizeof field, "sporadic arrivals of %s", what);
-    if (!ld_map(l, n, field, "{min: D, max: D}, the least and most time between "
-                                  "arrivals", keys))
+    if (!ld_map(l, n, field,
+                "{min: D, max: D}, the least and most time between "
+                "arrivals",
+                keys))
         return;
     min_n = ld_need(l, n, "min", field, "min: the least time between arrivals");
     max_n = ld_need(l, n, "max", field, "max: the most time between arrivals");
@@ -51,8 +52,10 @@ static void sporadic(struct loader *l, const yaml_node_t *n, const char *what,
     ld_whatf(field, sizeof field, "max of sporadic arrivals of %s", what);
     ok &= ld_duration(l, max_n, field, true, &dev->max);
     if (ok && dev->min > dev->max)
-        ld_error(l, ld_loc(min_n), "min of sporadic arrivals of %s (%s) is more than max (%s) "
-                 "(expected min <= max)", what, ld_scalar(min_n), ld_scalar(max_n));
+        ld_error(l, ld_loc(min_n),
+                 "min of sporadic arrivals of %s (%s) is more than max (%s) "
+                 "(expected min <= max)",
+                 what, ld_scalar(min_n), ld_scalar(max_n));
 }
 
 static void at_times(struct loader *l, const yaml_node_t *n, const char *what,
@@ -68,17 +71,17 @@ static void at_times(struct loader *l, const yaml_node_t *n, const char *what,
         return;
     dev->at_first = s->n_times;
     const yaml_node_t *prev = NULL;
-    for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top;
-         i++) {
+    for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++) {
         const yaml_node_t *item = ld_node(l, *i);
         cycles_t t;
         ld_whatf(field, sizeof field, "time %u in at of %s", (unsigned)(dev->at_count + 1), what);
         if (!ld_duration(l, item, field, false, &t))
             continue;
         if (prev && t < s->times[s->n_times - 1])
-            ld_error(l, ld_loc(item), "%s (%s) is earlier than the time before it (%s) "
-                     "(expected times in ascending order)", field, ld_scalar(item),
-                     ld_scalar(prev));
+            ld_error(l, ld_loc(item),
+                     "%s (%s) is earlier than the time before it (%s) "
+                     "(expected times in ascending order)",
+                     field, ld_scalar(item), ld_scalar(prev));
         s->times[s->n_times++] = t;
         dev->at_count++;
         prev = item;
@@ -89,13 +92,13 @@ static void burst_span(struct loader *l, const yaml_node_t *every_n, const yaml_
                        const char *what, const struct scn_device *dev)
 {
     if (dev->count > 1 && dev->gap > (dev->every - 1) / (dev->count - 1))
-        ld_error(l, ld_loc(gap_n), "a burst of %s is %u arrivals %s apart, which does not end "
-                 "before the next burst %s later (expected (count - 1) x gap < every)", what,
-                 (unsigned)dev->count, ld_scalar(gap_n), ld_scalar(every_n));
+        ld_error(l, ld_loc(gap_n),
+                 "a burst of %s is %u arrivals %s apart, which does not end "
+                 "before the next burst %s later (expected (count - 1) x gap < every)",
+                 what, (unsigned)dev->count, ld_scalar(gap_n), ld_scalar(every_n));
 }
 
-static void burst(struct loader *l, const yaml_node_t *n, const char *what,
-                  struct scn_device *dev)
+static void burst(struct loader *l, const yaml_node_t *n, const char *what, struct scn_device *dev)
 {
     static const char *const keys[] = {"every", "count", "gap", NULL};
     char field[128];
@@ -129,8 +132,10 @@ static bool arrival_form(struct loader *l, const yaml_node_t *arr, const char *w
     for (uint32_t f = 0; forms[f]; f++) {
         const yaml_node_t *v = ld_get(l, arr, forms[f]);
         if (v && first) {
-            ld_error(l, ld_loc(v), "arrivals of %s have more than one form (expected exactly "
-                     "one of: periodic, sporadic, at, burst)", what);
+            ld_error(l, ld_loc(v),
+                     "arrivals of %s have more than one form (expected exactly "
+                     "one of: periodic, sporadic, at, burst)",
+                     what);
             ok = false;
         } else if (v) {
             first = v;
@@ -150,12 +155,15 @@ static void arrivals(struct loader *l, const yaml_node_t *arr, const char *what,
 {
     char field[128];
     ld_whatf(field, sizeof field, "arrivals of %s", what);
-    if (!ld_map(l, arr, field, ARRIVALS_EXPECTED, arrival_keys) || !arrival_form(l, arr, what, &dev->kind))
+    if (!ld_map(l, arr, field, ARRIVALS_EXPECTED, arrival_keys) ||
+        !arrival_form(l, arr, what, &dev->kind))
         return;
     const yaml_node_t *jitter = ld_get(l, arr, "jitter");
     if (jitter && dev->kind != ARRIVAL_PERIODIC)
-        ld_error(l, ld_loc(jitter), "arrivals of %s have a jitter but are not periodic "
-                 "(expected jitter only with periodic)", what);
+        ld_error(l, ld_loc(jitter),
+                 "arrivals of %s have a jitter but are not periodic "
+                 "(expected jitter only with periodic)",
+                 what);
     switch (dev->kind) {
     case ARRIVAL_PERIODIC:
         periodic(l, arr, what, dev);
@@ -193,9 +201,11 @@ static void irq_line(struct loader *l, const yaml_node_t *map, const char *what,
         return;
     dev->irq = (uint32_t)irq;
     if ((other = same_line(l->s, dev)) != NULL)
-        ld_error(l, ld_loc(n), "irq %u of %s is already the line of device '%s' at %u:%u "
-                 "(expected a line of its own)", (unsigned)irq, what, other->name,
-                 (unsigned)other->loc.line, (unsigned)other->loc.col);
+        ld_error(l, ld_loc(n),
+                 "irq %u of %s is already the line of device '%s' at %u:%u "
+                 "(expected a line of its own)",
+                 (unsigned)irq, what, other->name, (unsigned)other->loc.line,
+                 (unsigned)other->loc.col);
 }
 
 static void device(struct loader *l, const yaml_node_t *key, const yaml_node_t *map)

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const expect_keys[] = {"deadlines", "criticality", "threads", "max_response",
+static const char *const expect_keys[] = {"deadlines", "criticality", "threads",   "max_response",
                                           "count",     "budget",      "scheduler", NULL};
 /* The keys that say what is checked, in enum scn_expect_kind's order
  * (deadlines stands for both met and missed). */
@@ -43,8 +43,10 @@ static void deadline_threads(struct loader *l, const yaml_node_t *n, const char 
         return;
     uint32_t len = (uint32_t)(n->data.sequence.items.top - n->data.sequence.items.start);
     if (len == 0) {
-        ld_error(l, ld_loc(n), "threads of %s is empty (expected at least one thread, or no "
-                 "threads key for every thread)", what);
+        ld_error(l, ld_loc(n),
+                 "threads of %s is empty (expected at least one thread, or no "
+                 "threads key for every thread)",
+                 what);
         return;
     }
     if (!ld_reserve(l, (void **)&s->thread_refs, &l->cap_refs, s->n_thread_refs + len,
@@ -52,8 +54,7 @@ static void deadline_threads(struct loader *l, const yaml_node_t *n, const char 
         return;
     e->thread_first = s->n_thread_refs;
     ld_whatf(field, sizeof field, "a thread of %s", what);
-    for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top;
-         i++) {
+    for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++) {
         uint32_t t;
         if (ld_ref(l, ld_node(l, *i), LD_THREAD, field, &t)) {
             s->thread_refs[s->n_thread_refs++] = t;
@@ -73,8 +74,10 @@ static void deadlines(struct loader *l, const yaml_node_t *map, const char *what
     if (ld_word(l, ld_get(l, map, "deadlines"), field, words, &w))
         e->kind = w == 0 ? EXPECT_DEADLINES_MET : EXPECT_DEADLINES_MISSED;
     if (crit && threads) {
-        ld_error(l, ld_loc(threads), "%s has both criticality and "
-                 "threads (expected one of the two, or neither for every thread)", what);
+        ld_error(l, ld_loc(threads),
+                 "%s has both criticality and "
+                 "threads (expected one of the two, or neither for every thread)",
+                 what);
         return;
     }
     ld_whatf(field, sizeof field, "criticality of %s", what);
@@ -116,16 +119,18 @@ static void count_bounds(struct loader *l, const yaml_node_t *v, const char *wha
     if (most)
         e->has_at_most = ld_uint(l, most, field, 0, UINT64_MAX, &e->at_most);
     if (!least && !most)
-        ld_error(l, ld_loc(v), "count of %s has no bound (expected at_least: N, at_most: N or "
-                 "both)", what);
+        ld_error(l, ld_loc(v),
+                 "count of %s has no bound (expected at_least: N, at_most: N or "
+                 "both)",
+                 what);
     if (e->has_at_least && e->has_at_most && e->at_least > e->at_most)
-        ld_error(l, ld_loc(least), "at_least of %s (%llu) is more than its at_most (%llu) "
-                 "(expected at_least <= at_most)", what, (unsigned long long)e->at_least,
-                 (unsigned long long)e->at_most);
+        ld_error(l, ld_loc(least),
+                 "at_least of %s (%llu) is more than its at_most (%llu) "
+                 "(expected at_least <= at_most)",
+                 what, (unsigned long long)e->at_least, (unsigned long long)e->at_most);
 }
 
-static void count(struct loader *l, const yaml_node_t *map, const char *what,
-                  struct scn_expect *e)
+static void count(struct loader *l, const yaml_node_t *map, const char *what, struct scn_expect *e)
 {
     static const char *const keys[] = {"event", "thread", "device", "at_least", "at_most", NULL};
     char field[96];
@@ -143,17 +148,17 @@ static void count(struct loader *l, const yaml_node_t *map, const char *what,
     if ((n = ld_get(l, v, "thread")) != NULL)
         ld_ref(l, n, LD_THREAD, field, &e->thread);
     ld_whatf(field, sizeof field, "device of %s", what);
-    if ((n = ld_get(l, v, "device")) != NULL && ev != EV_COUNT && ev != EV_IRQ &&
-        ev != EV_IRQ_LOST)
-        ld_error(l, ld_loc(n), "%s filters by device, but event %s is not an interrupt "
-                 "(expected device only with irq or irq_lost)", what, event_names[ev]);
+    if ((n = ld_get(l, v, "device")) != NULL && ev != EV_COUNT && ev != EV_IRQ && ev != EV_IRQ_LOST)
+        ld_error(l, ld_loc(n),
+                 "%s filters by device, but event %s is not an interrupt "
+                 "(expected device only with irq or irq_lost)",
+                 what, event_names[ev]);
     else if (n)
         ld_ref(l, n, LD_DEVICE, field, &e->device);
     count_bounds(l, v, what, e);
 }
 
-static void budget(struct loader *l, const yaml_node_t *map, const char *what,
-                   struct scn_expect *e)
+static void budget(struct loader *l, const yaml_node_t *map, const char *what, struct scn_expect *e)
 {
     static const char *const words[] = {"respected", NULL};
     char field[96];
@@ -164,15 +169,16 @@ static void budget(struct loader *l, const yaml_node_t *map, const char *what,
 }
 
 /* The key that says what `map` checks; false (reported) if none or two. */
-static bool expect_kind(struct loader *l, const yaml_node_t *map, const char *what,
-                        uint32_t *kind)
+static bool expect_kind(struct loader *l, const yaml_node_t *map, const char *what, uint32_t *kind)
 {
     bool found = false, ok = true;
     for (uint32_t k = 0; kind_keys[k]; k++) {
         const yaml_node_t *v = ld_get(l, map, kind_keys[k]);
         if (v && found) {
-            ld_error(l, ld_loc(v), "%s checks %s and %s at once (expected exactly %s; write "
-                     "two expectations)", what, kind_keys[*kind], kind_keys[k], EXPECT_FORMS);
+            ld_error(l, ld_loc(v),
+                     "%s checks %s and %s at once (expected exactly %s; write "
+                     "two expectations)",
+                     what, kind_keys[*kind], kind_keys[k], EXPECT_FORMS);
             ok = false;
         } else if (v) {
             found = true;
@@ -192,8 +198,10 @@ static void deadline_keys_only(struct loader *l, const yaml_node_t *map, const c
     for (uint32_t i = 0; keys[i] && kind != 0; i++) {
         const yaml_node_t *v = ld_get(l, map, keys[i]);
         if (v)
-            ld_error(l, ld_loc(v), "%s is a %s check and cannot take %s (expected %s only "
-                     "with deadlines)", what, kind_keys[kind], keys[i], keys[i]);
+            ld_error(l, ld_loc(v),
+                     "%s is a %s check and cannot take %s (expected %s only "
+                     "with deadlines)",
+                     what, kind_keys[kind], keys[i], keys[i]);
     }
 }
 
@@ -251,7 +259,8 @@ static void expectation(struct loader *l, const yaml_node_t *map, struct scn_exp
     uint32_t kind = 0;
     size_t errors = diag_errors(l->d);
     ld_whatf(what, sizeof what, "expectation %u", (unsigned)number);
-    if (!ld_map(l, map, what, "a mapping such as {deadlines: met, criticality: hi}", expect_keys) || !expect_kind(l, map, what, &kind))
+    if (!ld_map(l, map, what, "a mapping such as {deadlines: met, criticality: hi}", expect_keys) ||
+        !expect_kind(l, map, what, &kind))
         return;
     deadline_keys_only(l, map, what, kind);
     scheduler(l, map, what, e);

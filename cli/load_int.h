@@ -28,14 +28,14 @@
 enum ld_kind { LD_THREAD, LD_ENDPOINT, LD_NOTIFICATION, LD_DEVICE };
 
 struct loader {
-    const char *file;       /* for messages */
+    const char *file; /* for messages */
     struct diag *d;
     struct scenario *s;
     yaml_document_t *doc;
-    uint64_t cpu_hz;        /* converts durations: the scenario's, or 1GHz if it is wrong */
-    cycles_t min_budget;    /* MIN_BUDGET in cycles, once `kernel` is read */
+    uint64_t cpu_hz;     /* converts durations: the scenario's, or 1GHz if it is wrong */
+    cycles_t min_budget; /* MIN_BUDGET in cycles, once `kernel` is read */
     uint32_t cap_steps, cap_expects, cap_times, cap_refs;
-    bool no_memory;         /* an allocation failed: reported once */
+    bool no_memory; /* an allocation failed: reported once */
 };
 
 /* load_node.c: places, messages and node types */
@@ -70,12 +70,10 @@ const char *ld_found(const yaml_node_t *n, char *buf, size_t len);
 void ld_wrong(struct loader *l, const yaml_node_t *n, const char *what, const char *expected);
 
 /* True if `n` is a mapping; otherwise reports that `what` should be one. */
-bool ld_want_map(struct loader *l, const yaml_node_t *n, const char *what,
-                 const char *expected);
+bool ld_want_map(struct loader *l, const yaml_node_t *n, const char *what, const char *expected);
 
 /* True if `n` is a list; otherwise reports that `what` should be one. */
-bool ld_want_seq(struct loader *l, const yaml_node_t *n, const char *what,
-                 const char *expected);
+bool ld_want_seq(struct loader *l, const yaml_node_t *n, const char *what, const char *expected);
 
 /*
  * Check the keys of mapping `map` (called `what` in messages): every key a
@@ -96,8 +94,8 @@ yaml_node_t *ld_get(const struct loader *l, const yaml_node_t *map, const char *
 
 /* As ld_get, but a missing key is reported: "`what` is missing 'key'
  * (expected `expected`)". */
-yaml_node_t *ld_need(struct loader *l, const yaml_node_t *map, const char *key,
-                     const char *what, const char *expected);
+yaml_node_t *ld_need(struct loader *l, const yaml_node_t *map, const char *key, const char *what,
+                     const char *expected);
 
 /* The edit distance between two short words (SIZE_MAX if either is
  * longer than a name), for "did you mean" hints. */
@@ -118,12 +116,11 @@ bool ld_duration(struct loader *l, const yaml_node_t *n, const char *what, bool 
                  cycles_t *out);
 
 /* One of the NULL-terminated `words`; *index is its position. */
-bool ld_word(struct loader *l, const yaml_node_t *n, const char *what,
-             const char *const *words, uint32_t *index);
+bool ld_word(struct loader *l, const yaml_node_t *n, const char *what, const char *const *words,
+             uint32_t *index);
 
 /* A name `[a-z][a-z0-9_]*` shorter than SCN_NAME_MAX, copied into `out`. */
-bool ld_name(struct loader *l, const yaml_node_t *n, const char *what,
-             char out[SCN_NAME_MAX]);
+bool ld_name(struct loader *l, const yaml_node_t *n, const char *what, char out[SCN_NAME_MAX]);
 
 /* A name that must be an object of `kind`, already read; *index is its
  * index in the scenario's array of that kind. */

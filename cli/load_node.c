@@ -83,8 +83,7 @@ void ld_wrong(struct loader *l, const yaml_node_t *n, const char *what, const ch
              expected);
 }
 
-bool ld_want_map(struct loader *l, const yaml_node_t *n, const char *what,
-                 const char *expected)
+bool ld_want_map(struct loader *l, const yaml_node_t *n, const char *what, const char *expected)
 {
     if (n->type == YAML_MAPPING_NODE)
         return true;
@@ -92,8 +91,7 @@ bool ld_want_map(struct loader *l, const yaml_node_t *n, const char *what,
     return false;
 }
 
-bool ld_want_seq(struct loader *l, const yaml_node_t *n, const char *what,
-                 const char *expected)
+bool ld_want_seq(struct loader *l, const yaml_node_t *n, const char *what, const char *expected)
 {
     if (n->type == YAML_SEQUENCE_NODE)
         return true;
@@ -168,8 +166,8 @@ static void unknown_key(struct loader *l, const yaml_node_t *key, const char *wh
     char hint[96], list[512];
     suggest(ld_scalar(key), keys, hint, sizeof hint);
     join(keys, list, sizeof list);
-    ld_error(l, ld_loc(key), "unknown key '%s' in %s%s (expected one of: %s)", ld_scalar(key),
-             what, hint, list);
+    ld_error(l, ld_loc(key), "unknown key '%s' in %s%s (expected one of: %s)", ld_scalar(key), what,
+             hint, list);
 }
 
 /* The pair before `pair` in `map` with the same scalar key, or NULL. */
@@ -200,8 +198,10 @@ bool ld_check_keys(struct loader *l, const yaml_node_t *map, const char *what,
             ok = false;
         } else if ((first = earlier_key(l, map, p)) != NULL) {
             struct scn_loc at = ld_loc(ld_node(l, first->key));
-            ld_error(l, ld_loc(key), "duplicate key '%s' in %s (first at %u:%u; expected each "
-                     "key once)", ld_scalar(key), what, (unsigned)at.line, (unsigned)at.col);
+            ld_error(l, ld_loc(key),
+                     "duplicate key '%s' in %s (first at %u:%u; expected each "
+                     "key once)",
+                     ld_scalar(key), what, (unsigned)at.line, (unsigned)at.col);
             ok = false;
         } else if (keys && !is_word(ld_scalar(key), keys)) {
             unknown_key(l, key, what, keys);
@@ -233,8 +233,8 @@ yaml_node_t *ld_get(const struct loader *l, const yaml_node_t *map, const char *
     return NULL;
 }
 
-yaml_node_t *ld_need(struct loader *l, const yaml_node_t *map, const char *key,
-                     const char *what, const char *expected)
+yaml_node_t *ld_need(struct loader *l, const yaml_node_t *map, const char *key, const char *what,
+                     const char *expected)
 {
     yaml_node_t *v = ld_get(l, map, key);
     if (!v)

@@ -12,8 +12,7 @@
  * configuration (seL4 sizes a context by its refill count). */
 #define MAX_EXTRA_REFILLS (MCSIM_SC_MAX_REFILLS(16) - MCSIM_MIN_REFILLS)
 
-static const char *const context_keys[] = {"budget", "period", "extra_refills", "sporadic",
-                                           NULL};
+static const char *const context_keys[] = {"budget", "period", "extra_refills", "sporadic", NULL};
 
 /* A passive thread writes no context key: each one is an error. */
 static void refuse_context(struct loader *l, const yaml_node_t *map, const char *what)
@@ -21,37 +20,45 @@ static void refuse_context(struct loader *l, const yaml_node_t *map, const char 
     for (const char *const *k = context_keys; *k; k++) {
         const yaml_node_t *v = ld_get(l, map, *k);
         if (v)
-            ld_error(l, ld_loc(v), "%s is passive and has '%s' (a passive thread runs on "
+            ld_error(l, ld_loc(v),
+                     "%s is passive and has '%s' (a passive thread runs on "
                      "the contexts of others; expected either passive: true or budget and "
-                     "period, not both)", what, *k);
+                     "period, not both)",
+                     what, *k);
     }
 }
 
 /* budget <= period and budget >= MIN_BUDGET, once both are read. */
-static void check_budget(struct loader *l, const yaml_node_t *budget_n,
-                         const yaml_node_t *period_n, const char *what,
-                         const struct scn_context *sc)
+static void check_budget(struct loader *l, const yaml_node_t *budget_n, const yaml_node_t *period_n,
+                         const char *what, const struct scn_context *sc)
 {
     if (sc->budget > sc->period)
-        ld_error(l, ld_loc(budget_n), "budget of %s (%s) is longer than its period (%s) "
-                 "(expected budget <= period)", what, ld_scalar(budget_n), ld_scalar(period_n));
+        ld_error(l, ld_loc(budget_n),
+                 "budget of %s (%s) is longer than its period (%s) "
+                 "(expected budget <= period)",
+                 what, ld_scalar(budget_n), ld_scalar(period_n));
     else if (sc->budget < l->min_budget)
-        ld_error(l, ld_loc(budget_n), "budget of %s (%s = %llu cycles) is less than "
-                 "MIN_BUDGET (%llu cycles) (expected at least kernel.min_budget)", what,
-                 ld_scalar(budget_n), (unsigned long long)sc->budget,
+        ld_error(l, ld_loc(budget_n),
+                 "budget of %s (%s = %llu cycles) is less than "
+                 "MIN_BUDGET (%llu cycles) (expected at least kernel.min_budget)",
+                 what, ld_scalar(budget_n), (unsigned long long)sc->budget,
                  (unsigned long long)l->min_budget);
 }
 
 /* One of budget and period without the other. */
-static void half_context(struct loader *l, const yaml_node_t *budget_n,
-                         const yaml_node_t *period_n, const char *what)
+static void half_context(struct loader *l, const yaml_node_t *budget_n, const yaml_node_t *period_n,
+                         const char *what)
 {
     if (budget_n)
-        ld_error(l, ld_loc(budget_n), "%s has a budget but no period (expected both budget "
-                 "and period)", what);
+        ld_error(l, ld_loc(budget_n),
+                 "%s has a budget but no period (expected both budget "
+                 "and period)",
+                 what);
     else
-        ld_error(l, ld_loc(period_n), "%s has a period but no budget (expected both budget "
-                 "and period)", what);
+        ld_error(l, ld_loc(period_n),
+                 "%s has a period but no budget (expected both budget "
+                 "and period)",
+                 what);
 }
 
 static void context_options(struct loader *l, const yaml_node_t *map, const char *what,
@@ -104,8 +111,7 @@ void ld_endpoints(struct loader *l, const yaml_node_t *n)
     uint32_t cap = 0;
     if (!ld_reserve(l, (void **)&s->endpoints, &cap, len, sizeof *s->endpoints))
         return;
-    for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top;
-         i++) {
+    for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++) {
         struct scn_endpoint *ep = &s->endpoints[s->n_endpoints];
         const yaml_node_t *item = ld_node(l, *i);
         memset(ep, 0, sizeof *ep);
@@ -144,15 +150,16 @@ void ld_notifications(struct loader *l, const yaml_node_t *n)
     else if (n->type == YAML_MAPPING_NODE)
         len = (uint32_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
     else {
-        ld_wrong(l, n, "notifications", "a list of names, or a mapping of names to "
-                                        "scheduling contexts");
+        ld_wrong(l, n, "notifications",
+                 "a list of names, or a mapping of names to "
+                 "scheduling contexts");
         return;
     }
     if (!ld_reserve(l, (void **)&l->s->notifications, &cap, len, sizeof *l->s->notifications))
         return;
     if (n->type == YAML_SEQUENCE_NODE) {
-        for (yaml_node_item_t *i = n->data.sequence.items.start;
-             i < n->data.sequence.items.top; i++)
+        for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top;
+             i++)
             notification(l, ld_node(l, *i), NULL);
         return;
     }

@@ -17,22 +17,30 @@ struct prog_ctx {
 };
 
 static const char *const step_names[] = {
-    [STEP_COMPUTE] = "compute",         [STEP_JOB] = "job",
-    [STEP_LOOP] = "loop",               [STEP_REPEAT] = "repeat",
-    [STEP_YIELD] = "yield",             [STEP_CALL] = "call",
-    [STEP_SEND] = "send",               [STEP_NBSEND] = "nbsend",
-    [STEP_RECV] = "recv",               [STEP_REPLY] = "reply",
-    [STEP_REPLY_RECV] = "reply_recv",   [STEP_SIGNAL] = "signal",
-    [STEP_WAIT] = "wait",               [STEP_POLL] = "poll",
-    [STEP_IRQ_ACK] = "irq_ack",         [STEP_HANDLE_TIMEOUTS] = "handle_timeouts",
+    [STEP_COMPUTE] = "compute",
+    [STEP_JOB] = "job",
+    [STEP_LOOP] = "loop",
+    [STEP_REPEAT] = "repeat",
+    [STEP_YIELD] = "yield",
+    [STEP_CALL] = "call",
+    [STEP_SEND] = "send",
+    [STEP_NBSEND] = "nbsend",
+    [STEP_RECV] = "recv",
+    [STEP_REPLY] = "reply",
+    [STEP_REPLY_RECV] = "reply_recv",
+    [STEP_SIGNAL] = "signal",
+    [STEP_WAIT] = "wait",
+    [STEP_POLL] = "poll",
+    [STEP_IRQ_ACK] = "irq_ack",
+    [STEP_HANDLE_TIMEOUTS] = "handle_timeouts",
 };
 #define N_STEP_KINDS (sizeof step_names / sizeof step_names[0])
-#define STEPS_EXPECTED                                                                         \
-    "compute, job, loop, repeat, yield, call, send, nbsend, recv, reply, reply_recv, signal, " \
+#define STEPS_EXPECTED                                                                             \
+    "compute, job, loop, repeat, yield, call, send, nbsend, recv, reply, reply_recv, signal, "     \
     "wait, poll, irq_ack or handle_timeouts"
 
-static void steps(struct loader *l, const yaml_node_t *seq, const char *what,
-                  struct prog_ctx ctx, uint32_t *first, uint32_t *count);
+static void steps(struct loader *l, const yaml_node_t *seq, const char *what, struct prog_ctx ctx,
+                  uint32_t *first, uint32_t *count);
 
 const char *ld_step_name(enum scn_step_kind kind)
 {
@@ -90,8 +98,7 @@ static void unknown_step(struct loader *l, const yaml_node_t *n, const char *nam
              ctx->thread, hint, STEPS_EXPECTED);
 }
 
-static void compute(struct loader *l, const yaml_node_t *v, const char *what,
-                    struct scn_step *st)
+static void compute(struct loader *l, const yaml_node_t *v, const char *what, struct scn_step *st)
 {
     static const char *const keys[] = {"min", "max", NULL};
     char field[160];
@@ -111,8 +118,10 @@ static void compute(struct loader *l, const yaml_node_t *v, const char *what,
     ld_whatf(field, sizeof field, "max of %s", what);
     ok &= ld_duration(l, max_n, field, false, &st->max);
     if (ok && st->min > st->max)
-        ld_error(l, ld_loc(min_n), "min of %s (%s) is more than its max (%s) (expected min <= "
-                 "max)", what, ld_scalar(min_n), ld_scalar(max_n));
+        ld_error(l, ld_loc(min_n),
+                 "min of %s (%s) is more than its max (%s) (expected min <= "
+                 "max)",
+                 what, ld_scalar(min_n), ld_scalar(max_n));
 }
 
 /* True if running steps[first..+count) lets time pass: a compute of more
@@ -133,15 +142,17 @@ static bool takes_time(const struct scenario *s, uint32_t first, uint32_t count)
 }
 
 /* The body of a job, loop or repeat at s->steps[idx]. */
-static void body(struct loader *l, const yaml_node_t *seq, const char *what,
-                 struct prog_ctx ctx, uint32_t idx)
+static void body(struct loader *l, const yaml_node_t *seq, const char *what, struct prog_ctx ctx,
+                 uint32_t idx)
 {
     uint32_t first = 0, count = 0;
     size_t errors = diag_errors(l->d);
     struct scn_step *st = &l->s->steps[idx];
     if (st->kind == STEP_JOB && ctx.in_job) {
-        ld_error(l, st->loc, "%s is inside another job (expected jobs side by side, not one "
-                 "in another)", what);
+        ld_error(l, st->loc,
+                 "%s is inside another job (expected jobs side by side, not one "
+                 "in another)",
+                 what);
         return;
     }
     ctx.depth++;
@@ -152,12 +163,14 @@ static void body(struct loader *l, const yaml_node_t *seq, const char *what,
     st->body_count = count;
     if (st->kind == STEP_LOOP && count > 0 && diag_errors(l->d) == errors &&
         !takes_time(l->s, first, count))
-        ld_error(l, st->loc, "%s would repeat for ever at one instant (expected a compute of "
-                 "more than 0 or a kernel operation in it)", what);
+        ld_error(l, st->loc,
+                 "%s would repeat for ever at one instant (expected a compute of "
+                 "more than 0 or a kernel operation in it)",
+                 what);
 }
 
-static void repeat(struct loader *l, const yaml_node_t *v, const char *what,
-                   struct prog_ctx ctx, uint32_t idx)
+static void repeat(struct loader *l, const yaml_node_t *v, const char *what, struct prog_ctx ctx,
+                   uint32_t idx)
 {
     static const char *const keys[] = {"count", "do", NULL};
     char field[160];
@@ -185,8 +198,7 @@ static void timeout_action(struct loader *l, const yaml_node_t *v, const char *w
         ld_whatf(field, sizeof field, "emergency_budget of %s", what);
         const yaml_node_t *b = ld_need(l, v, "emergency_budget", what, expected);
         ld_check_keys(l, v, what, keys);
-        if (b &&
-            ld_duration(l, b, field, true, &st->timeouts.emergency))
+        if (b && ld_duration(l, b, field, true, &st->timeouts.emergency))
             st->timeouts.action = TIMEOUT_EMERGENCY_BUDGET;
     } else if (v->type == YAML_SCALAR_NODE && !ld_is_null(v)) {
         if (ld_word(l, v, what, words, &w))
@@ -204,8 +216,9 @@ static void handle_timeouts(struct loader *l, const yaml_node_t *v, const char *
     if (!ld_map(l, v, what, "{endpoint: ENDPOINT, action: ACTION}", keys))
         return;
     const yaml_node_t *ep = ld_need(l, v, "endpoint", what, "endpoint: where the faults come");
-    const yaml_node_t *act = ld_need(l, v, "action", what, "action: reset, inherit or "
-                                                           "{emergency_budget: D}");
+    const yaml_node_t *act = ld_need(l, v, "action", what,
+                                     "action: reset, inherit or "
+                                     "{emergency_budget: D}");
     ld_whatf(field, sizeof field, "endpoint of %s", what);
     if (ep)
         ld_ref(l, ep, LD_ENDPOINT, field, &st->timeouts.endpoint);
@@ -241,23 +254,24 @@ static void argument(struct loader *l, const yaml_node_t *v, struct prog_ctx ctx
         break;
     default: /* yield, reply: nothing to read */
         if (!ld_is_null(v))
-            ld_error(l, ld_loc(v), "%s takes no argument (expected the plain step '%s')",
-                     what, ld_step_name(st->kind));
+            ld_error(l, ld_loc(v), "%s takes no argument (expected the plain step '%s')", what,
+                     ld_step_name(st->kind));
         break;
     }
 }
 
 /* A step written as a plain word: only yield and reply stand alone. */
-static void word_step(struct loader *l, const yaml_node_t *n, struct prog_ctx ctx,
-                      uint32_t idx)
+static void word_step(struct loader *l, const yaml_node_t *n, struct prog_ctx ctx, uint32_t idx)
 {
     struct scn_step *st = &l->s->steps[idx];
     const char *name = ld_scalar(n);
     if (!step_kind(name, &st->kind)) {
         unknown_step(l, n, name, &ctx);
     } else if (st->kind != STEP_YIELD && st->kind != STEP_REPLY) {
-        ld_error(l, ld_loc(n), "step '%s' in %s needs an argument (expected %s: followed by "
-                 "its value, as in {%s: ...})", name, ctx.thread, name, name);
+        ld_error(l, ld_loc(n),
+                 "step '%s' in %s needs an argument (expected %s: followed by "
+                 "its value, as in {%s: ...})",
+                 name, ctx.thread, name, name);
     }
 }
 
@@ -268,7 +282,8 @@ static void two_steps(struct loader *l, const yaml_node_t *n, const struct prog_
     const yaml_node_t *first = ld_node(l, n->data.mapping.pairs.start[0].key);
     const yaml_node_t *second = ld_node(l, n->data.mapping.pairs.start[1].key);
     char a[64], b[64];
-    ld_error(l, ld_loc(second), "%s is in the same list item as %s in the program of %s "
+    ld_error(l, ld_loc(second),
+             "%s is in the same list item as %s in the program of %s "
              "(expected one step per list item, each starting with '- ')",
              ld_found(second, b, sizeof b), ld_found(first, a, sizeof a), ctx->thread);
 }
@@ -286,7 +301,8 @@ static void step(struct loader *l, const yaml_node_t *n, struct prog_ctx ctx, ui
         word_step(l, n, ctx, idx);
         return;
     }
-    if (n->type == YAML_MAPPING_NODE && n->data.mapping.pairs.top - n->data.mapping.pairs.start > 1) {
+    if (n->type == YAML_MAPPING_NODE &&
+        n->data.mapping.pairs.top - n->data.mapping.pairs.start > 1) {
         two_steps(l, n, &ctx);
         return;
     }
@@ -305,8 +321,8 @@ static void step(struct loader *l, const yaml_node_t *n, struct prog_ctx ctx, ui
     argument(l, ld_node(l, n->data.mapping.pairs.start->value), ctx, idx);
 }
 
-static void steps(struct loader *l, const yaml_node_t *seq, const char *what,
-                  struct prog_ctx ctx, uint32_t *first, uint32_t *count)
+static void steps(struct loader *l, const yaml_node_t *seq, const char *what, struct prog_ctx ctx,
+                  uint32_t *first, uint32_t *count)
 {
     struct scenario *s = l->s;
     if (!ld_want_seq(l, seq, what, "a list of steps"))
@@ -317,14 +333,17 @@ static void steps(struct loader *l, const yaml_node_t *seq, const char *what,
         return;
     }
     if (ctx.depth > LD_MAX_DEPTH) {
-        ld_error(l, ld_loc(seq), "%s is nested more than %d levels deep (expected fewer "
+        ld_error(l, ld_loc(seq),
+                 "%s is nested more than %d levels deep (expected fewer "
                  "levels of job, loop and repeat; a YAML alias inside itself nests for ever)",
                  what, LD_MAX_DEPTH);
         return;
     }
     if (s->n_steps + (uint64_t)len > LD_MAX_STEPS) {
-        ld_error(l, ld_loc(seq), "%s makes the scenario longer than %u steps (expected fewer "
-                 "steps; YAML aliases multiply them)", what, LD_MAX_STEPS);
+        ld_error(l, ld_loc(seq),
+                 "%s makes the scenario longer than %u steps (expected fewer "
+                 "steps; YAML aliases multiply them)",
+                 what, LD_MAX_STEPS);
         return;
     }
     if (!ld_reserve(l, (void **)&s->steps, &l->cap_steps, s->n_steps + len, sizeof *s->steps))

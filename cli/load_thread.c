@@ -9,9 +9,9 @@
 #include <string.h>
 
 static const char *const thread_keys[] = {
-    "priority", "mcp",      "criticality", "budget",           "period",  "extra_refills",
-    "sporadic", "deadline", "start",       "timeout_endpoint", "passive", "program",
-    NULL};
+    "priority",      "mcp",      "criticality", "budget", "period",
+    "extra_refills", "sporadic", "deadline",    "start",  "timeout_endpoint",
+    "passive",       "program",  NULL};
 
 static void priorities(struct loader *l, const yaml_node_t *map, const char *what,
                        struct scn_thread *t)
@@ -52,12 +52,13 @@ static void context(struct loader *l, const yaml_node_t *key, const yaml_node_t 
         ld_bool(l, n, field, &t->passive);
     ld_context(l, map, what, !t->passive, &t->sc);
     if (!t->passive && !ld_get(l, map, "budget") && !ld_get(l, map, "period"))
-        ld_error(l, ld_loc(key), "%s has no scheduling context (expected budget and period, "
-                 "or passive: true)", what);
+        ld_error(l, ld_loc(key),
+                 "%s has no scheduling context (expected budget and period, "
+                 "or passive: true)",
+                 what);
 }
 
-static void timing(struct loader *l, const yaml_node_t *map, const char *what,
-                   struct scn_thread *t)
+static void timing(struct loader *l, const yaml_node_t *map, const char *what, struct scn_thread *t)
 {
     char field[128];
     const yaml_node_t *n = ld_get(l, map, "deadline");
@@ -85,15 +86,17 @@ static void passive_start(struct loader *l, const char *what, const struct scn_t
         return;
     if (first->kind == STEP_WAIT && first->object != SCN_NONE &&
         !s->notifications[first->object].sc.present) {
-        ld_error(l, first->loc, "passive %s first waits on notification '%s', which has no "
+        ld_error(l, first->loc,
+                 "passive %s first waits on notification '%s', which has no "
                  "scheduling context of its own, so nothing could run the thread (expected "
                  "recv on an endpoint, or wait on a notification with budget and period)",
                  what, s->notifications[first->object].name);
     } else if (first->kind != STEP_WAIT) {
-        ld_error(l, first->loc, "passive %s starts with '%s', but it has no scheduling "
+        ld_error(l, first->loc,
+                 "passive %s starts with '%s', but it has no scheduling "
                  "context to run it on (expected its first step to be recv on an endpoint, or "
-                 "wait on a notification with a scheduling context of its own)", what,
-                 ld_step_name(first->kind));
+                 "wait on a notification with a scheduling context of its own)",
+                 what, ld_step_name(first->kind));
     }
 }
 

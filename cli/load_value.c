@@ -80,9 +80,10 @@ bool ld_duration(struct loader *l, const yaml_node_t *n, const char *what, bool 
         return false;
     }
     if (*out == 0 && !units_duration_is_zero(&dur)) {
-        ld_error(l, ld_loc(n), "%s is '%s', less than one CPU cycle at %llu Hz, so it rounds "
-                 "down to 0 (expected 0 or at least one cycle)", what, text,
-                 (unsigned long long)l->cpu_hz);
+        ld_error(l, ld_loc(n),
+                 "%s is '%s', less than one CPU cycle at %llu Hz, so it rounds "
+                 "down to 0 (expected 0 or at least one cycle)",
+                 what, text, (unsigned long long)l->cpu_hz);
         return false;
     }
     if (*out == 0 && positive) {
@@ -106,8 +107,8 @@ static void word_list(const char *const *words, char *buf, size_t len)
         used += (size_t)snprintf(buf + used, len - used, "%s %s", i ? "," : "", words[i]);
 }
 
-bool ld_word(struct loader *l, const yaml_node_t *n, const char *what,
-             const char *const *words, uint32_t *index)
+bool ld_word(struct loader *l, const yaml_node_t *n, const char *what, const char *const *words,
+             uint32_t *index)
 {
     char expected[256];
     const char *text = ld_scalar(n);
@@ -144,18 +145,20 @@ static bool valid_name(const char *v)
     return true;
 }
 
-bool ld_name(struct loader *l, const yaml_node_t *n, const char *what,
-             char out[SCN_NAME_MAX])
+bool ld_name(struct loader *l, const yaml_node_t *n, const char *what, char out[SCN_NAME_MAX])
 {
     const char *text = ld_scalar(n);
     if (text && strlen(text) >= SCN_NAME_MAX) {
-        ld_error(l, ld_loc(n), "%s '%.40s...' is %zu characters long (expected a name of at "
-                 "most %d characters)", what, text, strlen(text), SCN_NAME_MAX - 1);
+        ld_error(l, ld_loc(n),
+                 "%s '%.40s...' is %zu characters long (expected a name of at "
+                 "most %d characters)",
+                 what, text, strlen(text), SCN_NAME_MAX - 1);
         return false;
     }
     if (!text || ld_is_null(n) || !valid_name(text)) {
-        ld_wrong(l, n, what, "a name of lower-case letters, digits and _, starting with a "
-                             "letter, as in net_driver");
+        ld_wrong(l, n, what,
+                 "a name of lower-case letters, digits and _, starting with a "
+                 "letter, as in net_driver");
         return false;
     }
     memcpy(out, text, strlen(text) + 1);
@@ -240,22 +243,24 @@ static void closest(const struct scenario *s, enum ld_kind k, const char *name, 
         snprintf(buf, len, "; did you mean '%s'?", best);
 }
 
-static void dangling(struct loader *l, const yaml_node_t *n, enum ld_kind kind,
-                     const char *what, const char *name)
+static void dangling(struct loader *l, const yaml_node_t *n, enum ld_kind kind, const char *what,
+                     const char *name)
 {
     char expected[512], hint[96];
     struct scn_loc loc;
     for (int k = LD_THREAD; k <= LD_DEVICE; k++) {
         if (k != (int)kind && kind_find(l->s, (enum ld_kind)k, name, &loc) != SCN_NONE) {
-            ld_error(l, ld_loc(n), "%s names '%s', which is %s, not %s (expected the name of "
-                     "%s)", what, name, kind_a[k], kind_a[kind], kind_a[kind]);
+            ld_error(l, ld_loc(n),
+                     "%s names '%s', which is %s, not %s (expected the name of "
+                     "%s)",
+                     what, name, kind_a[k], kind_a[kind], kind_a[kind]);
             return;
         }
     }
     candidates(l->s, kind, expected, sizeof expected);
     closest(l->s, kind, name, hint, sizeof hint);
-    ld_error(l, ld_loc(n), "%s names '%s', which is not a declared %s%s (expected %s)", what,
-             name, kind_names[kind], hint, expected);
+    ld_error(l, ld_loc(n), "%s names '%s', which is not a declared %s%s (expected %s)", what, name,
+             kind_names[kind], hint, expected);
 }
 
 bool ld_ref(struct loader *l, const yaml_node_t *n, enum ld_kind kind, const char *what,
@@ -291,10 +296,12 @@ bool ld_claim(struct loader *l, const char *name, enum ld_kind kind, struct scn_
         }
         bool later = at.line > other.line || (at.line == other.line && at.col > other.col);
         struct scn_loc here = later ? at : other, there = later ? other : at;
-        ld_error(l, here, "name '%s' of this %s is already used by the %s at %u:%u (threads, "
+        ld_error(l, here,
+                 "name '%s' of this %s is already used by the %s at %u:%u (threads, "
                  "endpoints, notifications and devices share one namespace; expected a "
-                 "different name)", name, kind_names[later ? (int)kind : k],
-                 kind_names[later ? k : (int)kind], (unsigned)there.line, (unsigned)there.col);
+                 "different name)",
+                 name, kind_names[later ? (int)kind : k], kind_names[later ? k : (int)kind],
+                 (unsigned)there.line, (unsigned)there.col);
         return true;
     }
     return true;

@@ -1,34 +1,275 @@
-/* NEEDSWORK: placeholder until the engine lands; the lead replaces this file. */
 /*
- * mcsim run: load a scenario, run it on the simulated platform, record the
- * schedule and check the expectations.
+ * mcsim run: load a scenario, run it on kernel-core and hal-sim, record the
+ * schedule to SQLite, check the expectations, print the verdicts and a
+ * summary. Exit status 0 (all held), 1 (one failed), 2 (bad usage or
+ * input: nothing is written), 3 (internal error), 130 (interrupted: the
+ * run stays unfinished in the database).
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mcsim/bootinfo.h>
 
 #include "commands.h"
+#include "db.h"
+#include "diag.h"
+#include "engine.h"
+#include "expect.h"
+#include "load.h"
+#include "summary.h"
+#include "units.h"
 
 const char cmd_run_usage[] =
     "usage: mcsim run SCENARIO [-o DB] [--seed N] [--duration D] [--scheduler mcs|classic]\n"
     "                 [--trace sched|full] [--gantt FILE] [--quiet]\n"
     "\n"
     "Run a scenario on the simulated platform, record its schedule and check\n"
-    "its expectations.\n"
+    "its expectations. A second YAML document in the file (the expected\n"
+    "schedule of a reference case) is not read.\n"
     "\n"
     "  -o DB                    the database to append the run to (default: mcsim.db)\n"
     "  --seed N                 the seed of every random draw (default: the scenario's)\n"
     "  --duration D             how long to run, such as 200ms (default: the scenario's)\n"
     "  --scheduler mcs|classic  the kernel's scheduler (default: the scenario's)\n"
-    "  --trace sched|full       what to record: the schedule, or every kernel event\n"
+    "  --trace sched|full       what to record: the schedule (default), or also every\n"
+    "                           kernel event in the events table\n"
     "  --gantt FILE             also draw a Gantt chart of the run to FILE (svg, png, pdf)\n"
     "  --quiet                  print only failed expectations and errors\n"
     "\n"
     "Exit status: 0 if every expectation held, 1 if one failed, 2 for bad usage\n"
-    "or input, 3 for an internal error.\n";
+    "or input, 3 for an internal error, 130 if interrupted.\n";
+
+struct run_args {
+    const char *scenario;
+    const char *db;
+    const char *seed;
+    const char *duration;
+    const char *scheduler;
+    const char *gantt;
+    bool trace_full;
+    bool quiet;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mcsim: run: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see 'mcsim help run')\n");
+    return 2;
+}
+
+/* The value of option argv[*i], which must follow it. */
+static const char *option_value(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc)
+        return NULL;
+    return argv[++*i];
+}
+
+static int parse_args(int argc, char **argv, struct run_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->db = "mcsim.db";
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char **slot = NULL;
+        if (strcmp(arg, "-o") == 0)
+            slot = &a->db;
+        else if (strcmp(arg, "--seed") == 0)
+            slot = &a->seed;
+        else if (strcmp(arg, "--duration") == 0)
+            slot = &a->duration;
+        else if (strcmp(arg, "--scheduler") == 0)
+            slot = &a->scheduler;
+        else if (strcmp(arg, "--gantt") == 0)
+            slot = &a->gantt;
+        else if (strcmp(arg, "--quiet") == 0)
+            a->quiet = true;
+        else if (strcmp(arg, "--trace") == 0) {
+            const char *v = option_value(argc, argv, &i);
+            if (v == NULL || (strcmp(v, "sched") != 0 && strcmp(v, "full") != 0))
+                return bad_usage("--trace takes 'sched' or 'full'%s", "");
+            a->trace_full = strcmp(v, "full") == 0;
+        } else if (arg[0] == '-' && arg[1] != '\0')
+            return bad_usage("unknown option '%s'", arg);
+        else if (a->scenario == NULL)
+            a->scenario = arg;
+        else
+            return bad_usage("only one scenario file may be given (also got '%s')", arg);
+        if (slot && (*slot = option_value(argc, argv, &i)) == NULL)
+            return bad_usage("option '%s' needs a value", arg);
+    }
+    if (a->scenario == NULL)
+        return bad_usage("no scenario file given%s", "");
+    return 0;
+}
+
+/* Command-line overrides of the scenario's seed, duration and scheduler. */
+static int apply_overrides(const struct run_args *a, struct scenario *s)
+{
+    char why[200];
+
+    if (a->seed) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(a->seed, &end, 10);
+        if (errno || *end || end == a->seed || a->seed[0] == '-')
+            return bad_usage("--seed takes a whole number from 0 to 18446744073709551615, "
+                             "not '%s'", a->seed);
+        s->seed = v;
+    }
+    if (a->duration) {
+        uint64_t cycles;
+        if (!units_parse_cycles(a->duration, s->cpu_hz, &cycles, why, sizeof why) ||
+            cycles == 0) {
+            fprintf(stderr, "mcsim: run: --duration '%s': %s\n", a->duration,
+                    cycles == 0 && why[0] == '\0' ? "must be more than 0" : why);
+            return 2;
+        }
+        s->duration = cycles;
+    }
+    if (a->scheduler) {
+        if (strcmp(a->scheduler, "mcs") == 0)
+            s->scheduler = SCHED_MCS;
+        else if (strcmp(a->scheduler, "classic") == 0)
+            s->scheduler = SCHED_CLASSIC;
+        else
+            return bad_usage("--scheduler takes 'mcs' or 'classic', not '%s'", a->scheduler);
+    }
+    return 0;
+}
+
+static void progress(void *ctx, cycles_t now, cycles_t duration)
+{
+    (void)ctx;
+    fprintf(stderr, "\rmcsim: run: %3u%%", (unsigned)(duration ? now * 100 / duration : 100));
+}
+
+static int load(const struct run_args *a, struct scenario *s)
+{
+    struct diag d;
+    struct load_opts opts = {.first_document_only = true};
+    int rc;
+
+    diag_init(&d);
+    rc = load_scenario_opts(a->scenario, &opts, s, &d);
+    diag_print(&d, stderr);
+    diag_release(&d);
+    return rc == 0 ? 0 : 2;
+}
+
+/* Evaluate, record and print the verdicts; 1 if one failed. */
+static int check(struct db *db, const struct scenario *s, bool quiet)
+{
+    struct expect_result *r = calloc(s->n_expects ? s->n_expects : 1, sizeof *r);
+    char err[DB_ERRMSG_MAX];
+    int status;
+
+    if (r == NULL) {
+        fprintf(stderr, "mcsim: run: out of memory\n");
+        return 3;
+    }
+    if (expect_evaluate(db_sqlite(db), db_run_id(db), s, expect_entry_allowance(&s->costs), r,
+                        err, sizeof err) != 0 ||
+        expect_record(db_sqlite(db), db_run_id(db), s, r, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        free(r);
+        return 3;
+    }
+    status = expect_failures(s, r) ? 1 : 0;
+    for (uint32_t i = 0; i < s->n_expects; i++) {
+        if (!quiet || (r[i].applicable && !r[i].passed))
+            expect_print(stdout, s, &r[i]);
+    }
+    free(r);
+    return status;
+}
+
+static int report_failure(const struct eng_result *r, const struct run_args *a, struct db *db)
+{
+    if (r->status == ENG_INTERRUPTED) {
+        fprintf(stderr, "mcsim: run: interrupted at cycle %llu; run %lld of %s is left "
+                        "unfinished\n",
+                (unsigned long long)r->end, (long long)db_run_id(db), a->db);
+        return 130;
+    }
+    if (r->status == ENG_SINK_ERROR)
+        fprintf(stderr, "mcsim: run: %s: %s\n", r->error, db_errmsg(db));
+    else
+        fprintf(stderr, "mcsim: run: internal error: %s\n", r->error);
+    return 3;
+}
+
+static int simulate(const struct run_args *a, const struct scenario *s)
+{
+    struct db *db;
+    char err[DB_ERRMSG_MAX];
+    struct eng_result r;
+    struct eng_options o = {
+        .seed = s->seed,
+        .duration = s->duration,
+        .scheduler = s->scheduler,
+        .trace_full = a->trace_full,
+        .version = MCSIM_VERSION,
+        .stop = &interrupted,
+    };
+    int status;
+
+    if (db_open(a->db, &db, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    if (!a->quiet && isatty(STDERR_FILENO))
+        o.progress = progress;
+    o.sink = db_sink(db, (int64_t)time(NULL));
+    signal(SIGINT, on_sigint);
+    eng_run(s, &o, &r);
+    signal(SIGINT, SIG_DFL);
+    if (o.progress)
+        fprintf(stderr, "\r                    \r");
+    if (r.status != ENG_OK) {
+        status = report_failure(&r, a, db);
+        db_close(db);
+        return status;
+    }
+    status = check(db, s, a->quiet);
+    if (!a->quiet && status != 3)
+        summary_print(stdout, db_sqlite(db), db_run_id(db), s, &r, a->db);
+    db_close(db);
+    return status;
+}
 
 int cmd_run(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "mcsim: run: not built yet\n");
-    return 3;
+    struct run_args a;
+    struct scenario s;
+    int status;
+
+    if ((status = parse_args(argc, argv, &a)) != 0)
+        return status;
+    if (a.gantt) {
+        fprintf(stderr, "mcsim: run: --gantt: Gantt charts are not available in this "
+                        "version yet\n");
+        return 2;
+    }
+    if ((status = load(&a, &s)) != 0)
+        return status;
+    status = apply_overrides(&a, &s);
+    if (status == 0)
+        status = simulate(&a, &s);
+    scenario_release(&s);
+    return status;
 }

@@ -14,9 +14,9 @@
  * sha256_final. Plain data; needs no release. */
 struct sha256 {
     uint32_t state[8];
-    uint64_t length;       /* bytes hashed so far */
+    uint64_t length; /* bytes hashed so far */
     uint8_t block[64];
-    size_t used;           /* bytes waiting in `block` */
+    size_t used; /* bytes waiting in `block` */
 };
 
 /* Start a new hash in `h`. */

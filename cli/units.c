@@ -85,8 +85,8 @@ static bool accumulate(uint64_t *m, const char *digits, size_t n)
  * Parse `DIGITS[.DIGITS]` at the start of `text` into mantissa / 10^scale;
  * *unit points past it. `expected` completes the messages.
  */
-static bool parse_decimal(const char *text, uint64_t *mantissa, uint32_t *scale,
-                          const char **unit, const char *expected, char *why, size_t why_len)
+static bool parse_decimal(const char *text, uint64_t *mantissa, uint32_t *scale, const char **unit,
+                          const char *expected, char *why, size_t why_len)
 {
     size_t int_len = digit_run(text), frac_len = 0;
     const char *frac = NULL;
@@ -103,8 +103,7 @@ static bool parse_decimal(const char *text, uint64_t *mantissa, uint32_t *scale,
         frac = *unit + 1;
         frac_len = digit_run(frac);
         if (frac_len == 0) {
-            snprintf(why, why_len, "a decimal point needs digits after it (expected %s)",
-                     expected);
+            snprintf(why, why_len, "a decimal point needs digits after it (expected %s)", expected);
             return false;
         }
         *unit = frac + frac_len;
@@ -114,8 +113,9 @@ static bool parse_decimal(const char *text, uint64_t *mantissa, uint32_t *scale,
     *mantissa = 0;
     if (frac_len > MAX_SCALE || !accumulate(mantissa, text, int_len) ||
         !accumulate(mantissa, frac, frac_len)) {
-        snprintf(why, why_len, "the number has too many digits (expected at most 19 digits, "
-                               "at most 18 after the decimal point)");
+        snprintf(why, why_len,
+                 "the number has too many digits (expected at most 19 digits, "
+                 "at most 18 after the decimal point)");
         return false;
     }
     *scale = (uint32_t)frac_len;
@@ -127,8 +127,8 @@ static bool time_unit(const char *u, enum units_time *out)
     static const struct {
         const char *name;
         enum units_time unit;
-    } units[] = {{"s", UNITS_S},   {"ms", UNITS_MS},    {"us", UNITS_US},
-                 {"ns", UNITS_NS}, {"c", UNITS_CYCLES}};
+    } units[] = {
+        {"s", UNITS_S}, {"ms", UNITS_MS}, {"us", UNITS_US}, {"ns", UNITS_NS}, {"c", UNITS_CYCLES}};
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (strcmp(u, units[i].name) == 0) {
             *out = units[i].unit;
@@ -141,18 +141,17 @@ static bool time_unit(const char *u, enum units_time *out)
 static void unit_error(const char *unit, const char *expected, char *why, size_t why_len)
 {
     if (unit[0] == ' ' || unit[0] == '\t')
-        snprintf(why, why_len, "there is a space before the unit (expected the unit right "
-                               "after the number, as in 1.5ms or 62.5MHz)");
+        snprintf(why, why_len,
+                 "there is a space before the unit (expected the unit right "
+                 "after the number, as in 1.5ms or 62.5MHz)");
     else
         snprintf(why, why_len, "unknown unit '%.20s' (expected %s)", unit, expected);
 }
 
-bool units_parse_duration(const char *text, struct units_duration *out, char *why,
-                          size_t why_len)
+bool units_parse_duration(const char *text, struct units_duration *out, char *why, size_t why_len)
 {
     const char *unit;
-    if (!parse_decimal(text, &out->mantissa, &out->scale, &unit, DURATION_EXPECTED, why,
-                       why_len))
+    if (!parse_decimal(text, &out->mantissa, &out->scale, &unit, DURATION_EXPECTED, why, why_len))
         return false;
     if (*unit == '\0') {
         if (out->mantissa == 0) {
@@ -186,8 +185,8 @@ static struct u128 div_pow10(struct u128 n, uint32_t e)
     return n;
 }
 
-bool units_to_cycles(const struct units_duration *dur, uint64_t cpu_hz, uint64_t *cycles,
-                     char *why, size_t why_len)
+bool units_to_cycles(const struct units_duration *dur, uint64_t cpu_hz, uint64_t *cycles, char *why,
+                     size_t why_len)
 {
     static const uint32_t unit_exp[] = {
         [UNITS_S] = 0, [UNITS_MS] = 3, [UNITS_US] = 6, [UNITS_NS] = 9, [UNITS_CYCLES] = 0};
@@ -242,8 +241,9 @@ static bool whole_hz(uint64_t mantissa, uint32_t scale, uint32_t exp, uint64_t *
     if (scale > exp) {
         uint64_t div = pow10_u64(scale - exp);
         if (mantissa % div != 0) {
-            snprintf(why, why_len, "it is not a whole number of Hz (expected a whole number "
-                                   "of hertz, as in 62.5MHz = 62500000Hz)");
+            snprintf(why, why_len,
+                     "it is not a whole number of Hz (expected a whole number "
+                     "of hertz, as in 62.5MHz = 62500000Hz)");
             return false;
         }
         *hz = mantissa / div;

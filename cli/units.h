@@ -29,8 +29,7 @@ struct units_duration {
  * and what was expected, e.g. "a number other than 0 needs a unit (expected
  * one of s, ms, us, ns, c after the number, as in 250us)".
  */
-bool units_parse_duration(const char *text, struct units_duration *out, char *why,
-                          size_t why_len);
+bool units_parse_duration(const char *text, struct units_duration *out, char *why, size_t why_len);
 
 /*
  * Convert a duration to CPU cycles at `cpu_hz` (> 0), rounding down.
@@ -38,8 +37,8 @@ bool units_parse_duration(const char *text, struct units_duration *out, char *wh
  * 64 bits. A result of 0 for a non-zero duration is not an error here: the
  * caller decides (see units_duration_is_zero).
  */
-bool units_to_cycles(const struct units_duration *dur, uint64_t cpu_hz, uint64_t *cycles,
-                     char *why, size_t why_len);
+bool units_to_cycles(const struct units_duration *dur, uint64_t cpu_hz, uint64_t *cycles, char *why,
+                     size_t why_len);
 
 /* True if the duration is exactly zero as written. */
 bool units_duration_is_zero(const struct units_duration *dur);

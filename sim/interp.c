@@ -40,8 +40,6 @@ static void prepare_syscall(struct world *w, struct uthread *t, const struct op 
     switch (op->kind) {
     case OP_YIELD:
         set_call(c, SYS_YIELD, 0, 0, 0);
-        t->yielding = true;
-        t->yield_release = hal_sim_now();
         break;
     case OP_CALL:
         set_send(c, SYS_CALL, op->cap);
@@ -65,10 +63,6 @@ static void prepare_syscall(struct world *w, struct uthread *t, const struct op 
         break;
     case OP_SIGNAL:
         set_call(c, SYS_SEND, op->cap, 0, 0);
-        if (!w->ntfn_pending[op->a]) {
-            w->ntfn_pending[op->a] = true;
-            w->ntfn_release[op->a] = hal_sim_now();
-        }
         break;
     case OP_WAIT:
         set_call(c, SYS_WAIT, op->cap, 0, 0);
@@ -153,13 +147,17 @@ static cycles_t compute_duration(struct uthread *t, const struct op *op)
 }
 
 /* Returns true when the instruction at pc needs CPU time or a system call
- * (and fills *action/*cycles), false when it was done in no time. */
+ * (and fills *action and *cycles), false when it was done in no time. */
 static bool step(struct world *w, struct uthread *t, enum interp_action *action,
                  cycles_t *cycles)
 {
     struct user_context *c = t->ctx;
     const struct op *op = &t->prog.ops[c->pc];
 
+    /* a compute step in progress is only resumed at its own pc: a thread
+     * restarted elsewhere (TCB_WriteRegisters) starts its steps afresh */
+    if (op->kind != OP_COMPUTE)
+        c->x[REG_COMPUTE_ACTIVE] = 0;
     switch (op->kind) {
     case OP_COMPUTE:
         if (c->x[REG_COMPUTE_ACTIVE] != c->pc + 1) {
@@ -244,8 +242,28 @@ void interp_computed(struct world *w, struct uthread *t, cycles_t ran)
     c->x[REG_COMPUTE_LEFT] -= ran;
 }
 
-void interp_trap(struct world *w)
+/* What the system call about to be made means to the world outside the
+ * kernel, at the instant it is made: a signal's release time, a yield's
+ * default release. */
+static void before_trap(struct world *w, struct uthread *t)
 {
+    const struct op *op;
+
+    if (t == NULL || t->post_op == UINT32_MAX)
+        return;
+    op = &t->prog.ops[t->post_op];
+    if (op->kind == OP_SIGNAL && !w->ntfn_pending[op->a]) {
+        w->ntfn_pending[op->a] = true;
+        w->ntfn_release[op->a] = hal_sim_now();
+    } else if (op->kind == OP_YIELD) {
+        t->yielding = true;
+        t->yield_release = hal_sim_now();
+    }
+}
+
+void interp_trap(struct world *w, struct uthread *t)
+{
+    before_trap(w, t);
     w->cur->pc += 1;
     w->cur = hal_sim_syscall();
 }

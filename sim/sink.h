@@ -92,6 +92,12 @@ struct sink_expectation {
     const char *detail;
 };
 
+struct sink_final_refill {
+    uint32_t thread;       /* the thread that owns the context */
+    uint32_t idx;          /* 0 = head */
+    cycles_t time, amount;
+};
+
 struct trace_sink_ops {
     /* A run starts: record the run and its threads; the run is unfinished. */
     int (*run_begin)(void *self, const struct scenario *s, const struct sink_run_meta *meta);
@@ -101,6 +107,9 @@ struct trace_sink_ops {
     int (*irq)(void *self, const struct sink_irq *r);
     int (*event)(void *self, const struct sink_event *r);
     int (*expectation)(void *self, const struct sink_expectation *r);
+    /* The refills of a thread's context when the run ended (the
+     * `final_refills` table). Optional: may be NULL. */
+    int (*final_refill)(void *self, const struct sink_final_refill *r);
     /* Make everything written so far durable. `finished` marks the run
      * complete; a run never marked so stays unfinished. */
     int (*run_end)(void *self, bool finished);

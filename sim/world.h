@@ -135,8 +135,9 @@ enum interp_action interp_next(struct world *w, struct uthread *t, cycles_t *cyc
 /* The thread computed for `ran` cycles of its current step. */
 void interp_computed(struct world *w, struct uthread *t, cycles_t ran);
 
-/* Make thread t's pending system call (registers set by interp_next). */
-void interp_trap(struct world *w);
+/* Make thread t's pending system call (registers set by interp_next); t
+ * is the running thread. */
+void interp_trap(struct world *w, struct uthread *t);
 
 /* ---- recorder (recorder.c) ---- */
 
@@ -154,9 +155,5 @@ void rec_irq(struct world *w, uint32_t device, uint32_t line, cycles_t arrival,
              cycles_t delivered, bool lost);
 void rec_budget(struct world *w, uint32_t thread, uint32_t sc_thread, cycles_t time,
                 enum sink_budget_kind kind, uint64_t amount);
-
-/* Engine-level helpers used by the root task during boot. */
-void eng_take_interrupts(struct world *w);
-void eng_run_until_root(struct world *w);
 
 #endif /* MCSIM_SIM_WORLD_H */

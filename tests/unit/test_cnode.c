@@ -15,7 +15,11 @@
 
 #include <cmocka.h>
 
+#include <mcsim/trace.h>
+
 #include "ktest.h"
+/* enum thread_state, which kernel_inspect_thread reports */
+#include "../../kernel-core/src/kernel/structures.h"
 
 #define D 64 /* a full CPtr: the root CNode resolves all 64 bits */
 
@@ -290,10 +294,10 @@ struct cnode_error_case {
 #define F_FREE2 (ROOT_FIRST_FREE + 4)
 
 static const struct cnode_error_case cnode_errors[] = {
-    {"not a CNode label", INV_UNTYPED_RETYPE, 2, {F_FREE, D}, SRC_ROOT, ERR_ILLEGAL_OPERATION},
+    {"not a CNode label", INV_UNTYPED_RETYPE, 2, {F_FREE, D}, SRC_ROOT, ERR_ILLEGAL_OPERATION, 0, {0}},
     {"label beyond the CNode labels", INV_IRQ_CONTROL_GET, 2, {F_FREE, D}, SRC_ROOT,
-     ERR_ILLEGAL_OPERATION},
-    {"one MR", INV_CNODE_DELETE, 1, {F_FREE}, SRC_ROOT, ERR_TRUNCATED_MESSAGE},
+     ERR_ILLEGAL_OPERATION, 0, {0}},
+    {"one MR", INV_CNODE_DELETE, 1, {F_FREE}, SRC_ROOT, ERR_TRUNCATED_MESSAGE, 0, {0}},
     {"dest depth 0", INV_CNODE_DELETE, 2, {F_EP, 0}, SRC_ROOT, ERR_RANGE, 2, {1, 64}},
     {"dest depth 65", INV_CNODE_COPY, 5, {F_FREE, 65, F_EP, D, RIGHTS_ALL}, SRC_ROOT, ERR_RANGE,
      2, {1, 64}},
@@ -301,14 +305,14 @@ static const struct cnode_error_case cnode_errors[] = {
      ERR_FAILED_LOOKUP, 2, {0, 4}},
     {"dest depth too short", INV_CNODE_DELETE, 2, {F_EP, 12}, SRC_ROOT, ERR_FAILED_LOOKUP, 2,
      {0, 4}},
-    {"copy: 3 MRs", INV_CNODE_COPY, 3, {F_FREE, D, F_EP}, SRC_ROOT, ERR_TRUNCATED_MESSAGE},
+    {"copy: 3 MRs", INV_CNODE_COPY, 3, {F_FREE, D, F_EP}, SRC_ROOT, ERR_TRUNCATED_MESSAGE, 0, {0}},
     {"copy: no source root", INV_CNODE_COPY, 5, {F_FREE, D, F_EP, D, RIGHTS_ALL}, SRC_NONE,
-     ERR_TRUNCATED_MESSAGE},
+     ERR_TRUNCATED_MESSAGE, 0, {0}},
     {"copy: dest in use", INV_CNODE_COPY, 5, {F_UT, D, F_EP, D, RIGHTS_ALL}, SRC_ROOT,
-     ERR_DELETE_FIRST},
+     ERR_DELETE_FIRST, 0, {0}},
     /* DeleteFirst comes before the source lookup */
     {"copy: dest in use, bad source", INV_CNODE_COPY, 5, {F_UT, D, F_EP, 0, RIGHTS_ALL},
-     SRC_ROOT, ERR_DELETE_FIRST},
+     SRC_ROOT, ERR_DELETE_FIRST, 0, {0}},
     {"copy: source root not a CNode", INV_CNODE_COPY, 5, {F_FREE, D, F_EP, D, RIGHTS_ALL},
      SRC_EP, ERR_FAILED_LOOKUP, 2, {1, 1}},
     {"copy: source depth 0", INV_CNODE_COPY, 5, {F_FREE, D, F_EP, 0, RIGHTS_ALL}, SRC_ROOT,
@@ -318,23 +322,23 @@ static const struct cnode_error_case cnode_errors[] = {
     {"copy: empty source", INV_CNODE_COPY, 5, {F_FREE, D, F_FREE2, D, RIGHTS_ALL}, SRC_ROOT,
      ERR_FAILED_LOOKUP, 3, {1, 2, 64}},
     {"copy: no rights MR", INV_CNODE_COPY, 4, {F_FREE, D, F_EP, D}, SRC_ROOT,
-     ERR_TRUNCATED_MESSAGE},
+     ERR_TRUNCATED_MESSAGE, 0, {0}},
     {"mint: no badge MR", INV_CNODE_MINT, 5, {F_FREE, D, F_EP, D, RIGHTS_ALL}, SRC_ROOT,
-     ERR_TRUNCATED_MESSAGE},
+     ERR_TRUNCATED_MESSAGE, 0, {0}},
     {"mutate: no data MR", INV_CNODE_MUTATE, 4, {F_FREE, D, F_EP, D}, SRC_ROOT,
-     ERR_TRUNCATED_MESSAGE},
+     ERR_TRUNCATED_MESSAGE, 0, {0}},
     {"move: empty source", INV_CNODE_MOVE, 4, {F_FREE, D, F_FREE2, D}, SRC_ROOT,
      ERR_FAILED_LOOKUP, 1, {1}},
     {"copy: IRQControl", INV_CNODE_COPY, 5, {F_FREE, D, ROOT_IRQ_CONTROL, D, RIGHTS_ALL},
-     SRC_ROOT, ERR_ILLEGAL_OPERATION},
+     SRC_ROOT, ERR_ILLEGAL_OPERATION, 0, {0}},
     {"mint: IRQControl", INV_CNODE_MINT, 6, {F_FREE, D, ROOT_IRQ_CONTROL, D, RIGHTS_ALL, 1},
-     SRC_ROOT, ERR_ILLEGAL_OPERATION},
+     SRC_ROOT, ERR_ILLEGAL_OPERATION, 0, {0}},
     {"copy: untyped with children", INV_CNODE_COPY, 5, {F_FREE, D, F_UT, D, RIGHTS_ALL},
-     SRC_ROOT, ERR_REVOKE_FIRST},
+     SRC_ROOT, ERR_REVOKE_FIRST, 0, {0}},
     {"mint: untyped with children", INV_CNODE_MINT, 6, {F_FREE, D, F_UT, D, RIGHTS_ALL, 0},
-     SRC_ROOT, ERR_REVOKE_FIRST},
+     SRC_ROOT, ERR_REVOKE_FIRST, 0, {0}},
     {"mutate: endpoint", INV_CNODE_MUTATE, 5, {F_FREE, D, F_EP, D, 0}, SRC_ROOT,
-     ERR_ILLEGAL_OPERATION},
+     ERR_ILLEGAL_OPERATION, 0, {0}},
 };
 
 static void setup_error_fixture(void)
@@ -392,23 +396,358 @@ static void test_cnode_lookup_levels(void **state)
     cptr_t a = ktest_alloc_slot();
     cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
     cptr_t back = ktest_alloc_slot();
-    cptr_t extra[2];
+    cptr_t root = ROOT_CNODE;
+    const uint64_t b2 = (0xA1u << 2) | 2;
 
-    /* A: radix 4 with the 4-bit guard 0xA: addresses 0xA0..0xAF, depth 8 */
+    /* A: radix 4 behind the 4-bit guard 0xA: slot i is 0xA0 | i at depth 8 */
     assert_int_equal(mutate(a, a0, (0xAu << 6) | 4), ERR_NONE);
-    /* B: radix 2 in A's slot 1, addresses (0xA1 << 2) | i at depth 10 */
+    /* B: radix 2 in A's slot 1: slot i is (0xA1 << 2) | i at depth 10 */
     assert_int_equal(retype_into(KTEST_UNTYPED, OBJ_CNODE, 2, ROOT_CNODE, a, D, 1, 1), ERR_NONE);
 
-    /* copy the endpoint into A's slot 5 and B's slot 2 (A invoked, root
-     * as source) */
-    extra[0] = ROOT_CNODE;
+    /* A invoked, the root as source: into A's slot 5 and B's slot 2 */
     uint64_t to_a5[] = {0xA5, 8, ep, D, RIGHTS_ALL};
-    assert_int_equal(ktest_invoke(a, INV_CNODE_COPY, 5, to_a5, extra, 1, reply), ERR_NONE);
-    uint64_t to_b2[] = {(0xA1u << 2) | 2, 10, ep, D, RIGHTS_ALL};
-    assert_int_equal(ktest_invoke(a, INV_CNODE_COPY, 5, to_b2, extra, 1, reply), ERR_NONE);
+    assert_int_equal(ktest_invoke(a, INV_CNODE_COPY, 5, to_a5, &root, 1, reply), ERR_NONE);
+    uint64_t to_b2[] = {b2, 10, ep, D, RIGHTS_ALL};
+    assert_int_equal(ktest_invoke(a, INV_CNODE_COPY, 5, to_b2, &root, 1, reply), ERR_NONE);
+    assert_int_equal(ktest_invoke(a, INV_CNODE_COPY, 5, to_b2, &root, 1, reply),
+                     ERR_DELETE_FIRST);
 
-    /* and back from B's slot 2 into the root, A as the source root */
-    extra[0] = a;
-    uint64_t from_b2[] = {back, D, (0xA1u << 2) | 2, 10, RIGHTS_ALL};
-    assert_int_equal(cnode_op_from(from_b2, extra), ERR_NONE);
+    /* the root invoked, A as the source root: back from B's slot 2 */
+    uint64_t from_b2[] = {back, D, b2, 10, RIGHTS_ALL};
+    assert_int_equal(ktest_invoke(ROOT_CNODE, INV_CNODE_COPY, 5, from_b2, &a, 1, reply),
+                     ERR_NONE);
+    assert_true(occupied(back));
+
+    static const struct {
+        uint64_t index, depth;
+        enum kerr want;
+        uint64_t why, bits_left;
+    } cases[] = {
+        {0xB5, 8, ERR_FAILED_LOOKUP, 4, 8},       /* guard 0xB != 0xA */
+        {0x5, 4, ERR_FAILED_LOOKUP, 4, 4},        /* guard taken from too few bits */
+        {0xA, 4, ERR_FAILED_LOOKUP, 3, 4},        /* guard matches, no bits for the radix */
+        {0xA5 << 1, 9, ERR_FAILED_LOOKUP, 3, 1},  /* ends at A's endpoint, 1 bit left */
+        {b2 << 2, 12, ERR_FAILED_LOOKUP, 3, 2},   /* ends at B's endpoint, 2 bits left */
+        {0xA1, 8, ERR_DELETE_FIRST, 0, 0},        /* exactly A's slot 1 (B's cap) */
+        {0xA5, 8, ERR_DELETE_FIRST, 0, 0},
+        {(0xA1u << 2) | 3, 10, ERR_NONE, 0, 0},   /* B's empty slot 3 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t mrs[] = {cases[i].index, cases[i].depth, ep, D, RIGHTS_ALL};
+        enum kerr err = ktest_invoke(a, INV_CNODE_COPY, 5, mrs, &root, 1, reply);
+        if (err != cases[i].want)
+            fail_msg("lookup case %zu: error %d, expected %d", i, err, cases[i].want);
+        if (err == ERR_FAILED_LOOKUP) {
+            assert_int_equal(reply[0], 0); /* the destination failed */
+            assert_int_equal(reply[1], cases[i].why);
+            assert_int_equal(reply[2], cases[i].bits_left);
+        }
+    }
+}
+
+/* -------------------------------------------------------- revocation */
+
+static void test_cnode_revoke_deletes_every_derived_cap(void **state)
+{
+    (void)state;
+    boot();
+    cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
+    cptr_t c1 = ktest_alloc_slot(), c2 = ktest_alloc_slot(), m1 = ktest_alloc_slot();
+    cptr_t m1c = ktest_alloc_slot(), m2 = ktest_alloc_slot();
+
+    assert_int_equal(copy(c1, ep, RIGHTS_ALL), ERR_NONE);
+    assert_int_equal(copy(c2, c1, RIGHT_READ), ERR_NONE);
+    assert_int_equal(mint(m1, ep, RIGHTS_ALL, 5), ERR_NONE);
+    assert_int_equal(copy(m1c, m1, RIGHTS_ALL), ERR_NONE);
+    assert_int_equal(mint(m2, c1, RIGHTS_ALL, 6), ERR_NONE);
+
+    assert_int_equal(revoke(ep), ERR_NONE);
+    assert_true(occupied(ep));
+    cptr_t gone[] = {c1, c2, m1, m1c, m2};
+    for (size_t i = 0; i < 5; i++)
+        assert_false(occupied(gone[i]));
+    assert_int_equal(revoke(ep), ERR_NONE); /* nothing left to revoke */
+}
+
+/* A badged cap owns only the copies of its own mint; another mint of the
+ * same badge is a separate root. An unbadged copy owns nothing. */
+static void test_cnode_revoke_badged(void **state)
+{
+    (void)state;
+    boot();
+    cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
+    cptr_t b1 = ktest_alloc_slot(), b1c = ktest_alloc_slot();
+    cptr_t b2 = ktest_alloc_slot(), b2c = ktest_alloc_slot();
+    cptr_t c = ktest_alloc_slot(), cc = ktest_alloc_slot();
+
+    assert_int_equal(mint(b1, ep, RIGHTS_ALL, 5), ERR_NONE);
+    assert_int_equal(copy(b1c, b1, RIGHTS_ALL), ERR_NONE);
+    assert_int_equal(mint(b2, ep, RIGHTS_ALL, 5), ERR_NONE);
+    assert_int_equal(copy(b2c, b2, RIGHTS_ALL), ERR_NONE);
+    assert_int_equal(copy(c, ep, RIGHTS_ALL), ERR_NONE);
+    assert_int_equal(copy(cc, c, RIGHTS_ALL), ERR_NONE);
+
+    assert_int_equal(revoke(b1), ERR_NONE);
+    assert_false(occupied(b1c));
+    assert_true(occupied(b1) && occupied(b2) && occupied(b2c) && occupied(ep));
+
+    assert_int_equal(revoke(b2), ERR_NONE);
+    assert_false(occupied(b2c));
+    assert_true(occupied(b1));
+
+    assert_int_equal(revoke(c), ERR_NONE); /* a plain copy is not revocable */
+    assert_true(occupied(cc));
+}
+
+/* Deleting the first cap of a badge passes the mark to its next copy,
+ * which then roots the badge's remaining caps. */
+static void test_cnode_delete_passes_first_badged(void **state)
+{
+    (void)state;
+    boot();
+    cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
+    cptr_t b1 = ktest_alloc_slot(), b1c = ktest_alloc_slot();
+    cptr_t b2 = ktest_alloc_slot(), b2c = ktest_alloc_slot();
+
+    assert_int_equal(mint(b1, ep, RIGHTS_ALL, 5), ERR_NONE);
+    assert_int_equal(copy(b1c, b1, RIGHTS_ALL), ERR_NONE);
+    assert_int_equal(mint(b2, ep, RIGHTS_ALL, 5), ERR_NONE);
+    assert_int_equal(copy(b2c, b2, RIGHTS_ALL), ERR_NONE);
+    assert_int_equal(delete_slot(b1), ERR_NONE);
+    assert_int_equal(revoke(b2), ERR_NONE);
+    assert_false(occupied(b2c));
+    assert_true(occupied(b1c));
+}
+
+/* Revoking an untyped deletes every object cap made from it and every
+ * copy of those. */
+static void test_cnode_revoke_untyped(void **state)
+{
+    (void)state;
+    boot();
+    cptr_t ut = small_untyped(16);
+    cptr_t first = ktest_alloc_slot();
+    cptr_t s[6] = {first};
+    for (size_t i = 1; i < 6; i++)
+        s[i] = ktest_alloc_slot();
+    cptr_t c = ktest_alloc_slot();
+
+    assert_int_equal(retype_into(ut, OBJ_ENDPOINT, 0, ROOT_CNODE, 0, 0, first, 4), ERR_NONE);
+    assert_int_equal(retype_into(ut, OBJ_TCB, 0, ROOT_CNODE, 0, 0, s[4], 1), ERR_NONE);
+    assert_int_equal(retype_into(ut, OBJ_UNTYPED, 8, ROOT_CNODE, 0, 0, s[5], 1), ERR_NONE);
+    assert_int_equal(mint(c, s[2], RIGHTS_ALL, 77), ERR_NONE);
+
+    assert_int_equal(revoke(ut), ERR_NONE);
+    for (size_t i = 0; i < 6; i++)
+        assert_false(occupied(s[i]));
+    assert_false(occupied(c));
+    assert_true(occupied(ut));
+}
+
+/* An untyped with children cannot be copied (RevokeFirst); without, it
+ * can, and then only the copy allocates. */
+static void test_cnode_copy_untyped(void **state)
+{
+    (void)state;
+    boot();
+    cptr_t ut = small_untyped(12);
+    cptr_t obj = ktest_alloc_slot(), dup = ktest_alloc_slot(), obj2 = ktest_alloc_slot();
+
+    assert_int_equal(retype_into(ut, OBJ_ENDPOINT, 0, ROOT_CNODE, 0, 0, obj, 1), ERR_NONE);
+    assert_int_equal(copy(dup, ut, RIGHTS_ALL), ERR_REVOKE_FIRST);
+    assert_int_equal(revoke(ut), ERR_NONE);
+    assert_false(occupied(obj));
+    assert_int_equal(copy(dup, ut, RIGHTS_ALL), ERR_NONE);
+    /* the source is marked full and has a child (the copy) */
+    assert_int_equal(retype_into(ut, OBJ_ENDPOINT, 0, ROOT_CNODE, 0, 0, obj, 1),
+                     ERR_NOT_ENOUGH_MEMORY);
+    assert_int_equal(reply[0], 0);
+    assert_int_equal(retype_into(dup, OBJ_ENDPOINT, 0, ROOT_CNODE, 0, 0, obj2, 1), ERR_NONE);
+}
+
+/* Every kind of cap can be copied, except IRQControl. */
+static void test_cnode_copy_every_type(void **state)
+{
+    (void)state;
+    static const struct {
+        enum object_type type;
+        unsigned bits;
+    } types[] = {
+        {OBJ_UNTYPED, 12}, {OBJ_TCB, 0},   {OBJ_ENDPOINT, 0}, {OBJ_NOTIFICATION, 0},
+        {OBJ_CNODE, 3},    {OBJ_SCHED_CONTEXT, 8}, {OBJ_REPLY, 0}, {OBJ_FRAME, 0},
+        {OBJ_VSPACE, 0},
+    };
+    boot();
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        cptr_t obj = ktest_retype(types[i].type, types[i].bits);
+        if (copy(ktest_alloc_slot(), obj, RIGHTS_ALL) != ERR_NONE)
+            fail_msg("copy of object type %d failed", types[i].type);
+    }
+    cptr_t boot_caps[] = {ROOT_TCB, ROOT_CNODE, ROOT_SC, ROOT_SCHED_CONTROL};
+    for (size_t i = 0; i < sizeof boot_caps / sizeof boot_caps[0]; i++)
+        assert_int_equal(copy(ktest_alloc_slot(), boot_caps[i], RIGHTS_ALL), ERR_NONE);
+    assert_int_equal(copy(ktest_alloc_slot(), ROOT_IRQ_CONTROL, RIGHTS_ALL),
+                     ERR_ILLEGAL_OPERATION);
+}
+
+/* ----------------------------------------------------------- deletion */
+
+/* Deleting the last cap to a CNode deletes the caps in it: afterwards
+ * the untyped both came from has no children and starts afresh. */
+static void test_cnode_delete_last_cnode_cap_empties_it(void **state)
+{
+    (void)state;
+    boot();
+    cptr_t ut = small_untyped(12);
+    cptr_t cn = ktest_alloc_slot();
+    cptr_t first = ktest_alloc_slot();
+    for (int i = 1; i < 128; i++)
+        ktest_alloc_slot();
+
+    assert_int_equal(retype_into(ut, OBJ_CNODE, 2, ROOT_CNODE, 0, 0, cn, 1), ERR_NONE);
+    assert_int_equal(retype_into(ut, OBJ_ENDPOINT, 0, cn, 0, 0, 0, 1), ERR_NONE);
+    assert_int_equal(delete_slot(cn), ERR_NONE);
+    /* 4096 bytes: 128 endpoints fit only if the watermark went back to 0 */
+    assert_int_equal(retype_into(ut, OBJ_ENDPOINT, 0, ROOT_CNODE, 0, 0, first, 128), ERR_NONE);
+}
+
+/* A copy is not the last cap: deleting it leaves the object alone. */
+static void test_cnode_delete_copy_keeps_object(void **state)
+{
+    (void)state;
+    boot();
+    cptr_t tcb = ktest_retype(OBJ_TCB, 0);
+    cptr_t c = ktest_alloc_slot();
+    struct kinspect_thread th;
+
+    set_prio(tcb, 9);
+    assert_int_equal(copy(c, tcb, RIGHTS_ALL), ERR_NONE);
+    assert_int_equal(delete_slot(c), ERR_NONE);
+    assert_int_equal(kernel_inspect_thread(tcb, &th), 0);
+    assert_int_equal(th.prio, 9);
+}
+
+/* Deleting the last cap of a running thread's TCB suspends it. */
+static void test_cnode_delete_last_tcb_cap_suspends(void **state)
+{
+    (void)state;
+    boot();
+    cptr_t sc;
+    cptr_t t = ktest_thread(7, 100, 1000000, 1000000, &sc);
+    struct kinspect_sc s;
+
+    assert_int_equal(ktest_invoke(t, INV_TCB_RESUME, 0, NULL, NULL, 0, NULL), ERR_NONE);
+    assert_int_equal(kernel_inspect_sc(sc, &s), 0);
+    assert_int_equal(s.bound_trace_id, 7);
+    assert_int_equal(delete_slot(t), ERR_NONE);
+    assert_false(occupied(t));
+    /* the context survives, unbound */
+    assert_int_equal(kernel_inspect_sc(sc, &s), 0);
+    assert_int_equal(s.bound_trace_id, 0);
+}
+
+/* A thread may delete the last cap to its own TCB: it is suspended and
+ * gets no reply; with no other thread, the idle thread runs. */
+static void test_cnode_delete_own_tcb_cap(void **state)
+{
+    (void)state;
+    boot();
+    struct ktest_msg msg = {.label = INV_CNODE_DELETE, .length = 2, .mr = {ROOT_TCB, D}};
+
+    assert_int_equal(ktest_syscall(SYS_CALL, ROOT_CNODE, 0, 0, &msg), TRACE_IDLE);
+}
+
+/* -------------------------------------------------- with IPC (endpoint.c,
+ * notification.c, syscall.c) */
+
+/* Deleting the last cap of an endpoint restarts the thread blocked on it
+ * (seL4 cancelAllIPC: Restart, so its Recv is made again). */
+static void test_cnode_delete_endpoint_restarts_blocked_thread(void **state)
+{
+    (void)state;
+    boot();
+    cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
+    cptr_t ntfn = ktest_retype(OBJ_NOTIFICATION, 0);
+    cptr_t rep = ktest_retype(OBJ_REPLY, 0);
+    cptr_t t = ktest_thread(7, 100, 1000000, 1000000, NULL);
+    struct kinspect_thread th;
+    struct ktest_msg msg = {0};
+    uint32_t root_id = ktest_current();
+
+    assert_int_equal(ktest_invoke(t, INV_TCB_RESUME, 0, NULL, NULL, 0, NULL), ERR_NONE);
+    /* the root waits; T signals it and blocks receiving on the endpoint */
+    assert_int_equal(ktest_syscall(SYS_WAIT, ntfn, 0, 0, &msg), 7);
+    assert_int_equal(ktest_syscall(SYS_NB_SEND_RECV, ntfn, rep, ep, &msg), root_id);
+    assert_int_equal(kernel_inspect_thread(t, &th), 0);
+    assert_int_equal(th.state, TS_BLOCKED_ON_RECEIVE);
+
+    assert_int_equal(delete_slot(ep), ERR_NONE);
+    assert_int_equal(kernel_inspect_thread(t, &th), 0);
+    assert_int_equal(th.state, TS_RESTART);
+    assert_true(th.queued);
+}
+
+/* A minted badge is what the notification's waiter receives. */
+static void test_cnode_mint_badge_delivered(void **state)
+{
+    (void)state;
+    boot();
+    cptr_t ntfn = ktest_retype(OBJ_NOTIFICATION, 0);
+    cptr_t badged = ktest_alloc_slot();
+    struct ktest_msg msg = {0};
+
+    assert_int_equal(mint(badged, ntfn, RIGHTS_ALL, 0x30), ERR_NONE);
+    ktest_syscall(SYS_SEND, badged, 0, 0, &msg);
+    ktest_syscall(SYS_NB_WAIT, ntfn, 0, 0, &msg);
+    assert_int_equal(msg.badge, 0x30);
+}
+
+/* Rights never grow: a copy without Write cannot signal, nor can a copy
+ * of it made with every right. */
+static void test_cnode_rights_never_grow(void **state)
+{
+    (void)state;
+    boot();
+    cptr_t ntfn = ktest_retype(OBJ_NOTIFICATION, 0);
+    cptr_t ro = ktest_alloc_slot(), again = ktest_alloc_slot(), badged = ktest_alloc_slot();
+
+    assert_int_equal(copy(ro, ntfn, RIGHT_READ), ERR_NONE);
+    assert_int_equal(ktest_invoke(ro, 0, 0, NULL, NULL, 0, NULL), ERR_INVALID_CAPABILITY);
+    assert_int_equal(copy(again, ro, RIGHTS_ALL), ERR_NONE);
+    assert_int_equal(ktest_invoke(again, 0, 0, NULL, NULL, 0, NULL), ERR_INVALID_CAPABILITY);
+    assert_int_equal(mint(badged, ro, RIGHTS_ALL, 3), ERR_NONE);
+    assert_int_equal(ktest_invoke(badged, 0, 0, NULL, NULL, 0, NULL), ERR_INVALID_CAPABILITY);
+    assert_int_equal(ktest_invoke(ntfn, 0, 0, NULL, NULL, 0, NULL), ERR_NONE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cnode_copy),
+        cmocka_unit_test(test_cnode_copy_names_same_object),
+        cmocka_unit_test(test_cnode_move),
+        cmocka_unit_test(test_cnode_mint),
+        cmocka_unit_test(test_cnode_badge_set_once),
+        cmocka_unit_test(test_cnode_mutate),
+        cmocka_unit_test(test_cnode_rotate),
+        cmocka_unit_test(test_cnode_rotate_errors),
+        cmocka_unit_test(test_cnode_delete),
+        cmocka_unit_test(test_cnode_errors),
+        cmocka_unit_test(test_cnode_invoke_empty_slot),
+        cmocka_unit_test(test_cnode_lookup_levels),
+        cmocka_unit_test(test_cnode_revoke_deletes_every_derived_cap),
+        cmocka_unit_test(test_cnode_revoke_badged),
+        cmocka_unit_test(test_cnode_delete_passes_first_badged),
+        cmocka_unit_test(test_cnode_revoke_untyped),
+        cmocka_unit_test(test_cnode_copy_untyped),
+        cmocka_unit_test(test_cnode_copy_every_type),
+        cmocka_unit_test(test_cnode_delete_last_cnode_cap_empties_it),
+        cmocka_unit_test(test_cnode_delete_copy_keeps_object),
+        cmocka_unit_test(test_cnode_delete_last_tcb_cap_suspends),
+        cmocka_unit_test(test_cnode_delete_own_tcb_cap),
+        cmocka_unit_test(test_cnode_delete_endpoint_restarts_blocked_thread),
+        cmocka_unit_test(test_cnode_mint_badge_delivered),
+        cmocka_unit_test(test_cnode_rights_never_grow),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

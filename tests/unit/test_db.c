@@ -3,6 +3,8 @@
  * schema against DESIGN.md, every row kind written through the sink and
  * read back exactly, appending runs, batches, interrupted runs, injected
  * write failures, and refusing files that are not mcsim databases.
+ * Longer than 600 lines because it is one module's tests (STYLE.md
+ * "Tests"), most of them expected table contents spelled out.
  */
 #define _POSIX_C_SOURCE 200809L
 

@@ -5,6 +5,8 @@
  * unfinished job counts once its deadline passed, a budget window exactly
  * at its limit passes and one cycle over fails) and a property test of
  * the budget window sweep against brute force.
+ * Longer than 600 lines because it is one module's tests (STYLE.md
+ * "Tests"), most of them rows and expected verdicts spelled out.
  */
 #include <stdarg.h>
 #include <stddef.h>

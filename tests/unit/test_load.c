@@ -26,8 +26,7 @@
 
 #define DATA_DIR MCSIM_SOURCE_DIR "/tests/data/load/"
 #define KERNEL_CASES_DIR MCSIM_SOURCE_DIR "/tests/scenarios/kernel/"
-#define MS(x) ((uint64_t)(x) * 2000000u) /* milliseconds at good_full's 2GHz */
-
+#define MS(x) ((uint64_t)(x)*2000000u) /* milliseconds at good_full's 2GHz */
 
 static char *data_path(const char *dir, const char *name)
 {
@@ -411,7 +410,7 @@ static void test_load_missing_file(void **state)
     assert_int_equal(diag_count(&d), 1);
     diag_format(&d.msgs[0], line, sizeof line);
     assert_string_equal(line, DATA_DIR "no_such_file.yaml: error: cannot read the file: No "
-                              "such file or directory");
+                                       "such file or directory");
     diag_release(&d);
 }
 

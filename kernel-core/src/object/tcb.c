@@ -2,7 +2,7 @@
  * TCB invocations and thread life cycle (seL4: src/object/tcb.c).
  *
  * Message layouts (MRs, extra caps):
- *   Configure          cap0 = CSpace root CNode
+ *   Configure          MR0 CSpace root guard data (0: keep); cap0 = CSpace root
  *   SetPriority        MR0 prio; cap0 = authority TCB
  *   SetMCPriority      MR0 mcp;  cap0 = authority TCB
  *   SetSchedParams     MR0 mcp, MR1 prio; cap0 = authority TCB,
@@ -187,15 +187,30 @@ static enum kerr decode_set_sched_params(struct invocation *inv, struct tcb *t)
     return ERR_NONE;
 }
 
+/* The CSpace root's guard comes with the call (seL4's cspace_root_data:
+ * guard size in bits 0..5, guard above), so that a thread's CPtrs can be
+ * plain slot numbers. */
 static enum kerr decode_configure(struct invocation *inv, struct tcb *t)
 {
+    struct cap root;
+    uint64_t data = inv_mr(inv, 0);
+
     if (inv->n_extra < 1)
         return ERR_TRUNCATED_MESSAGE;
-    if (inv->extra[0]->cap.type != CAP_CNODE) {
+    root = inv->extra[0]->cap;
+    if (root.type != CAP_CNODE) {
         inv_error_detail(1, 1, 0);
         return ERR_INVALID_CAPABILITY;
     }
-    tcb_set_slot(t, TCB_SLOT_CSPACE, inv->extra[0]);
+    if (data != 0) {
+        root.guard_bits = (uint8_t)(data & 63u);
+        root.guard = data >> 6;
+        if ((unsigned)root.guard_bits + root.size_bits > 64)
+            return ERR_ILLEGAL_OPERATION;
+    }
+    if (t->slots[TCB_SLOT_CSPACE].cap.type != CAP_NULL)
+        cte_delete(&t->slots[TCB_SLOT_CSPACE]);
+    cte_insert(root, inv->extra[0], &t->slots[TCB_SLOT_CSPACE]);
     return ERR_NONE;
 }
 

@@ -1,0 +1,128 @@
+/*
+ * The run summary (summary.h).
+ */
+#include "summary.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include <mcsim/bootinfo.h>
+
+void summary_format_time(char *buf, size_t len, uint64_t cycles, uint64_t cpu_hz)
+{
+    static const struct {
+        const char *unit;
+        uint64_t per_second;
+    } units[] = {{"s", 1}, {"ms", 1000}, {"us", 1000000}, {"ns", 1000000000}};
+
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        /* thousandths of the unit, exactly: cycles * per_second * 1000 / cpu_hz */
+        unsigned __int128 milli = (unsigned __int128)cycles * units[i].per_second * 1000u / cpu_hz;
+        if (milli >= 1000 || i + 1 == sizeof units / sizeof units[0]) {
+            uint64_t whole = (uint64_t)(milli / 1000), frac = (uint64_t)(milli % 1000);
+            if (frac == 0)
+                snprintf(buf, len, "%" PRIu64 "%s", whole, units[i].unit);
+            else
+                snprintf(buf, len, "%" PRIu64 ".%03" PRIu64 "%s", whole, frac, units[i].unit);
+            return;
+        }
+    }
+}
+
+static int64_t query_int(sqlite3 *db, const char *sql, int64_t run_id, int64_t arg)
+{
+    sqlite3_stmt *st;
+    int64_t v = -1;
+
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    if (sqlite3_bind_parameter_count(st) >= 2)
+        sqlite3_bind_int64(st, 2, arg);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static void print_header(FILE *f, const struct scenario *s, const struct eng_result *r,
+                         int64_t run_id, const char *db_path)
+{
+    char dur[32];
+
+    summary_format_time(dur, sizeof dur, s->duration, s->cpu_hz);
+    fprintf(f, "\nrun %" PRId64 " of %s: %s, %s scheduler, seed %" PRIu64 ", %s simulated\n",
+            run_id, db_path, s->name, s->scheduler == SCHED_CLASSIC ? "classic" : "mcs", s->seed,
+            dur);
+    fprintf(f, "kernel: %" PRIu64 " entries, %" PRIu64 " cycles (%.2f%% of the run)\n",
+            r->kernel_entries, r->kernel_cycles,
+            s->duration ? 100.0 * (double)r->kernel_cycles / (double)s->duration : 0.0);
+}
+
+static void print_totals(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s)
+{
+    fprintf(f, "jobs:");
+    for (uint32_t lvl = 0; lvl < s->n_levels; lvl++) {
+        int64_t jobs = query_int(db,
+                                 "SELECT count(*) FROM jobs j JOIN threads t USING (run_id, "
+                                 "thread_id) WHERE j.run_id = ?1 AND t.criticality_rank = ?2",
+                                 run_id, lvl);
+        int64_t missed = query_int(db,
+                                   "SELECT count(*) FROM jobs j JOIN threads t USING (run_id, "
+                                   "thread_id) WHERE j.run_id = ?1 AND t.criticality_rank = ?2 "
+                                   "AND j.missed = 1",
+                                   run_id, lvl);
+        fprintf(f, "%s %s: %" PRId64 " (%" PRId64 " missed)", lvl ? "," : "", s->levels[lvl],
+                jobs, missed);
+    }
+    fprintf(f, "\nbudget: %" PRId64 " throttles, %" PRId64 " timeout faults; irqs: %" PRId64
+               " delivered, %" PRId64 " lost\n",
+            query_int(db, "SELECT count(*) FROM budget_events WHERE run_id = ?1 AND kind = "
+                          "'throttle'", run_id, 0),
+            query_int(db, "SELECT count(*) FROM budget_events WHERE run_id = ?1 AND kind = "
+                          "'timeout_fault'", run_id, 0),
+            query_int(db, "SELECT count(*) FROM irqs WHERE run_id = ?1 AND delivered IS NOT "
+                          "NULL", run_id, 0),
+            query_int(db, "SELECT count(*) FROM irqs WHERE run_id = ?1 AND lost = 1", run_id,
+                      0));
+}
+
+static void print_thread(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s,
+                         uint32_t ti)
+{
+    const struct scn_thread *t = &s->threads[ti];
+    int64_t id = ti + 1;
+    int64_t jobs = query_int(db, "SELECT count(*) FROM jobs WHERE run_id = ?1 AND thread_id = ?2",
+                             run_id, id);
+    int64_t missed = query_int(db,
+                               "SELECT count(*) FROM jobs WHERE run_id = ?1 AND thread_id = ?2 "
+                               "AND missed = 1",
+                               run_id, id);
+    int64_t worst = query_int(db,
+                              "SELECT coalesce(max(response), -1) FROM jobs WHERE run_id = ?1 "
+                              "AND thread_id = ?2",
+                              run_id, id);
+    int64_t cpu = query_int(db,
+                            "SELECT coalesce(sum(end_time - start_time), 0) FROM slices WHERE "
+                            "run_id = ?1 AND thread_id = ?2",
+                            run_id, id);
+    char worst_s[32] = "-", cpu_s[32];
+
+    if (worst >= 0)
+        summary_format_time(worst_s, sizeof worst_s, (uint64_t)worst, s->cpu_hz);
+    summary_format_time(cpu_s, sizeof cpu_s, cpu > 0 ? (uint64_t)cpu : 0, s->cpu_hz);
+    fprintf(f, "  %-16s %4u %-6s %6" PRId64 " %6" PRId64 " %12s %12s %6.2f%%\n", t->name,
+            t->priority, s->levels[t->criticality], jobs, missed, worst_s, cpu_s,
+            s->duration ? 100.0 * (double)cpu / (double)s->duration : 0.0);
+}
+
+void summary_print(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s,
+                   const struct eng_result *r, const char *db_path)
+{
+    print_header(f, s, r, run_id, db_path);
+    print_totals(f, db, run_id, s);
+    fprintf(f, "  %-16s %4s %-6s %6s %6s %12s %12s %7s\n", "thread", "prio", "crit", "jobs",
+            "missed", "worst resp", "cpu", "util");
+    for (uint32_t i = 0; i < s->n_threads; i++)
+        print_thread(f, db, run_id, s, i);
+}

@@ -1,0 +1,27 @@
+/*
+ * The summary `mcsim run` prints after the verdicts: jobs and misses per
+ * criticality, throttles, timeout faults, interrupts delivered and lost,
+ * and per thread its jobs, misses, worst response and CPU share. Computed
+ * from the recorded tables of the run.
+ */
+#ifndef MCSIM_CLI_SUMMARY_H
+#define MCSIM_CLI_SUMMARY_H
+
+#include <stdio.h>
+
+#include <sqlite3.h>
+
+#include "engine.h"
+#include "scenario.h"
+
+/* Print the summary of run `run_id` (recorded from `s`, with engine result
+ * `r`, in the database file `db_path`). Query errors are printed as a
+ * note; the summary is informative only. */
+void summary_print(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s,
+                   const struct eng_result *r, const char *db_path);
+
+/* Format a duration in cycles in the largest readable unit (s, ms, us, ns,
+ * or cycles below a nanosecond's worth), exactly to 3 decimals at most. */
+void summary_format_time(char *buf, size_t len, uint64_t cycles, uint64_t cpu_hz);
+
+#endif /* MCSIM_CLI_SUMMARY_H */

@@ -1,0 +1,393 @@
+/*
+ * The engine (engine.h): one event loop over simulated time. Each turn:
+ * the running thread's instructions that take no time run; then a pending
+ * interrupt is taken, if any; then the thread computes until its step
+ * ends or the next timer deadline, device arrival or start time, or makes
+ * its next system call. Nothing else decides what happens next.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mcsim/kernel.h>
+
+#include "hal_sim.h"
+#include "world.h"
+
+/* Memory handed to the kernel: enough for 255 threads with 1024-slot
+ * CNodes and every other object. */
+#define UNTYPED_BITS 26
+/* Turns of the loop without time passing before the run is declared stuck. */
+#define MAX_TURNS_WITHOUT_PROGRESS 50000000u
+
+_Noreturn void world_fail(struct world *w, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(w->res->error, sizeof w->res->error, fmt, ap);
+    va_end(ap);
+    if (w->res->status == ENG_OK)
+        w->res->status = ENG_INTERNAL_ERROR;
+    longjmp(w->fatal, 1);
+}
+
+struct uthread *world_thread(struct world *w, uint32_t id)
+{
+    return id < w->n_threads ? &w->threads[id] : NULL;
+}
+
+void world_sink_check(struct world *w, int rc)
+{
+    if (rc == 0)
+        return;
+    w->res->status = ENG_SINK_ERROR;
+    world_fail(w, "recording failed");
+}
+
+static void on_fatal(void *ctx, const char *msg)
+{
+    world_fail(ctx, "kernel: %s", msg);
+}
+
+/* ------------------------------------------------------------- set-up */
+
+static void *xcalloc(struct world *w, size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (p == NULL)
+        world_fail(w, "out of memory");
+    return p;
+}
+
+static int cmp_cycles(const void *a, const void *b)
+{
+    cycles_t x = *(const cycles_t *)a, y = *(const cycles_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void init_start_times(struct world *w)
+{
+    const struct scenario *s = w->s;
+
+    w->start_times = xcalloc(w, s->n_threads, sizeof *w->start_times);
+    for (uint32_t i = 0; i < s->n_threads; i++) {
+        if (s->threads[i].start > 0 && !(w->mcs && s->threads[i].passive))
+            w->start_times[w->n_start_times++] = s->threads[i].start;
+    }
+    qsort(w->start_times, w->n_start_times, sizeof *w->start_times, cmp_cycles);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->n_start_times; i++) {
+        if ((n == 0 || w->start_times[n - 1] != w->start_times[i]) &&
+            w->start_times[i] < w->duration)
+            w->start_times[n++] = w->start_times[i];
+    }
+    w->n_start_times = n;
+}
+
+static void init_thread(struct world *w, uint32_t ti)
+{
+    const struct scn_thread *st = &w->s->threads[ti];
+    struct uthread *t = &w->threads[ti + 1];
+    char stream[SCN_NAME_MAX + 32];
+
+    if (program_compile(w->s, ti, w->mcs, &t->prog) != 0)
+        world_fail(w, "out of memory");
+    t->locals = xcalloc(w, t->prog.n_locals, sizeof *t->locals);
+    t->rngs = xcalloc(w, t->prog.n_rngs, sizeof *t->rngs);
+    for (uint32_t k = 0; k < t->prog.n_rngs; k++) {
+        snprintf(stream, sizeof stream, "thread:%s:step:%u", st->name,
+                 t->prog.rng_steps[k] - st->prog_first);
+        rng_seed_stream(&t->rngs[k], w->opt->seed, stream);
+    }
+    t->start = st->start;
+    t->deadline = st->deadline;
+    t->has_deadline = st->has_deadline;
+    t->hint = st->start;
+    t->has_hint = true;
+}
+
+static void init_world(struct world *w)
+{
+    const struct scenario *s = w->s;
+
+    if (s->n_threads > PROGRAM_MAX_THREADS)
+        world_fail(w, "a scenario may have at most %d threads", PROGRAM_MAX_THREADS);
+    w->n_threads = s->n_threads + 1;
+    w->threads = xcalloc(w, w->n_threads, sizeof *w->threads);
+    for (uint32_t i = 0; i < w->n_threads; i++) {
+        w->threads[i].id = i;
+        w->threads[i].post_op = UINT32_MAX;
+    }
+    for (uint32_t i = 0; i < s->n_threads; i++)
+        init_thread(w, i);
+    w->devices = xcalloc(w, s->n_devices, sizeof *w->devices);
+    w->next_arrival = xcalloc(w, s->n_devices, sizeof *w->next_arrival);
+    for (uint32_t i = 0; i < s->n_devices; i++) {
+        device_gen_init(&w->devices[i], s, i, w->opt->seed);
+        w->next_arrival[i] = device_gen_next(&w->devices[i]);
+    }
+    w->ntfn_release = xcalloc(w, s->n_notifications, sizeof *w->ntfn_release);
+    w->ntfn_pending = xcalloc(w, s->n_notifications, sizeof *w->ntfn_pending);
+    w->ep_slots = xcalloc(w, s->n_endpoints, sizeof *w->ep_slots);
+    w->ntfn_slots = xcalloc(w, s->n_notifications, sizeof *w->ntfn_slots);
+    w->ntfn_sc_slots = xcalloc(w, s->n_notifications, sizeof *w->ntfn_sc_slots);
+    w->irq_slots = xcalloc(w, s->n_devices, sizeof *w->irq_slots);
+    init_start_times(w);
+}
+
+static void free_world(struct world *w)
+{
+    if (w->threads) {
+        for (uint32_t i = 0; i < w->n_threads; i++) {
+            program_release(&w->threads[i].prog);
+            free(w->threads[i].locals);
+            free(w->threads[i].rngs);
+        }
+    }
+    free(w->threads);
+    free(w->devices);
+    free(w->next_arrival);
+    free(w->ntfn_release);
+    free(w->ntfn_pending);
+    free(w->ep_slots);
+    free(w->ntfn_slots);
+    free(w->ntfn_sc_slots);
+    free(w->irq_slots);
+    free(w->start_times);
+}
+
+static void boot(struct world *w)
+{
+    const struct scenario *s = w->s;
+    struct boot_config bc;
+    cycles_t root_budget = s->duration;
+
+    memset(&bc, 0, sizeof bc);
+    bc.scheduler = w->opt->scheduler;
+    bc.num_priorities = (uint16_t)s->priorities;
+    bc.min_budget = hal_sim_cycles_to_ticks(scenario_min_budget(s));
+    if (bc.min_budget == 0)
+        bc.min_budget = 1;
+    bc.tick = hal_sim_cycles_to_ticks(s->tick);
+    bc.timeslice = s->timeslice;
+    bc.root_budget = hal_sim_cycles_to_ticks(root_budget);
+    if (bc.root_budget < bc.min_budget)
+        bc.root_budget = bc.min_budget;
+    w->cur = hal_sim_boot(&bc);
+    w->threads[0].ctx = w->cur;
+    root_build(w);
+}
+
+/* ------------------------------------------------------- the main loop */
+
+static cycles_t next_device_arrival(const struct world *w)
+{
+    cycles_t next = HAL_SIM_NEVER;
+    for (uint32_t i = 0; i < w->s->n_devices; i++) {
+        if (w->next_arrival[i] < next)
+            next = w->next_arrival[i];
+    }
+    return next;
+}
+
+static cycles_t next_event(const struct world *w)
+{
+    cycles_t next = hal_sim_timer_cycle();
+    cycles_t dev = next_device_arrival(w);
+
+    if (dev < next)
+        next = dev;
+    if (w->next_start < w->n_start_times && w->start_times[w->next_start] < next)
+        next = w->start_times[w->next_start];
+    if (w->duration < next)
+        next = w->duration;
+    return next;
+}
+
+/* Devices and the start timer assert their lines at their arrival times;
+ * an arrival on a line that still has one pending is lost. */
+static void raise_arrivals(struct world *w)
+{
+    cycles_t now = hal_sim_now();
+
+    for (uint32_t i = 0; i < w->s->n_devices; i++) {
+        while (w->next_arrival[i] <= now && w->next_arrival[i] < w->duration) {
+            uint32_t line = w->s->devices[i].irq;
+            cycles_t at = w->next_arrival[i];
+            if (hal_sim_irq_raise(line)) {
+                w->lines[line].pending = true;
+                w->lines[line].arrival = at;
+                w->lines[line].device = (int32_t)i;
+            } else {
+                rec_irq(w, i, line, at, SINK_NO_TIME, true);
+            }
+            w->next_arrival[i] = device_gen_next(&w->devices[i]);
+        }
+    }
+    while (w->next_start < w->n_start_times && w->start_times[w->next_start] <= now) {
+        hal_sim_irq_raise(HAL_SIM_START_IRQ);
+        w->next_start++;
+    }
+}
+
+/* The CPU takes interrupt `line`: a device's arrival is delivered, and the
+ * notification it signals now holds a signal released at the arrival. */
+static void take_interrupt(struct world *w, uint32_t line)
+{
+    if (line < HAL_SIM_DEVICE_LINES && w->lines[line].pending) {
+        struct irq_line_state *l = &w->lines[line];
+        uint32_t ntfn = w->s->devices[l->device].notification;
+        rec_irq(w, (uint32_t)l->device, line, l->arrival, hal_sim_now(), false);
+        if (!w->ntfn_pending[ntfn]) {
+            w->ntfn_pending[ntfn] = true;
+            w->ntfn_release[ntfn] = l->arrival;
+        }
+        l->pending = false;
+    }
+    w->cur = hal_sim_interrupt(line);
+}
+
+static struct uthread *running_thread(struct world *w)
+{
+    struct uthread *t;
+
+    if (w->cur == NULL)
+        return NULL;
+    t = world_thread(w, kernel_current_trace_id());
+    if (t == NULL)
+        world_fail(w, "the kernel runs a thread the world does not know (%u)",
+                   kernel_current_trace_id());
+    t->ctx = w->cur;
+    return t;
+}
+
+/* One turn of the loop. Returns false when the run is over. */
+static bool turn(struct world *w)
+{
+    struct uthread *t = running_thread(w);
+    enum interp_action action = INTERP_SYSCALL;
+    cycles_t cycles = 0, now, next;
+    int line;
+
+    raise_arrivals(w);
+    if (t)
+        action = interp_next(w, t, &cycles);
+    line = hal_sim_next_irq();
+    if (line >= 0) {
+        take_interrupt(w, (uint32_t)line);
+        return true;
+    }
+    now = hal_sim_now();
+    if (now >= w->duration)
+        return false;
+    if (t && action == INTERP_SYSCALL) {
+        interp_trap(w, t);
+        return true;
+    }
+    next = next_event(w);
+    if (t == NULL) {
+        hal_sim_advance(next);
+        return true;
+    }
+    if (now + cycles <= next) {
+        hal_sim_advance(now + cycles);
+        interp_computed(w, t, cycles);
+    } else {
+        hal_sim_advance(next);
+        interp_computed(w, t, next - now);
+    }
+    return true;
+}
+
+static void run_loop(struct world *w)
+{
+    cycles_t last = hal_sim_now();
+    uint64_t still = 0, turns = 0;
+
+    while (turn(w)) {
+        if (w->opt->stop && *w->opt->stop) {
+            w->res->status = ENG_INTERRUPTED;
+            return;
+        }
+        if (hal_sim_now() != last) {
+            last = hal_sim_now();
+            still = 0;
+        } else if (++still > MAX_TURNS_WITHOUT_PROGRESS) {
+            world_fail(w, "no progress at cycle %llu: threads make system calls forever "
+                          "without computing", (unsigned long long)last);
+        }
+        if (w->opt->progress && (++turns & 0xfffffu) == 0)
+            w->opt->progress(w->opt->progress_ctx, last, w->duration);
+    }
+}
+
+static void start_run(struct world *w)
+{
+    struct sink_run_meta meta = {
+        .hal = "sim",
+        .version = w->opt->version ? w->opt->version : "",
+        .seed = w->opt->seed,
+        .duration = w->duration,
+        .scheduler = w->opt->scheduler,
+        .trace_full = w->opt->trace_full,
+    };
+    struct hal_sim_config hc = {
+        .cpu_hz = w->s->cpu_hz,
+        .timer_hz = w->s->timer_hz,
+        .costs = {w->s->costs.entry, w->s->costs.exit, w->s->costs.syscall, w->s->costs.ipc,
+                  w->s->costs.schedule, w->s->costs.timer_program, w->s->costs.irq,
+                  w->s->costs.tick},
+        .untyped_bits = UNTYPED_BITS,
+        .trace = rec_trace,
+        .fatal = on_fatal,
+        .ctx = w,
+    };
+
+    world_sink_check(w, w->opt->sink.ops->run_begin(w->opt->sink.self, w->s, &meta));
+    if (hal_sim_init(&hc) != 0)
+        world_fail(w, "out of memory for the platform");
+    init_world(w);
+    boot(w);
+    /* The root task's first call blocks it: the system is built. */
+    {
+        struct uthread *root = &w->threads[0];
+        cycles_t cycles;
+        if (interp_next(w, root, &cycles) != INTERP_SYSCALL)
+            world_fail(w, "root task: its program does not start with a system call");
+        interp_trap(w, root);
+    }
+    hal_sim_end_boot();
+    rec_timeline_start(w);
+}
+
+enum eng_status eng_run(const struct scenario *s, const struct eng_options *o,
+                        struct eng_result *r)
+{
+    static struct world w; /* one run at a time: the kernel is a singleton */
+
+    memset(&w, 0, sizeof w);
+    memset(r, 0, sizeof *r);
+    w.s = s;
+    w.opt = o;
+    w.res = r;
+    w.mcs = o->scheduler == SCHED_MCS;
+    w.duration = o->duration;
+    w.cur_id = TRACE_IDLE;
+    if (setjmp(w.fatal) == 0) {
+        start_run(&w);
+        run_loop(&w);
+        rec_finish(&w, hal_sim_now() < w.duration ? hal_sim_now() : w.duration);
+    }
+    r->end = hal_sim_now();
+    r->kernel_entries = hal_sim_kernel_entries();
+    r->kernel_cycles = hal_sim_kernel_cycles();
+    if (o->sink.ops->run_end(o->sink.self, r->status == ENG_OK) != 0 && r->status == ENG_OK) {
+        r->status = ENG_SINK_ERROR;
+        snprintf(r->error, sizeof r->error, "recording failed at the end of the run");
+    }
+    free_world(&w);
+    hal_sim_release();
+    return r->status;
+}

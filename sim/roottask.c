@@ -1,0 +1,383 @@
+/*
+ * The root task: user code that builds the scenario's system with real
+ * system calls at boot (DESIGN.md "How a run flows", 2): it retypes its
+ * untyped memory into every object, configures contexts through
+ * SchedControl, mints each thread the capabilities its program needs with
+ * the least rights, binds IRQ handlers to notifications, starts passive
+ * servers so that they reach their receive and then takes their context
+ * away, and resumes the threads that start at 0. It then stays, at the
+ * highest priority, to resume later threads when the platform's start
+ * timer fires. Nothing is wired behind the kernel's back.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <mcsim/bootinfo.h>
+#include <mcsim/kernel.h>
+
+#include "hal_sim.h"
+#include "world.h"
+
+#define ROOT_DEPTH 64
+
+static const char *const err_names[] = {
+#define X(id, num, name) [num] = name,
+    MCSIM_ERRORS(X)
+#undef X
+};
+
+static struct user_context *root_ctx(struct world *w)
+{
+    return w->threads[0].ctx;
+}
+
+/* Make a system call as the root task during boot; the root must still be
+ * the running thread afterwards unless `may_block`. */
+static void root_trap(struct world *w, enum syscall sys, cptr_t cap, bool may_block)
+{
+    struct user_context *c = root_ctx(w);
+
+    if (w->cur != c)
+        world_fail(w, "root task: it is not running at boot");
+    c->x[REG_SYSCALL] = sys;
+    c->x[REG_CAP] = cap;
+    interp_trap(w, NULL);
+    if (!may_block && w->cur != c)
+        world_fail(w, "root task: lost the CPU during boot");
+}
+
+/* Invoke an object at boot and fail the run on any error. */
+static void root_invoke(struct world *w, const char *what, cptr_t cap, enum inv_label label,
+                        const uint64_t *mrs, unsigned n, const cptr_t *extra, unsigned n_extra)
+{
+    struct user_context *c = root_ctx(w);
+    uint64_t err;
+
+    c->x[REG_INFO] = msginfo_make(label, n_extra, n);
+    for (unsigned i = 0; i < n; i++)
+        c->x[REG_MR0 + i] = mrs[i];
+    for (unsigned i = 0; i < n_extra; i++)
+        c->x[REG_EXTRA_CAP0 + i] = extra[i];
+    root_trap(w, SYS_CALL, cap, false);
+    err = msginfo_label(c->x[REG_INFO]);
+    if (err != ERR_NONE)
+        world_fail(w, "root task: %s failed: %s", what,
+                   err < ERR_COUNT ? err_names[err] : "unknown error");
+}
+
+static cptr_t new_slot(struct world *w)
+{
+    if (w->next_free_slot >= (1u << ROOT_CNODE_BITS))
+        world_fail(w, "root task: its CNode is full (too many objects)");
+    return w->next_free_slot++;
+}
+
+static cptr_t retype(struct world *w, enum object_type type, unsigned bits)
+{
+    cptr_t slot = new_slot(w);
+    uint64_t mrs[6] = {type, bits, 0, 0, slot, 1};
+    cptr_t root = ROOT_CNODE;
+
+    root_invoke(w, "Untyped_Retype", ROOT_FIRST_UNTYPED, INV_UNTYPED_RETYPE, mrs, 6, &root, 1);
+    return slot;
+}
+
+/* Mint (or copy: badge 0) a cap from the root CNode into `cnode` (a cap
+ * in the root CNode to a CNode of `bits` radix) at `dest`. */
+static void mint_into(struct world *w, cptr_t cnode, unsigned bits, cptr_t dest, cptr_t src,
+                      unsigned rights, uint64_t badge)
+{
+    uint64_t mrs[6] = {dest, bits, src, ROOT_DEPTH, rights, badge};
+    cptr_t root = ROOT_CNODE;
+
+    root_invoke(w, "CNode_Mint", cnode, INV_CNODE_MINT, mrs, 6, &root, 1);
+}
+
+/* A new slot of the root CNode holding a minted copy of `src`. */
+static cptr_t mint_local(struct world *w, cptr_t src, unsigned rights, uint64_t badge)
+{
+    cptr_t slot = new_slot(w);
+    mint_into(w, ROOT_CNODE, ROOT_DEPTH, slot, src, rights, badge);
+    return slot;
+}
+
+static unsigned sc_bits_for(uint32_t extra_refills)
+{
+    unsigned bits = MCSIM_MIN_SC_BITS;
+    while (MCSIM_SC_MAX_REFILLS(bits) < (uint64_t)extra_refills + MCSIM_MIN_REFILLS)
+        bits++;
+    return bits;
+}
+
+static void configure_sc(struct world *w, cptr_t sc, cycles_t budget, cycles_t period,
+                         uint32_t extra, uint64_t badge, bool sporadic)
+{
+    uint64_t mrs[5] = {hal_sim_cycles_to_ticks(budget), hal_sim_cycles_to_ticks(period), extra,
+                       badge, sporadic ? SC_FLAG_SPORADIC : 0};
+    root_invoke(w, "SchedControl_ConfigureFlags", ROOT_SCHED_CONTROL,
+                INV_SCHED_CONTROL_CONFIGURE_FLAGS, mrs, 5, &sc, 1);
+}
+
+static cptr_t new_sc(struct world *w, const struct scn_context *ctx, uint64_t badge)
+{
+    cptr_t sc = retype(w, OBJ_SCHED_CONTEXT, sc_bits_for(ctx->extra_refills));
+    configure_sc(w, sc, ctx->budget, ctx->period, ctx->extra_refills, badge, ctx->sporadic);
+    return sc;
+}
+
+/* ------------------------------------------------------------ objects */
+
+static void build_ipc_objects(struct world *w)
+{
+    const struct scenario *s = w->s;
+
+    for (uint32_t i = 0; i < s->n_endpoints; i++)
+        w->ep_slots[i] = retype(w, OBJ_ENDPOINT, 0);
+    for (uint32_t i = 0; i < s->n_notifications; i++) {
+        w->ntfn_slots[i] = retype(w, OBJ_NOTIFICATION, 0);
+        if (w->mcs && s->notifications[i].sc.present) {
+            cptr_t ntfn = w->ntfn_slots[i];
+            w->ntfn_sc_slots[i] = new_sc(w, &s->notifications[i].sc, BADGE_NTFN_BASE + i);
+            root_invoke(w, "SchedContext_Bind", w->ntfn_sc_slots[i], INV_SC_BIND, NULL, 0,
+                        &ntfn, 1);
+        }
+    }
+    w->init_ep_slot = retype(w, OBJ_ENDPOINT, 0);
+}
+
+/* An IRQ handler for `line`, signalling notification cap `ntfn` with `badge`. */
+static cptr_t build_irq_handler(struct world *w, uint32_t line, cptr_t ntfn, uint64_t badge)
+{
+    cptr_t handler = new_slot(w);
+    uint64_t mrs[3] = {line, handler, ROOT_DEPTH};
+    cptr_t root = ROOT_CNODE;
+    cptr_t badged;
+
+    root_invoke(w, "IRQControl_Get", ROOT_IRQ_CONTROL, INV_IRQ_CONTROL_GET, mrs, 3, &root, 1);
+    badged = mint_local(w, ntfn, RIGHT_WRITE, badge);
+    root_invoke(w, "IRQHandler_SetNotification", handler, INV_IRQ_SET_NOTIFICATION, NULL, 0,
+                &badged, 1);
+    return handler;
+}
+
+static void build_devices(struct world *w)
+{
+    const struct scenario *s = w->s;
+
+    for (uint32_t i = 0; i < s->n_devices; i++)
+        w->irq_slots[i] = build_irq_handler(w, s->devices[i].irq,
+                                            w->ntfn_slots[s->devices[i].notification], i + 1);
+    if (w->n_start_times > 0) {
+        w->start_ntfn_slot = retype(w, OBJ_NOTIFICATION, 0);
+        w->start_irq_slot = build_irq_handler(w, HAL_SIM_START_IRQ, w->start_ntfn_slot, 1);
+    }
+}
+
+/* ------------------------------------------------------------ threads */
+
+static void grant_objects(struct world *w, uint32_t ti)
+{
+    const struct scenario *s = w->s;
+    struct uthread *t = &w->threads[ti + 1];
+
+    for (uint32_t i = 0; i < s->n_endpoints; i++) {
+        unsigned r = program_endpoint_rights(s, ti, i);
+        if (r)
+            mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, program_slot_endpoint(s, i),
+                      w->ep_slots[i], r, 0);
+    }
+    for (uint32_t i = 0; i < s->n_notifications; i++) {
+        unsigned r = program_notification_rights(s, ti, i);
+        if (r)
+            mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, program_slot_notification(s, i),
+                      w->ntfn_slots[i], r, 0);
+    }
+    for (uint32_t i = 0; i < s->n_devices; i++) {
+        if (program_uses_device(s, ti, i))
+            mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, program_slot_device(s, i),
+                      w->irq_slots[i], RIGHTS_ALL, 0);
+    }
+}
+
+/* A timeout handler can restart each server whose faults it serves: the
+ * server's TCB and reply object, a spare context to run it on, and the
+ * start-up endpoint to learn that it reached its receive. */
+static void grant_handler(struct world *w, uint32_t ti)
+{
+    const struct scenario *s = w->s;
+    struct uthread *t = &w->threads[ti + 1];
+    bool handles = false;
+
+    for (uint32_t si = 0; si < s->n_threads; si++) {
+        uint32_t ep = s->threads[si].timeout_endpoint;
+        if (ep == SCN_NONE || !program_handles_timeouts(s, ti, ep))
+            continue;
+        handles = true;
+        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_SERVER + 2 * si,
+                  w->threads[si + 1].tcb_slot, RIGHTS_ALL, 0);
+        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_SERVER + 2 * si + 1,
+                  w->threads[si + 1].reply_slot, RIGHTS_ALL, 0);
+    }
+    if (!handles || !w->mcs)
+        return;
+    struct scn_context spare = {.present = true, .budget = 1, .period = 1};
+    spare.budget = spare.period = w->duration > 0 ? w->duration : 1;
+    cptr_t sc = new_sc(w, &spare, BADGE_SPARE_BASE + ti + 1);
+    mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_SPARE_SC, sc, RIGHTS_ALL, 0);
+    mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_INIT_EP, w->init_ep_slot, RIGHT_READ,
+              0);
+}
+
+static void build_thread(struct world *w, uint32_t ti)
+{
+    const struct scn_thread *st = &w->s->threads[ti];
+    struct uthread *t = &w->threads[ti + 1];
+    uint64_t guard = ((uint64_t)0 << 6) | (64 - THREAD_CNODE_BITS);
+    uint64_t id = ti + 1;
+    cptr_t timeout_ep = ROOT_NULL;
+
+    t->tcb_slot = retype(w, OBJ_TCB, 0);
+    t->cnode_slot = retype(w, OBJ_CNODE, THREAD_CNODE_BITS);
+    t->reply_slot = retype(w, OBJ_REPLY, 0);
+    if (w->mcs && st->sc.present)
+        t->sc_slot = new_sc(w, &st->sc, id);
+    root_invoke(w, "TCB_Configure", t->tcb_slot, INV_TCB_CONFIGURE, &guard, 1, &t->cnode_slot,
+                1);
+    root_invoke(w, "TCB_SetTraceId", t->tcb_slot, INV_TCB_SET_TRACE_ID, &id, 1, NULL, 0);
+    if (w->mcs && st->timeout_endpoint != SCN_NONE)
+        timeout_ep = mint_local(w, w->ep_slots[st->timeout_endpoint],
+                                RIGHT_WRITE | RIGHT_GRANT_REPLY, id);
+    uint64_t prios[2] = {st->mcp, st->priority};
+    cptr_t caps[3] = {ROOT_TCB, t->sc_slot, timeout_ep};
+    root_invoke(w, "TCB_SetSchedParams", t->tcb_slot, INV_TCB_SET_SCHED_PARAMS, prios, 2, caps,
+                3);
+    mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_TCB, t->tcb_slot, RIGHTS_ALL, 0);
+    mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_REPLY, t->reply_slot, RIGHTS_ALL, 0);
+    if (w->mcs && st->passive)
+        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_INIT_EP, w->init_ep_slot,
+                  RIGHT_WRITE, 0);
+    grant_objects(w, ti);
+}
+
+/* Run the other threads the kernel chooses (each only up to its next
+ * system call: at boot none computes) until the root task runs again. */
+static void run_until_root(struct world *w)
+{
+    unsigned guard = 0;
+
+    while (w->cur != root_ctx(w)) {
+        struct uthread *t;
+        cycles_t cycles;
+        if (w->cur == NULL || ++guard > 1000)
+            world_fail(w, "root task: a passive server did not reach its first receive");
+        t = world_thread(w, kernel_current_trace_id());
+        t->ctx = w->cur;
+        if (interp_next(w, t, &cycles) != INTERP_SYSCALL)
+            world_fail(w, "root task: passive thread %s computes before its first receive",
+                       w->s->threads[t->id - 1].name);
+        interp_trap(w, t);
+    }
+}
+
+/* A passive server is started on a borrowed context, runs to its first
+ * receive (which tells the root task so, NBSendRecv), and is left without
+ * a context: from then on it runs only on what its callers donate. */
+static void start_passive(struct world *w, cptr_t init_sc, uint32_t ti)
+{
+    struct uthread *t = &w->threads[ti + 1];
+    cptr_t tcb = t->tcb_slot;
+
+    root_invoke(w, "SchedContext_Bind", init_sc, INV_SC_BIND, NULL, 0, &tcb, 1);
+    root_invoke(w, "TCB_Resume", tcb, INV_TCB_RESUME, NULL, 0, NULL, 0);
+    root_ctx(w)->x[REG_INFO] = 0;
+    root_trap(w, SYS_WAIT, w->init_ep_slot, true);
+    run_until_root(w);
+    root_invoke(w, "SchedContext_Unbind", init_sc, INV_SC_UNBIND, NULL, 0, NULL, 0);
+}
+
+static void start_passive_servers(struct world *w)
+{
+    const struct scenario *s = w->s;
+    struct scn_context ctx = {.present = true, .budget = 1, .period = 1};
+    cptr_t init_sc = 0;
+
+    for (uint32_t i = 0; i < s->n_threads; i++) {
+        if (!w->mcs || !s->threads[i].passive)
+            continue;
+        if (init_sc == 0) {
+            ctx.budget = ctx.period = w->duration;
+            init_sc = new_sc(w, &ctx, BADGE_ROOT);
+        }
+        start_passive(w, init_sc, i);
+    }
+}
+
+/* Threads started together enter their ready queue in file order: each
+ * resume puts the thread at the head of its queue, so resume in reverse. */
+static void resume_started_at(struct world *w, cycles_t start)
+{
+    const struct scenario *s = w->s;
+
+    for (uint32_t i = s->n_threads; i-- > 0;) {
+        if (s->threads[i].start != start || (w->mcs && s->threads[i].passive))
+            continue;
+        root_invoke(w, "TCB_Resume", w->threads[i + 1].tcb_slot, INV_TCB_RESUME, NULL, 0, NULL,
+                    0);
+    }
+}
+
+/* The root task's own program after boot: at each start time, take the
+ * start timer's signal, resume the threads due, acknowledge the timer. */
+static void build_root_program(struct world *w)
+{
+    const struct scenario *s = w->s;
+    struct program *p = &w->threads[0].prog;
+    uint32_t n = 0;
+
+    for (uint32_t k = 0; k < w->n_start_times; k++) {
+        n += 2;
+        for (uint32_t i = 0; i < s->n_threads; i++)
+            n += s->threads[i].start == w->start_times[k];
+    }
+    p->ops = calloc(n + 1, sizeof *p->ops);
+    if (p->ops == NULL)
+        world_fail(w, "out of memory");
+    for (uint32_t k = 0; k < w->n_start_times; k++) {
+        p->ops[p->n_ops++] = (struct op){.kind = OP_WAIT, .cap = w->start_ntfn_slot,
+                                         .rng = UINT32_MAX, .a = UINT32_MAX};
+        for (uint32_t i = s->n_threads; i-- > 0;) {
+            if (s->threads[i].start == w->start_times[k])
+                p->ops[p->n_ops++] = (struct op){.kind = OP_RESUME,
+                                                 .cap = w->threads[i + 1].tcb_slot,
+                                                 .rng = UINT32_MAX};
+        }
+        p->ops[p->n_ops++] = (struct op){.kind = OP_IRQ_ACK, .cap = w->start_irq_slot,
+                                         .rng = UINT32_MAX};
+    }
+    p->ops[p->n_ops++] = (struct op){.kind = OP_EXIT, .rng = UINT32_MAX};
+}
+
+void root_build(struct world *w)
+{
+    const struct scenario *s = w->s;
+
+    w->next_free_slot = ROOT_FIRST_FREE;
+    if (w->mcs) {
+        struct scn_context root = {.present = true, .budget = w->duration, .period = w->duration};
+        uint64_t mrs[5] = {hal_sim_cycles_to_ticks(root.budget),
+                           hal_sim_cycles_to_ticks(root.period), 0, BADGE_ROOT, 0};
+        cptr_t sc = ROOT_SC;
+        root_invoke(w, "SchedControl_ConfigureFlags (root)", ROOT_SCHED_CONTROL,
+                    INV_SCHED_CONTROL_CONFIGURE_FLAGS, mrs, 5, &sc, 1);
+    }
+    build_ipc_objects(w);
+    build_devices(w);
+    for (uint32_t i = 0; i < s->n_threads; i++)
+        build_thread(w, i);
+    for (uint32_t i = 0; i < s->n_threads; i++)
+        grant_handler(w, i);
+    start_passive_servers(w);
+    resume_started_at(w, 0);
+    build_root_program(w);
+    root_ctx(w)->pc = 0;
+}

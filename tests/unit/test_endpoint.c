@@ -1,0 +1,513 @@
+/*
+ * Endpoints driven through real system calls on the kernel test bench
+ * (ktest.h): the priority-ordered queue (B17, B18) and classic FIFO, the
+ * message transfer, Call corners (B25), the Write right, lookup errors as
+ * this kernel reports them (kernel/syscall.c), and deleting an endpoint
+ * with threads queued on it.
+ *
+ * The root task (trace id 1) builds everything, then drops to priority 5
+ * so that each thread it resumes runs at once and, when that thread
+ * blocks, the root runs again.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <mcsim/trace.h>
+
+#include "ktest.h"
+
+#define MS 1000000u /* ticks: the bench's timer runs at 1 GHz */
+#define ROOT_ID 1u
+#define SERVER_ID 10u
+#define LABEL 0x42u
+
+/* enum thread_state of kernel-core/src/kernel/structures.h, as
+ * kernel_inspect_thread reports it. */
+enum {
+    ST_INACTIVE = 0,
+    ST_RUNNING,
+    ST_RESTART,
+    ST_BLOCKED_ON_RECEIVE,
+    ST_BLOCKED_ON_SEND,
+    ST_BLOCKED_ON_REPLY,
+    ST_BLOCKED_ON_NOTIFICATION,
+};
+
+static unsigned state_of(cptr_t tcb)
+{
+    struct kinspect_thread t;
+
+    assert_int_equal(kernel_inspect_thread(tcb, &t), 0);
+    return t.state;
+}
+
+/* Boot and name the root task; the root keeps priority 255 until
+ * root_lower() so that building never switches threads. */
+static void boot(uint8_t scheduler)
+{
+    struct ktest_opts o = {.scheduler = scheduler};
+    struct ktest_msg m = {.label = INV_TCB_SET_TRACE_ID, .length = 1, .mr = {ROOT_ID}};
+
+    ktest_boot(&o);
+    /* not ktest_invoke: the caller's trace id changes */
+    assert_int_equal(ktest_syscall(SYS_CALL, ROOT_TCB, 0, 0, &m), ROOT_ID);
+    assert_int_equal(m.label, ERR_NONE);
+}
+
+static void root_lower(void)
+{
+    uint64_t prio = 5;
+    cptr_t auth = ROOT_TCB;
+
+    assert_int_equal(ktest_invoke(ROOT_TCB, INV_TCB_SET_PRIORITY, 1, &prio, &auth, 1, NULL),
+                     ERR_NONE);
+}
+
+/* Invoke as the current thread, which may lose the CPU; returns who runs. */
+static uint32_t call_invoke(cptr_t cap, uint64_t label, unsigned len, const uint64_t *mrs,
+                            const cptr_t *extra, unsigned n_extra)
+{
+    struct ktest_msg m = {.label = label, .length = len, .n_extra = n_extra};
+
+    for (unsigned i = 0; i < len; i++)
+        m.mr[i] = mrs[i];
+    for (unsigned i = 0; i < n_extra; i++)
+        m.extra[i] = extra[i];
+    uint32_t next = ktest_syscall(SYS_CALL, cap, 0, 0, &m);
+    assert_int_equal(m.label, ERR_NONE);
+    return next;
+}
+
+static uint32_t resume(cptr_t tcb)
+{
+    return call_invoke(tcb, INV_TCB_RESUME, 0, NULL, NULL, 0);
+}
+
+static void set_prio(cptr_t tcb, uint64_t prio)
+{
+    cptr_t auth = ROOT_TCB;
+
+    assert_int_equal(ktest_invoke(tcb, INV_TCB_SET_PRIORITY, 1, &prio, &auth, 1, NULL), ERR_NONE);
+}
+
+static cptr_t mint(cptr_t src, uint64_t rights, uint64_t badge)
+{
+    cptr_t dest = ktest_alloc_slot();
+    uint64_t mrs[] = {dest, 64, src, 64, rights, badge};
+    cptr_t root = ROOT_CNODE;
+
+    assert_int_equal(ktest_invoke(ROOT_CNODE, INV_CNODE_MINT, 6, mrs, &root, 1, NULL), ERR_NONE);
+    return dest;
+}
+
+/* The current thread (trace id `who`) Calls ep with MR0 = tag and blocks. */
+static void call_and_block(uint32_t who, cptr_t ep, uint64_t tag)
+{
+    struct ktest_msg m = {.label = LABEL, .length = 1, .mr = {tag}};
+
+    assert_int_equal(ktest_current(), who);
+    assert_int_not_equal(ktest_syscall(SYS_CALL, ep, 0, 0, &m), who);
+}
+
+/* Thread ids of the TR_IPC_RECV records of `receiver`, in order. */
+static unsigned recv_senders(uint32_t receiver, uint32_t *out, unsigned max)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < ktest_trace_count() && n < max; i++) {
+        const struct ktest_trace *r = ktest_trace_get(i);
+        if (r->kind == TR_IPC_RECV && r->thread == receiver)
+            out[n++] = (uint32_t)r->arg;
+    }
+    return n;
+}
+
+/* Five callers of priorities 249..253 (index i has 249 + i, trace id
+ * 100 + i) Call in `order`; the server then receives them one by one,
+ * reusing its reply object. Returns the MR0 tags in reception order. */
+static void five_callers(uint8_t scheduler, const unsigned order[5], uint64_t got[5])
+{
+    cptr_t c[5];
+    cptr_t ep, reply, server;
+
+    boot(scheduler);
+    ep = ktest_retype(OBJ_ENDPOINT, 0);
+    reply = ktest_retype(OBJ_REPLY, 0);
+    server = ktest_thread(SERVER_ID, 10, 10 * MS, 10 * MS, NULL);
+    for (unsigned i = 0; i < 5; i++)
+        c[i] = ktest_thread(100 + i, (uint8_t)(249 + i), 10 * MS, 10 * MS, NULL);
+    root_lower();
+    for (unsigned k = 0; k < 5; k++) {
+        assert_int_equal(resume(c[order[k]]), 100 + order[k]);
+        call_and_block(100 + order[k], ep, order[k]);
+        assert_int_equal(ktest_current(), ROOT_ID);
+        assert_int_equal(state_of(c[order[k]]), ST_BLOCKED_ON_SEND);
+    }
+    assert_int_equal(resume(server), SERVER_ID);
+    ktest_trace_clear();
+    for (unsigned k = 0; k < 5; k++) {
+        struct ktest_msg m = {0};
+
+        assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, &m), SERVER_ID);
+        assert_int_equal(m.label, LABEL);
+        assert_int_equal(m.length, 1);
+        assert_int_equal(m.badge, 0);
+        got[k] = m.mr[0];
+        assert_int_equal(state_of(c[got[k]]), ST_BLOCKED_ON_REPLY);
+        /* A Recv into a reply object still holding a caller leaves that
+         * caller inactive (KERNEL-SEMANTICS.md 4). */
+        if (k > 0)
+            assert_int_equal(state_of(c[got[k - 1]]), ST_INACTIVE);
+    }
+}
+
+/* B17: received 253, 252, 251, 250, 249 whatever the call order. */
+static void test_endpoint_b17_priority_order(void **state)
+{
+    static const unsigned order[5] = {2, 0, 4, 1, 3};
+    uint64_t got[5];
+    uint32_t senders[8];
+
+    (void)state;
+    five_callers(SCHED_MCS, order, got);
+    for (unsigned k = 0; k < 5; k++)
+        assert_int_equal(got[k], 4 - k);
+    assert_int_equal(recv_senders(SERVER_ID, senders, 8), 5);
+    for (unsigned k = 0; k < 5; k++)
+        assert_int_equal(senders[k], 104 - k);
+}
+
+/* B17 under classic: the same queue is FIFO, received in call order. */
+static void test_endpoint_classic_fifo(void **state)
+{
+    static const unsigned order[5] = {2, 0, 4, 1, 3};
+    uint64_t got[5];
+
+    (void)state;
+    five_callers(SCHED_CLASSIC, order, got);
+    for (unsigned k = 0; k < 5; k++)
+        assert_int_equal(got[k], order[k]);
+}
+
+/* Senders queued as: tags 0..n-1 by the threads in `tcbs` (ids 100+i). */
+static void queue_senders(cptr_t ep, const cptr_t *tcbs, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        assert_int_equal(resume(tcbs[i]), 100 + i);
+        call_and_block(100 + i, ep, i);
+    }
+}
+
+/* Receive n messages as the server (already running); tags in order. */
+static void drain(cptr_t ep, cptr_t reply, uint64_t *got, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++) {
+        struct ktest_msg m = {0};
+
+        assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, &m), SERVER_ID);
+        got[k] = m.mr[0];
+    }
+}
+
+/* Equal priorities come out FIFO; a higher one queued last overtakes. */
+static void test_endpoint_equal_prio_fifo(void **state)
+{
+    static const uint8_t prios[4] = {100, 100, 100, 150};
+    cptr_t t[4];
+    uint64_t got[4];
+
+    (void)state;
+    boot(SCHED_MCS);
+    cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
+    cptr_t reply = ktest_retype(OBJ_REPLY, 0);
+    cptr_t server = ktest_thread(SERVER_ID, 10, 10 * MS, 10 * MS, NULL);
+    for (unsigned i = 0; i < 4; i++)
+        t[i] = ktest_thread(100 + i, prios[i], 10 * MS, 10 * MS, NULL);
+    root_lower();
+    queue_senders(ep, t, 4);
+    assert_int_equal(resume(server), SERVER_ID);
+    drain(ep, reply, got, 4);
+    assert_int_equal(got[0], 3);
+    assert_int_equal(got[1], 0);
+    assert_int_equal(got[2], 1);
+    assert_int_equal(got[3], 2);
+}
+
+/* B18: a queued caller raised above all others is received first, one
+ * lowered below all others last, at once (SCHED0008). */
+static void test_endpoint_b18_reorder(void **state)
+{
+    static const uint8_t prios[3] = {100, 110, 120};
+    cptr_t t[3];
+    uint64_t got[3];
+
+    (void)state;
+    boot(SCHED_MCS);
+    cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
+    cptr_t reply = ktest_retype(OBJ_REPLY, 0);
+    cptr_t server = ktest_thread(SERVER_ID, 10, 10 * MS, 10 * MS, NULL);
+    for (unsigned i = 0; i < 3; i++)
+        t[i] = ktest_thread(100 + i, prios[i], 10 * MS, 10 * MS, NULL);
+    root_lower();
+    queue_senders(ep, t, 3);
+    /* queue now 2 (120), 1 (110), 0 (100) */
+    set_prio(t[0], 200);
+    set_prio(t[2], 50);
+    assert_int_equal(state_of(t[0]), ST_BLOCKED_ON_SEND);
+    assert_int_equal(resume(server), SERVER_ID);
+    drain(ep, reply, got, 3);
+    assert_int_equal(got[0], 0);
+    assert_int_equal(got[1], 1);
+    assert_int_equal(got[2], 2);
+}
+
+/* The server blocks in Recv first; `sender` then sends to it. */
+static void server_waits(cptr_t server, cptr_t ep, cptr_t reply)
+{
+    assert_int_equal(resume(server), SERVER_ID);
+    assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, NULL), ROOT_ID);
+    assert_int_equal(state_of(server), ST_BLOCKED_ON_RECEIVE);
+}
+
+/* Label, length and MRs arrive as sent, the badge of the cap used in x0;
+ * a length above 8 is cut to 8 and extra caps are never transferred. */
+static void test_endpoint_message_transfer(void **state)
+{
+    struct ktest_msg m = {.label = 0x1234, .length = 8, .n_extra = 1, .extra = {ROOT_TCB}};
+    cptr_t ep, reply, server, badged;
+    struct user_context *ctx;
+
+    (void)state;
+    boot(SCHED_MCS);
+    ep = ktest_retype(OBJ_ENDPOINT, 0);
+    reply = ktest_retype(OBJ_REPLY, 0);
+    server = ktest_thread(SERVER_ID, 100, 10 * MS, 10 * MS, NULL);
+    badged = mint(ep, RIGHTS_ALL, 0xbeef);
+    root_lower();
+    server_waits(server, ep, reply);
+    for (unsigned i = 0; i < 8; i++)
+        m.mr[i] = 0x100 + i;
+    /* Send (not Call): the root keeps nothing waiting; the server runs. */
+    assert_int_equal(ktest_syscall(SYS_SEND, badged, 0, 0, &m), SERVER_ID);
+    ctx = ktest_context();
+    assert_int_equal(ctx->x[REG_CAP], 0xbeef);
+    assert_int_equal(msginfo_label(ctx->x[REG_INFO]), 0x1234);
+    assert_int_equal(msginfo_length(ctx->x[REG_INFO]), 8);
+    assert_int_equal(msginfo_extra_caps(ctx->x[REG_INFO]), 0);
+    for (unsigned i = 0; i < 8; i++)
+        assert_int_equal(ctx->x[REG_MR0 + i], 0x100 + i);
+    assert_int_equal(state_of(server), ST_RUNNING);
+    assert_int_equal(ktest_trace_count_kind(TR_IPC_SEND, ROOT_ID), 1);
+    assert_int_equal(ktest_trace_count_kind(TR_IPC_RECV, SERVER_ID), 1);
+
+    /* A length above the maximum is cut to the maximum. */
+    assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, NULL), ROOT_ID);
+    m.length = 100;
+    assert_int_equal(ktest_syscall(SYS_SEND, ep, 0, 0, &m), SERVER_ID);
+    assert_int_equal(msginfo_length(ktest_context()->x[REG_INFO]), 8);
+    assert_int_equal(ktest_context()->x[REG_CAP], 0);
+}
+
+/* B25: Call on a cap without Grant or GrantReply to a receiver waiting
+ * with a reply object: the message is delivered and the caller is left
+ * Inactive; the same for a Call to a thread waiting with Wait. */
+static void test_endpoint_b25_call_without_grant(void **state)
+{
+    struct ktest_msg m = {.label = LABEL, .length = 1, .mr = {7}};
+    cptr_t ep, reply, server, client, no_grant;
+
+    (void)state;
+    boot(SCHED_MCS);
+    ep = ktest_retype(OBJ_ENDPOINT, 0);
+    reply = ktest_retype(OBJ_REPLY, 0);
+    server = ktest_thread(SERVER_ID, 100, 10 * MS, 10 * MS, NULL);
+    client = ktest_thread(20, 50, 10 * MS, 10 * MS, NULL);
+    no_grant = mint(ep, RIGHT_WRITE | RIGHT_READ, 0);
+    root_lower();
+    server_waits(server, ep, reply);
+    assert_int_equal(resume(client), 20);
+    assert_int_equal(ktest_syscall(SYS_CALL, no_grant, 0, 0, &m), SERVER_ID);
+    assert_int_equal(state_of(client), ST_INACTIVE);
+    assert_int_equal(ktest_context()->x[REG_MR0], 7);
+
+    /* The server now Waits (no reply object); a full-rights Call. */
+    assert_int_equal(ktest_syscall(SYS_WAIT, ep, 0, 0, NULL), ROOT_ID);
+    assert_int_equal(resume(client), 20);
+    m.mr[0] = 8;
+    assert_int_equal(ktest_syscall(SYS_CALL, ep, 0, 0, &m), SERVER_ID);
+    assert_int_equal(state_of(client), ST_INACTIVE);
+    assert_int_equal(ktest_context()->x[REG_MR0], 8);
+}
+
+/* Without Write: Call answers InvalidCapability (MR0 = 0, the invoked
+ * cap); Send and NBSend do nothing and report nothing, as in seL4. */
+static void test_endpoint_no_write_right(void **state)
+{
+    cptr_t ep, read_only, server, reply;
+    struct ktest_msg m = {.label = LABEL, .length = 1, .mr = {5}};
+
+    (void)state;
+    boot(SCHED_MCS);
+    ep = ktest_retype(OBJ_ENDPOINT, 0);
+    reply = ktest_retype(OBJ_REPLY, 0);
+    server = ktest_thread(SERVER_ID, 100, 10 * MS, 10 * MS, NULL);
+    read_only = mint(ep, RIGHT_READ, 0);
+    root_lower();
+    server_waits(server, ep, reply);
+
+    assert_int_equal(ktest_syscall(SYS_CALL, read_only, 0, 0, &m), ROOT_ID);
+    assert_int_equal(m.label, ERR_INVALID_CAPABILITY);
+    assert_int_equal(m.length, 1);
+    assert_int_equal(m.mr[0], 0);
+
+    m = (struct ktest_msg){.label = LABEL, .length = 1, .mr = {5}};
+    assert_int_equal(ktest_syscall(SYS_SEND, read_only, 0, 0, &m), ROOT_ID);
+    assert_int_equal(m.label, LABEL); /* x1 untouched */
+    assert_int_equal(ktest_syscall(SYS_NB_SEND, read_only, 0, 0, &m), ROOT_ID);
+    assert_int_equal(m.label, LABEL);
+    assert_int_equal(state_of(server), ST_BLOCKED_ON_RECEIVE);
+    assert_int_equal(ktest_trace_count_kind(TR_IPC_SEND, UINT32_MAX), 0);
+}
+
+/* NBSend with no receiver drops the message; NBRecv with nothing queued
+ * returns at once with badge 0. */
+static void test_endpoint_nb_send_dropped(void **state)
+{
+    cptr_t ep, badged, reply;
+    struct ktest_msg m = {.label = LABEL, .length = 1, .mr = {5}};
+
+    (void)state;
+    boot(SCHED_MCS);
+    ep = ktest_retype(OBJ_ENDPOINT, 0);
+    reply = ktest_retype(OBJ_REPLY, 0);
+    badged = mint(ep, RIGHTS_ALL, 9);
+    assert_int_equal(ktest_syscall(SYS_NB_SEND, badged, 0, 0, &m), ROOT_ID);
+    m = (struct ktest_msg){.label = 3};
+    assert_int_equal(ktest_syscall(SYS_NB_RECV, badged, reply, 0, &m), ROOT_ID);
+    assert_int_equal(m.badge, 0);
+    assert_int_equal(m.label, 3); /* seL4: only the badge register says so */
+    assert_int_equal(ktest_trace_count_kind(TR_IPC_RECV, UINT32_MAX), 0);
+}
+
+/* Lookup failures end the call with the error in x1 (a cap fault in
+ * seL4): label = code, MR0 = the CPtr, MR1 = 1 in the receive phase. */
+static void test_endpoint_lookup_errors(void **state)
+{
+    cptr_t ep, empty, reply;
+    const cptr_t bad = (cptr_t)1 << 63; /* guard mismatch in the root CNode */
+    struct ktest_msg m = {0};
+
+    (void)state;
+    boot(SCHED_MCS);
+    ep = ktest_retype(OBJ_ENDPOINT, 0);
+    reply = ktest_retype(OBJ_REPLY, 0);
+    empty = ktest_alloc_slot();
+
+    /* A null cap in a Call: seL4's decode error, InvalidCapability(0). */
+    assert_int_equal(ktest_syscall(SYS_CALL, empty, 0, 0, &m), ROOT_ID);
+    assert_int_equal(m.label, ERR_INVALID_CAPABILITY);
+    assert_int_equal(m.length, 1);
+    assert_int_equal(m.mr[0], 0);
+
+    /* A failed walk: reported even for Send. */
+    m = (struct ktest_msg){0};
+    assert_int_equal(ktest_syscall(SYS_SEND, bad, 0, 0, &m), ROOT_ID);
+    assert_int_equal(m.label, ERR_FAILED_LOOKUP);
+    assert_int_equal(m.length, 2);
+    assert_int_equal(m.mr[0], bad);
+    assert_int_equal(m.mr[1], 0);
+
+    /* Receive phase: an empty source, a source that is no endpoint, a
+     * reply slot that is no reply cap. */
+    m = (struct ktest_msg){0};
+    assert_int_equal(ktest_syscall(SYS_RECV, empty, reply, 0, &m), ROOT_ID);
+    assert_int_equal(m.label, ERR_INVALID_CAPABILITY);
+    assert_int_equal(m.mr[0], empty);
+    assert_int_equal(m.mr[1], 1);
+    m = (struct ktest_msg){0};
+    assert_int_equal(ktest_syscall(SYS_RECV, ROOT_TCB, reply, 0, &m), ROOT_ID);
+    assert_int_equal(m.label, ERR_INVALID_CAPABILITY);
+    assert_int_equal(m.mr[0], ROOT_TCB);
+    m = (struct ktest_msg){0};
+    assert_int_equal(ktest_syscall(SYS_RECV, ep, ep, 0, &m), ROOT_ID);
+    assert_int_equal(m.label, ERR_INVALID_CAPABILITY);
+    assert_int_equal(m.mr[0], ep);
+    assert_int_equal(m.mr[1], 1);
+
+    /* An endpoint cap without Read cannot receive. */
+    cptr_t write_only = mint(ep, RIGHT_WRITE, 0);
+    m = (struct ktest_msg){0};
+    assert_int_equal(ktest_syscall(SYS_NB_RECV, write_only, reply, 0, &m), ROOT_ID);
+    assert_int_equal(m.label, ERR_INVALID_CAPABILITY);
+    assert_int_equal(m.mr[0], write_only);
+}
+
+/* Deleting the last cap to an endpoint restarts every queued thread: it
+ * makes its system call again (pc rewound) when it next runs; the reply
+ * objects it waited with are free again. */
+static void test_endpoint_delete_restarts_queued(void **state)
+{
+    cptr_t ep, r1, r2, a, b;
+    uint64_t pc_a, pc_b;
+    cptr_t slot;
+
+    (void)state;
+    boot(SCHED_MCS);
+    ep = ktest_retype(OBJ_ENDPOINT, 0);
+    r1 = ktest_retype(OBJ_REPLY, 0);
+    r2 = ktest_retype(OBJ_REPLY, 0);
+    a = ktest_thread(100, 100, 10 * MS, 10 * MS, NULL);
+    b = ktest_thread(101, 90, 10 * MS, 10 * MS, NULL);
+    root_lower();
+    assert_int_equal(resume(a), 100);
+    pc_a = ktest_context()->pc;
+    assert_int_equal(ktest_syscall(SYS_RECV, ep, r1, 0, NULL), ROOT_ID);
+    assert_int_equal(resume(b), 101);
+    pc_b = ktest_context()->pc;
+    assert_int_equal(ktest_syscall(SYS_RECV, ep, r2, 0, NULL), ROOT_ID);
+    assert_int_equal(state_of(a), ST_BLOCKED_ON_RECEIVE);
+    assert_int_equal(state_of(b), ST_BLOCKED_ON_RECEIVE);
+
+    slot = ep;
+    {
+        uint64_t mrs[] = {slot, 64};
+        assert_int_equal(call_invoke(ROOT_CNODE, INV_CNODE_DELETE, 2, mrs, NULL, 0), 100);
+    }
+    /* a (prio 100) runs at once, b (prio 90) waits in Restart. */
+    assert_int_equal(ktest_context()->pc, pc_a);
+    assert_int_equal(state_of(a), ST_RUNNING);
+    assert_int_equal(state_of(b), ST_RESTART);
+
+    /* r1 is no longer bound to a: a new endpoint can be received on with
+     * it, and a Call through it works. */
+    cptr_t ep2 = ktest_retype(OBJ_ENDPOINT, 0);
+    assert_int_equal(ktest_syscall(SYS_RECV, ep2, r1, 0, NULL), 101);
+    assert_int_equal(ktest_context()->pc, pc_b);
+    {
+        struct ktest_msg m = {.label = LABEL, .length = 1, .mr = {77}};
+        assert_int_equal(ktest_syscall(SYS_CALL, ep2, 0, 0, &m), 100);
+    }
+    assert_int_equal(state_of(b), ST_BLOCKED_ON_REPLY);
+    assert_int_equal(ktest_context()->x[REG_MR0], 77);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_endpoint_b17_priority_order),
+        cmocka_unit_test(test_endpoint_classic_fifo),
+        cmocka_unit_test(test_endpoint_equal_prio_fifo),
+        cmocka_unit_test(test_endpoint_b18_reorder),
+        cmocka_unit_test(test_endpoint_message_transfer),
+        cmocka_unit_test(test_endpoint_b25_call_without_grant),
+        cmocka_unit_test(test_endpoint_no_write_right),
+        cmocka_unit_test(test_endpoint_nb_send_dropped),
+        cmocka_unit_test(test_endpoint_lookup_errors),
+        cmocka_unit_test(test_endpoint_delete_restarts_queued),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

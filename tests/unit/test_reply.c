@@ -1,0 +1,458 @@
+/*
+ * Reply objects, call chains and scheduling-context donation, driven
+ * through real system calls on the kernel test bench (ktest.h): B14
+ * (passive server on donated time), B21 (Send on the reply returns the
+ * context), nested chains, stale replies, deleting a reply object, and
+ * timeout faults (B16) with the `reset` abort of a client's Call.
+ *
+ * The root task (trace id 1) builds everything, then drops to priority 5
+ * so that each thread it resumes runs at once and, when that thread
+ * blocks, the root runs again. Contexts are named by their badge, which
+ * ktest_thread makes the thread's trace id.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <mcsim/trace.h>
+
+#include "ktest.h"
+
+#define MS 1000000u /* ticks: the bench's timer runs at 1 GHz */
+#define ROOT_ID 1u
+#define C_ID 50u  /* client, priority 50 */
+#define S_ID 200u /* passive server, priority 200 */
+#define T_ID 250u /* timeout handler, priority 250 */
+#define W_ID 100u /* a bystander, priority 100 */
+
+/* enum thread_state of kernel-core/src/kernel/structures.h. */
+enum {
+    ST_INACTIVE = 0,
+    ST_RUNNING,
+    ST_RESTART,
+    ST_BLOCKED_ON_RECEIVE,
+    ST_BLOCKED_ON_SEND,
+    ST_BLOCKED_ON_REPLY,
+    ST_BLOCKED_ON_NOTIFICATION,
+};
+
+static struct kinspect_thread inspect(cptr_t tcb)
+{
+    struct kinspect_thread t;
+
+    assert_int_equal(kernel_inspect_thread(tcb, &t), 0);
+    return t;
+}
+
+static void boot(void)
+{
+    struct ktest_msg m = {.label = INV_TCB_SET_TRACE_ID, .length = 1, .mr = {ROOT_ID}};
+
+    ktest_boot(NULL);
+    assert_int_equal(ktest_syscall(SYS_CALL, ROOT_TCB, 0, 0, &m), ROOT_ID);
+    assert_int_equal(m.label, ERR_NONE);
+}
+
+/* Invoke as the current thread, which may lose the CPU; returns who runs. */
+static uint32_t call_invoke(cptr_t cap, uint64_t label, unsigned len, const uint64_t *mrs,
+                            const cptr_t *extra, unsigned n_extra)
+{
+    struct ktest_msg m = {.label = label, .length = len, .n_extra = n_extra};
+
+    for (unsigned i = 0; i < len; i++)
+        m.mr[i] = mrs[i];
+    for (unsigned i = 0; i < n_extra; i++)
+        m.extra[i] = extra[i];
+    uint32_t next = ktest_syscall(SYS_CALL, cap, 0, 0, &m);
+    assert_int_equal(m.label, ERR_NONE);
+    return next;
+}
+
+static void root_lower(void)
+{
+    uint64_t prio = 5;
+    cptr_t auth = ROOT_TCB;
+
+    assert_int_equal(call_invoke(ROOT_TCB, INV_TCB_SET_PRIORITY, 1, &prio, &auth, 1), ROOT_ID);
+}
+
+static uint32_t resume(cptr_t tcb)
+{
+    return call_invoke(tcb, INV_TCB_RESUME, 0, NULL, NULL, 0);
+}
+
+/* The events of one kind, in order. */
+static unsigned events(uint32_t kind, const struct ktest_trace **out, unsigned max)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < ktest_trace_count() && n < max; i++) {
+        if (ktest_trace_get(i)->kind == kind)
+            out[n++] = ktest_trace_get(i);
+    }
+    return n;
+}
+
+/* The B14 world: passive server S (prio 200) blocked in Recv on ep with
+ * reply object `reply`; client C (prio 50, 5/10 ms) resumed and running. */
+struct world {
+    cptr_t ep, reply, s, s_sc, c, c_sc;
+};
+
+static void make_passive_server(struct world *w, uint64_t c_budget)
+{
+    w->ep = ktest_retype(OBJ_ENDPOINT, 0);
+    w->reply = ktest_retype(OBJ_REPLY, 0);
+    w->s = ktest_thread(S_ID, 200, 10 * MS, 10 * MS, &w->s_sc);
+    w->c = ktest_thread(C_ID, 50, c_budget, 10 * MS, &w->c_sc);
+}
+
+/* S runs to its Recv, then loses its context (SchedContext_Unbind). */
+static void server_to_recv(struct world *w)
+{
+    assert_int_equal(resume(w->s), S_ID);
+    assert_int_equal(ktest_syscall(SYS_RECV, w->ep, w->reply, 0, NULL), ROOT_ID);
+    assert_int_equal(call_invoke(w->s_sc, INV_SC_UNBIND, 0, NULL, NULL, 0), ROOT_ID);
+    assert_int_equal(inspect(w->s).state, ST_BLOCKED_ON_RECEIVE);
+    assert_int_equal(inspect(w->s).sc_badge, 0);
+}
+
+/* C Calls S: the message arrives, C's context moves to S, S runs. */
+static void client_calls(struct world *w)
+{
+    struct ktest_msg m = {.label = 0x11, .length = 1, .mr = {0xc0ffee}};
+
+    assert_int_equal(resume(w->c), C_ID);
+    ktest_trace_clear();
+    assert_int_equal(ktest_syscall(SYS_CALL, w->ep, 0, 0, &m), S_ID);
+    assert_int_equal(ktest_context()->x[REG_MR0], 0xc0ffee);
+    assert_int_equal(inspect(w->s).sc_badge, C_ID);
+    assert_int_equal(inspect(w->c).sc_badge, 0);
+    assert_int_equal(inspect(w->c).state, ST_BLOCKED_ON_REPLY);
+    assert_int_equal(ktest_trace_count_kind(TR_DONATE, S_ID), 1);
+}
+
+/* B14: S runs on C's context at its own priority 200 (a prio-100 thread
+ * woken at 1 waits), replies at 3 with ReplyRecv: C gets the context
+ * back, the prio-100 thread runs first, C then runs [3,5) and is
+ * throttled until 10 having used its 5 ms. */
+static void test_reply_b14_donation(void **state)
+{
+    struct world w;
+    const struct ktest_trace *ev[8];
+    cptr_t ntfn, irq, wt;
+
+    (void)state;
+    boot();
+    make_passive_server(&w, 5 * MS);
+    ntfn = ktest_retype(OBJ_NOTIFICATION, 0);
+    wt = ktest_thread(W_ID, 100, 10 * MS, 10 * MS, NULL);
+    irq = ktest_alloc_slot();
+    {
+        uint64_t mrs[] = {3, irq, 64};
+        cptr_t root = ROOT_CNODE;
+        assert_int_equal(ktest_invoke(ROOT_IRQ_CONTROL, INV_IRQ_CONTROL_GET, 3, mrs, &root, 1,
+                                      NULL),
+                         ERR_NONE);
+        assert_int_equal(ktest_invoke(irq, INV_IRQ_SET_NOTIFICATION, 0, NULL, &ntfn, 1, NULL),
+                         ERR_NONE);
+    }
+    root_lower();
+    assert_int_equal(resume(wt), W_ID);
+    assert_int_equal(ktest_syscall(SYS_WAIT, ntfn, 0, 0, NULL), ROOT_ID);
+    server_to_recv(&w);
+    client_calls(&w);
+
+    assert_int_equal(ktest_run(1 * MS), S_ID);
+    assert_true(ktest_irq(3));
+    assert_int_equal(ktest_current(), S_ID); /* W (100) does not preempt S (200) */
+    assert_int_equal(inspect(wt).state, ST_RUNNING);
+    assert_int_equal(ktest_run(2 * MS), S_ID);
+    assert_int_equal(ktest_now(), 3 * MS);
+
+    {
+        struct ktest_msg m = {.label = 0, .length = 1, .mr = {42}};
+        assert_int_equal(ktest_syscall(SYS_REPLY_RECV, w.ep, w.reply, 0, &m), W_ID);
+    }
+    assert_int_equal(inspect(w.c).sc_badge, C_ID);
+    assert_int_equal(inspect(w.c).state, ST_RUNNING);
+    assert_int_equal(inspect(w.s).state, ST_BLOCKED_ON_RECEIVE);
+    assert_int_equal(inspect(w.s).sc_badge, 0);
+    assert_int_equal(events(TR_SC_RETURN, ev, 8), 1);
+    assert_int_equal(ev[0]->thread, C_ID);
+    assert_int_equal(ev[0]->object, C_ID);
+    assert_int_equal(ev[0]->arg, S_ID);
+    assert_int_equal(ev[0]->time, 3 * MS);
+
+    /* W gets out of the way: C resumes with the reply in its registers. */
+    assert_int_equal(ktest_syscall(SYS_WAIT, ntfn, 0, 0, NULL), C_ID);
+    assert_int_equal(ktest_context()->x[REG_MR0], 42);
+    assert_int_equal(msginfo_label(ktest_context()->x[REG_INFO]), 0);
+    assert_int_equal(ktest_run(2 * MS), ROOT_ID);
+    assert_true(inspect(w.c).in_release_queue);
+    assert_int_equal(events(TR_THROTTLE, ev, 8), 1);
+    assert_int_equal(ev[0]->thread, C_ID);
+    assert_int_equal(ev[0]->time, 5 * MS);
+    assert_int_equal(ev[0]->arg, 10 * MS);
+    assert_int_equal(ktest_run(5 * MS), C_ID);
+}
+
+/* B21: S answers with Send on the reply object: C resumes with its
+ * context; S stays Running without one and never runs again. */
+static void test_reply_b21_send_returns_sc(void **state)
+{
+    struct world w;
+    struct ktest_msg m = {.label = 0, .length = 1, .mr = {9}};
+
+    (void)state;
+    boot();
+    make_passive_server(&w, 5 * MS);
+    root_lower();
+    server_to_recv(&w);
+    client_calls(&w);
+    assert_int_equal(ktest_run(1 * MS), S_ID);
+    assert_int_equal(ktest_syscall(SYS_SEND, w.reply, 0, 0, &m), C_ID);
+    assert_int_equal(ktest_context()->x[REG_MR0], 9);
+    assert_int_equal(inspect(w.c).sc_badge, C_ID);
+    assert_int_equal(inspect(w.s).state, ST_RUNNING);
+    assert_int_equal(inspect(w.s).sc_badge, 0);
+    assert_false(inspect(w.s).queued);
+    /* C blocks for good: only the root (prio 5) can run, not S. */
+    assert_int_equal(ktest_syscall(SYS_RECV, w.ep, w.reply, 0, NULL), ROOT_ID);
+    assert_int_equal(ktest_run(20 * MS), ROOT_ID);
+    assert_int_equal(ktest_trace_count_kind(TR_SWITCH, S_ID), 0);
+}
+
+/* A calls passive B, which calls passive C: the context moves along the
+ * chain and comes back reply by reply. */
+static void test_reply_nested_chain(void **state)
+{
+    cptr_t ep_b, ep_c, r_b, r_c, a, b, c, b_sc, c_sc;
+
+    (void)state;
+    boot();
+    ep_b = ktest_retype(OBJ_ENDPOINT, 0);
+    ep_c = ktest_retype(OBJ_ENDPOINT, 0);
+    r_b = ktest_retype(OBJ_REPLY, 0);
+    r_c = ktest_retype(OBJ_REPLY, 0);
+    a = ktest_thread(60, 60, 5 * MS, 10 * MS, NULL);
+    b = ktest_thread(150, 150, 1 * MS, 10 * MS, &b_sc);
+    c = ktest_thread(160, 160, 1 * MS, 10 * MS, &c_sc);
+    root_lower();
+    assert_int_equal(resume(b), 150);
+    assert_int_equal(ktest_syscall(SYS_RECV, ep_b, r_b, 0, NULL), ROOT_ID);
+    assert_int_equal(resume(c), 160);
+    assert_int_equal(ktest_syscall(SYS_RECV, ep_c, r_c, 0, NULL), ROOT_ID);
+    assert_int_equal(call_invoke(b_sc, INV_SC_UNBIND, 0, NULL, NULL, 0), ROOT_ID);
+    assert_int_equal(call_invoke(c_sc, INV_SC_UNBIND, 0, NULL, NULL, 0), ROOT_ID);
+
+    assert_int_equal(resume(a), 60);
+    assert_int_equal(ktest_syscall(SYS_CALL, ep_b, 0, 0, NULL), 150);
+    assert_int_equal(ktest_syscall(SYS_CALL, ep_c, 0, 0, NULL), 160);
+    assert_int_equal(inspect(c).sc_badge, 60);
+    assert_int_equal(inspect(b).sc_badge, 0);
+    assert_int_equal(inspect(b).state, ST_BLOCKED_ON_REPLY);
+    /* C replies: back to B (B had none); B replies: back to A. */
+    assert_int_equal(ktest_syscall(SYS_REPLY_RECV, ep_c, r_c, 0, NULL), 150);
+    assert_int_equal(inspect(b).sc_badge, 60);
+    assert_int_equal(inspect(c).sc_badge, 0);
+    assert_int_equal(ktest_syscall(SYS_REPLY_RECV, ep_b, r_b, 0, NULL), 60);
+    assert_int_equal(inspect(a).sc_badge, 60);
+    assert_int_equal(inspect(b).state, ST_BLOCKED_ON_RECEIVE);
+    assert_int_equal(ktest_trace_count_kind(TR_SC_RETURN, 150), 1);
+    assert_int_equal(ktest_trace_count_kind(TR_SC_RETURN, 60), 1);
+}
+
+/* Reusing the reply object for a new Recv while the caller still waits
+ * on it: the caller is left Inactive and its context is NOT returned
+ * (the server keeps running on it). */
+static void test_reply_stale_caller_keeps_nothing(void **state)
+{
+    struct world w;
+
+    (void)state;
+    boot();
+    make_passive_server(&w, 5 * MS);
+    root_lower();
+    server_to_recv(&w);
+    client_calls(&w);
+    /* NBRecv with the same reply object: cancels C, nothing queued. */
+    assert_int_equal(ktest_syscall(SYS_NB_RECV, w.ep, w.reply, 0, NULL), S_ID);
+    assert_int_equal(inspect(w.c).state, ST_INACTIVE);
+    assert_int_equal(inspect(w.c).sc_badge, 0);
+    assert_int_equal(inspect(w.s).sc_badge, C_ID);
+    /* A later Send on the reply object does nothing. */
+    assert_int_equal(ktest_syscall(SYS_SEND, w.reply, 0, 0, NULL), S_ID);
+    assert_int_equal(inspect(w.s).sc_badge, C_ID);
+    assert_int_equal(ktest_trace_count_kind(TR_SC_RETURN, UINT32_MAX), 0);
+}
+
+/* Deleting the reply object a caller waits on returns the context to the
+ * caller (SCHED_CONTEXT_0009), which then runs. */
+static void test_reply_delete_returns_sc(void **state)
+{
+    struct world w;
+    cptr_t ntfn;
+
+    (void)state;
+    boot();
+    make_passive_server(&w, 5 * MS);
+    ntfn = ktest_retype(OBJ_NOTIFICATION, 0);
+    root_lower();
+    server_to_recv(&w);
+    client_calls(&w);
+    /* S blocks elsewhere holding C's context: the root runs. */
+    assert_int_equal(ktest_syscall(SYS_WAIT, ntfn, 0, 0, NULL), ROOT_ID);
+    {
+        uint64_t mrs[] = {w.reply, 64};
+        assert_int_equal(call_invoke(ROOT_CNODE, INV_CNODE_DELETE, 2, mrs, NULL, 0), C_ID);
+    }
+    assert_int_equal(inspect(w.c).sc_badge, C_ID);
+    assert_int_equal(inspect(w.c).state, ST_RUNNING);
+    assert_int_equal(inspect(w.s).sc_badge, 0);
+    assert_int_equal(ktest_trace_count_kind(TR_SC_RETURN, C_ID), 1);
+}
+
+/* ------------------------------------------------------ timeout faults */
+
+struct tf_world {
+    struct world w;
+    cptr_t faults, badged_faults, t, t_reply;
+    uint64_t s_pc; /* S's pc while it serves C */
+};
+
+/* B16: C 2/10, passive S with a timeout endpoint, handler T (prio 250)
+ * waiting on it with its own reply object. C calls at 0. */
+static void tf_setup(struct tf_world *f)
+{
+    boot();
+    make_passive_server(&f->w, 2 * MS);
+    f->faults = ktest_retype(OBJ_ENDPOINT, 0);
+    f->t_reply = ktest_retype(OBJ_REPLY, 0);
+    f->t = ktest_thread(T_ID, 250, 10 * MS, 10 * MS, NULL);
+    {
+        cptr_t dest = ktest_alloc_slot();
+        uint64_t mrs[] = {dest, 64, f->faults, 64, RIGHTS_ALL, 0x77};
+        cptr_t root = ROOT_CNODE;
+        assert_int_equal(ktest_invoke(ROOT_CNODE, INV_CNODE_MINT, 6, mrs, &root, 1, NULL),
+                         ERR_NONE);
+        f->badged_faults = dest;
+        assert_int_equal(
+            ktest_invoke(f->w.s, INV_TCB_SET_TIMEOUT_ENDPOINT, 0, NULL, &dest, 1, NULL), ERR_NONE);
+    }
+    root_lower();
+    assert_int_equal(resume(f->t), T_ID);
+    assert_int_equal(ktest_syscall(SYS_RECV, f->faults, f->t_reply, 0, NULL), ROOT_ID);
+    server_to_recv(&f->w);
+    client_calls(&f->w);
+    f->s_pc = ktest_context()->pc;
+}
+
+/* At 2 the handler receives label 5, MR0 = C's badge, MR1 = 2 ms consumed,
+ * x0 = its endpoint cap's badge; S waits on T's reply holding C's empty
+ * context; C still waits on S. */
+static void tf_expect_fault(struct tf_world *f)
+{
+    struct user_context *ctx;
+    const struct ktest_trace *ev[4];
+
+    assert_int_equal(ktest_run(3 * MS), T_ID);
+    ctx = ktest_context();
+    assert_int_equal(msginfo_label(ctx->x[REG_INFO]), FAULT_TIMEOUT);
+    assert_int_equal(msginfo_length(ctx->x[REG_INFO]), TIMEOUT_LENGTH);
+    assert_int_equal(ctx->x[REG_MR0 + TIMEOUT_DATA], C_ID);
+    assert_int_equal(ctx->x[REG_MR0 + TIMEOUT_CONSUMED], 2 * MS);
+    assert_int_equal(ctx->x[REG_CAP], 0x77);
+    assert_int_equal(inspect(f->w.s).state, ST_BLOCKED_ON_REPLY);
+    assert_int_equal(inspect(f->w.s).sc_badge, C_ID);
+    assert_int_equal(inspect(f->w.c).state, ST_BLOCKED_ON_REPLY);
+    assert_int_equal(events(TR_TIMEOUT_FAULT, ev, 4), 1);
+    assert_int_equal(ev[0]->thread, S_ID);
+    assert_int_equal(ev[0]->object, C_ID);
+    assert_int_equal(ev[0]->arg, 2 * MS);
+    assert_int_equal(ev[0]->time, 2 * MS);
+    /* Reading the consumed time reset it. */
+    {
+        struct kinspect_sc sc;
+        assert_int_equal(kernel_inspect_sc(f->w.c_sc, &sc), 0);
+        assert_int_equal(sc.consumed, 0);
+    }
+}
+
+/* B16 `reset`: T first aborts C's Call through S's reply object (label
+ * FAULT_CALL_ABORTED_LABEL): C gets its empty context back and is
+ * postponed to 10; then T stops S with a non-zero fault reply. */
+static void test_reply_b16_timeout_fault_reset(void **state)
+{
+    struct tf_world f;
+    const struct ktest_trace *ev[4];
+    struct ktest_msg abort_msg = {.label = FAULT_CALL_ABORTED_LABEL};
+    struct ktest_msg stop = {.label = 1};
+
+    (void)state;
+    tf_setup(&f);
+    tf_expect_fault(&f);
+    ktest_trace_clear();
+    assert_int_equal(ktest_syscall(SYS_SEND, f.w.reply, 0, 0, &abort_msg), T_ID);
+    assert_int_equal(inspect(f.w.c).state, ST_RUNNING);
+    assert_int_equal(inspect(f.w.c).sc_badge, C_ID);
+    assert_true(inspect(f.w.c).in_release_queue);
+    assert_int_equal(inspect(f.w.s).sc_badge, 0);
+    assert_int_equal(events(TR_CALL_ABORTED, ev, 4), 1);
+    assert_int_equal(ev[0]->thread, C_ID);
+    assert_int_equal(ev[0]->time, 2 * MS);
+    assert_int_equal(events(TR_THROTTLE, ev, 4), 1);
+    assert_int_equal(ev[0]->thread, C_ID);
+    assert_int_equal(ev[0]->arg, 10 * MS);
+
+    assert_int_equal(ktest_syscall(SYS_REPLY_RECV, f.faults, f.t_reply, 0, &stop), ROOT_ID);
+    assert_int_equal(inspect(f.w.s).state, ST_INACTIVE);
+    assert_int_equal(ktest_run(8 * MS - 1), ROOT_ID);
+    assert_int_equal(ktest_run(1), C_ID);
+    assert_int_equal(ktest_now(), 10 * MS);
+    assert_int_equal(msginfo_label(ktest_context()->x[REG_INFO]), FAULT_CALL_ABORTED_LABEL);
+}
+
+/* Label 0 restarts S; its (C's) context is still empty, so S is
+ * postponed to C's refill at 10 (no second timeout fault on a timeout
+ * reply) and continues there, on C's context. */
+static void test_reply_timeout_fault_restart(void **state)
+{
+    struct tf_world f;
+    struct ktest_msg go_on = {.label = 0};
+
+    (void)state;
+    tf_setup(&f);
+    tf_expect_fault(&f);
+    ktest_trace_clear();
+    assert_int_equal(ktest_syscall(SYS_REPLY_RECV, f.faults, f.t_reply, 0, &go_on), ROOT_ID);
+    assert_int_equal(inspect(f.w.s).state, ST_RESTART);
+    assert_true(inspect(f.w.s).in_release_queue);
+    assert_int_equal(ktest_trace_count_kind(TR_TIMEOUT_FAULT, UINT32_MAX), 0);
+    assert_int_equal(ktest_run(8 * MS), S_ID);
+    assert_int_equal(ktest_now(), 10 * MS);
+    assert_int_equal(inspect(f.w.s).state, ST_RUNNING);
+    assert_int_equal(inspect(f.w.s).sc_badge, C_ID);
+    /* S continues where user code was interrupted: not rewound. */
+    assert_int_equal(ktest_context()->pc, f.s_pc);
+    /* It finishes the request: C gets its context back and runs. */
+    assert_int_equal(ktest_syscall(SYS_REPLY_RECV, f.w.ep, f.w.reply, 0, NULL), C_ID);
+    assert_int_equal(inspect(f.w.c).sc_badge, C_ID);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reply_b14_donation),
+        cmocka_unit_test(test_reply_b21_send_returns_sc),
+        cmocka_unit_test(test_reply_nested_chain),
+        cmocka_unit_test(test_reply_stale_caller_keeps_nothing),
+        cmocka_unit_test(test_reply_delete_returns_sc),
+        cmocka_unit_test(test_reply_b16_timeout_fault_reset),
+        cmocka_unit_test(test_reply_timeout_fault_restart),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
