@@ -3,6 +3,7 @@
  * hal_sim.h for the model. State is one static platform: the kernel is a
  * singleton, and so is the hardware it runs on.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "hal_sim.h"
 
 #include <mcsim/kernel.h>
@@ -57,9 +58,10 @@ int hal_sim_init(const struct hal_sim_config *cfg)
     P.timer_cycle = HAL_SIM_NEVER;
     /* The untyped region must be aligned to its size: allocate it aligned
      * and put the root task's memory after it. */
-    P.memory = aligned_alloc(align, untyped + ROOT_MEM_BYTES + ROOT_MEM_ALIGN);
-    if (P.memory == NULL)
+    if (posix_memalign(&P.memory, align, untyped + ROOT_MEM_BYTES + ROOT_MEM_ALIGN) != 0) {
+        P.memory = NULL;
         return -1;
+    }
     return 0;
 }
 

@@ -271,6 +271,8 @@ static bool turn(struct world *w)
     cycles_t cycles = 0, now, next;
     int line;
 
+    if (hal_sim_now() >= w->duration)
+        return false; /* nothing happens at `duration` itself */
     raise_arrivals(w);
     if (t)
         action = interp_next(w, t, &cycles);
@@ -280,8 +282,6 @@ static bool turn(struct world *w)
         return true;
     }
     now = hal_sim_now();
-    if (now >= w->duration)
-        return false;
     if (t && action == INTERP_SYSCALL) {
         interp_trap(w, t);
         return true;

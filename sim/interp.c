@@ -97,7 +97,8 @@ static void prepare_syscall(struct world *w, struct uthread *t, const struct op 
  * starts is released when that signal was sent or its interrupt arrived. */
 static void consume_signal(struct world *w, struct uthread *t, uint32_t ntfn)
 {
-    if (!w->ntfn_pending[ntfn])
+    /* the root task's start notification is not a scenario notification */
+    if (ntfn >= w->s->n_notifications || !w->ntfn_pending[ntfn])
         return;
     t->hint = w->ntfn_release[ntfn];
     t->has_hint = true;

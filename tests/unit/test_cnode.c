@@ -7,6 +7,10 @@
  * A slot's state is observed only through the kernel's ABI: a Copy onto
  * itself answers DeleteFirst for an occupied slot and FailedLookup for an
  * empty one, and changes nothing.
+ *
+ * Longer than 600 lines: it is the one test file of the CNode module
+ * (lookup, invocations and derivation tree are tested together because
+ * each is observed through the others).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -249,14 +253,14 @@ static void test_cnode_rotate_errors(void **state)
                      ERR_TRUNCATED_MESSAGE);
     assert_int_equal(cnode_op(ROOT_CNODE, INV_CNODE_ROTATE, 8, short_msg, 1),
                      ERR_TRUNCATED_MESSAGE);
-    assert_int_equal(rotate(empty, a, a), ERR_ILLEGAL_OPERATION);     /* pivot == src */
-    assert_int_equal(rotate(b, b, a), ERR_ILLEGAL_OPERATION);         /* pivot == dest */
-    assert_int_equal(rotate(ep, b, a), ERR_DELETE_FIRST);             /* dest in use */
-    assert_int_equal(rotate(empty, b, empty2), ERR_FAILED_LOOKUP);    /* no source */
+    assert_int_equal(rotate(empty, a, a), ERR_ILLEGAL_OPERATION);  /* pivot == src */
+    assert_int_equal(rotate(b, b, a), ERR_ILLEGAL_OPERATION);      /* pivot == dest */
+    assert_int_equal(rotate(ep, b, a), ERR_DELETE_FIRST);          /* dest in use */
+    assert_int_equal(rotate(empty, b, empty2), ERR_FAILED_LOOKUP); /* no source */
     assert_int_equal(reply[0], 1);
-    assert_int_equal(rotate(empty, empty2, a), ERR_FAILED_LOOKUP);    /* no pivot */
+    assert_int_equal(rotate(empty, empty2, a), ERR_FAILED_LOOKUP); /* no pivot */
     assert_int_equal(reply[0], 0);
-    assert_int_equal(rotate(empty, b, ep), ERR_ILLEGAL_OPERATION);    /* cannot mutate ep */
+    assert_int_equal(rotate(empty, b, ep), ERR_ILLEGAL_OPERATION); /* cannot mutate ep */
     assert_true(occupied(a) && occupied(b) && occupied(ep));
 }
 
@@ -294,51 +298,178 @@ struct cnode_error_case {
 #define F_FREE2 (ROOT_FIRST_FREE + 4)
 
 static const struct cnode_error_case cnode_errors[] = {
-    {"not a CNode label", INV_UNTYPED_RETYPE, 2, {F_FREE, D}, SRC_ROOT, ERR_ILLEGAL_OPERATION, 0, {0}},
-    {"label beyond the CNode labels", INV_IRQ_CONTROL_GET, 2, {F_FREE, D}, SRC_ROOT,
-     ERR_ILLEGAL_OPERATION, 0, {0}},
+    {"not a CNode label",
+     INV_UNTYPED_RETYPE,
+     2,
+     {F_FREE, D},
+     SRC_ROOT,
+     ERR_ILLEGAL_OPERATION,
+     0,
+     {0}},
+    {"label beyond the CNode labels",
+     INV_IRQ_CONTROL_GET,
+     2,
+     {F_FREE, D},
+     SRC_ROOT,
+     ERR_ILLEGAL_OPERATION,
+     0,
+     {0}},
     {"one MR", INV_CNODE_DELETE, 1, {F_FREE}, SRC_ROOT, ERR_TRUNCATED_MESSAGE, 0, {0}},
     {"dest depth 0", INV_CNODE_DELETE, 2, {F_EP, 0}, SRC_ROOT, ERR_RANGE, 2, {1, 64}},
-    {"dest depth 65", INV_CNODE_COPY, 5, {F_FREE, 65, F_EP, D, RIGHTS_ALL}, SRC_ROOT, ERR_RANGE,
-     2, {1, 64}},
-    {"dest guard mismatch", INV_CNODE_REVOKE, 2, {(uint64_t)1 << 40, D}, SRC_ROOT,
-     ERR_FAILED_LOOKUP, 2, {0, 4}},
-    {"dest depth too short", INV_CNODE_DELETE, 2, {F_EP, 12}, SRC_ROOT, ERR_FAILED_LOOKUP, 2,
+    {"dest depth 65",
+     INV_CNODE_COPY,
+     5,
+     {F_FREE, 65, F_EP, D, RIGHTS_ALL},
+     SRC_ROOT,
+     ERR_RANGE,
+     2,
+     {1, 64}},
+    {"dest guard mismatch",
+     INV_CNODE_REVOKE,
+     2,
+     {(uint64_t)1 << 40, D},
+     SRC_ROOT,
+     ERR_FAILED_LOOKUP,
+     2,
+     {0, 4}},
+    {"dest depth too short",
+     INV_CNODE_DELETE,
+     2,
+     {F_EP, 12},
+     SRC_ROOT,
+     ERR_FAILED_LOOKUP,
+     2,
      {0, 4}},
     {"copy: 3 MRs", INV_CNODE_COPY, 3, {F_FREE, D, F_EP}, SRC_ROOT, ERR_TRUNCATED_MESSAGE, 0, {0}},
-    {"copy: no source root", INV_CNODE_COPY, 5, {F_FREE, D, F_EP, D, RIGHTS_ALL}, SRC_NONE,
-     ERR_TRUNCATED_MESSAGE, 0, {0}},
-    {"copy: dest in use", INV_CNODE_COPY, 5, {F_UT, D, F_EP, D, RIGHTS_ALL}, SRC_ROOT,
-     ERR_DELETE_FIRST, 0, {0}},
+    {"copy: no source root",
+     INV_CNODE_COPY,
+     5,
+     {F_FREE, D, F_EP, D, RIGHTS_ALL},
+     SRC_NONE,
+     ERR_TRUNCATED_MESSAGE,
+     0,
+     {0}},
+    {"copy: dest in use",
+     INV_CNODE_COPY,
+     5,
+     {F_UT, D, F_EP, D, RIGHTS_ALL},
+     SRC_ROOT,
+     ERR_DELETE_FIRST,
+     0,
+     {0}},
     /* DeleteFirst comes before the source lookup */
-    {"copy: dest in use, bad source", INV_CNODE_COPY, 5, {F_UT, D, F_EP, 0, RIGHTS_ALL},
-     SRC_ROOT, ERR_DELETE_FIRST, 0, {0}},
-    {"copy: source root not a CNode", INV_CNODE_COPY, 5, {F_FREE, D, F_EP, D, RIGHTS_ALL},
-     SRC_EP, ERR_FAILED_LOOKUP, 2, {1, 1}},
-    {"copy: source depth 0", INV_CNODE_COPY, 5, {F_FREE, D, F_EP, 0, RIGHTS_ALL}, SRC_ROOT,
-     ERR_RANGE, 2, {1, 64}},
-    {"copy: source guard mismatch", INV_CNODE_COPY, 5,
-     {F_FREE, D, (uint64_t)7 << 50, D, RIGHTS_ALL}, SRC_ROOT, ERR_FAILED_LOOKUP, 2, {1, 4}},
-    {"copy: empty source", INV_CNODE_COPY, 5, {F_FREE, D, F_FREE2, D, RIGHTS_ALL}, SRC_ROOT,
-     ERR_FAILED_LOOKUP, 3, {1, 2, 64}},
-    {"copy: no rights MR", INV_CNODE_COPY, 4, {F_FREE, D, F_EP, D}, SRC_ROOT,
-     ERR_TRUNCATED_MESSAGE, 0, {0}},
-    {"mint: no badge MR", INV_CNODE_MINT, 5, {F_FREE, D, F_EP, D, RIGHTS_ALL}, SRC_ROOT,
-     ERR_TRUNCATED_MESSAGE, 0, {0}},
-    {"mutate: no data MR", INV_CNODE_MUTATE, 4, {F_FREE, D, F_EP, D}, SRC_ROOT,
-     ERR_TRUNCATED_MESSAGE, 0, {0}},
-    {"move: empty source", INV_CNODE_MOVE, 4, {F_FREE, D, F_FREE2, D}, SRC_ROOT,
-     ERR_FAILED_LOOKUP, 1, {1}},
-    {"copy: IRQControl", INV_CNODE_COPY, 5, {F_FREE, D, ROOT_IRQ_CONTROL, D, RIGHTS_ALL},
-     SRC_ROOT, ERR_ILLEGAL_OPERATION, 0, {0}},
-    {"mint: IRQControl", INV_CNODE_MINT, 6, {F_FREE, D, ROOT_IRQ_CONTROL, D, RIGHTS_ALL, 1},
-     SRC_ROOT, ERR_ILLEGAL_OPERATION, 0, {0}},
-    {"copy: untyped with children", INV_CNODE_COPY, 5, {F_FREE, D, F_UT, D, RIGHTS_ALL},
-     SRC_ROOT, ERR_REVOKE_FIRST, 0, {0}},
-    {"mint: untyped with children", INV_CNODE_MINT, 6, {F_FREE, D, F_UT, D, RIGHTS_ALL, 0},
-     SRC_ROOT, ERR_REVOKE_FIRST, 0, {0}},
-    {"mutate: endpoint", INV_CNODE_MUTATE, 5, {F_FREE, D, F_EP, D, 0}, SRC_ROOT,
-     ERR_ILLEGAL_OPERATION, 0, {0}},
+    {"copy: dest in use, bad source",
+     INV_CNODE_COPY,
+     5,
+     {F_UT, D, F_EP, 0, RIGHTS_ALL},
+     SRC_ROOT,
+     ERR_DELETE_FIRST,
+     0,
+     {0}},
+    {"copy: source root not a CNode",
+     INV_CNODE_COPY,
+     5,
+     {F_FREE, D, F_EP, D, RIGHTS_ALL},
+     SRC_EP,
+     ERR_FAILED_LOOKUP,
+     2,
+     {1, 1}},
+    {"copy: source depth 0",
+     INV_CNODE_COPY,
+     5,
+     {F_FREE, D, F_EP, 0, RIGHTS_ALL},
+     SRC_ROOT,
+     ERR_RANGE,
+     2,
+     {1, 64}},
+    {"copy: source guard mismatch",
+     INV_CNODE_COPY,
+     5,
+     {F_FREE, D, (uint64_t)7 << 50, D, RIGHTS_ALL},
+     SRC_ROOT,
+     ERR_FAILED_LOOKUP,
+     2,
+     {1, 4}},
+    {"copy: empty source",
+     INV_CNODE_COPY,
+     5,
+     {F_FREE, D, F_FREE2, D, RIGHTS_ALL},
+     SRC_ROOT,
+     ERR_FAILED_LOOKUP,
+     3,
+     {1, 2, 64}},
+    {"copy: no rights MR",
+     INV_CNODE_COPY,
+     4,
+     {F_FREE, D, F_EP, D},
+     SRC_ROOT,
+     ERR_TRUNCATED_MESSAGE,
+     0,
+     {0}},
+    {"mint: no badge MR",
+     INV_CNODE_MINT,
+     5,
+     {F_FREE, D, F_EP, D, RIGHTS_ALL},
+     SRC_ROOT,
+     ERR_TRUNCATED_MESSAGE,
+     0,
+     {0}},
+    {"mutate: no data MR",
+     INV_CNODE_MUTATE,
+     4,
+     {F_FREE, D, F_EP, D},
+     SRC_ROOT,
+     ERR_TRUNCATED_MESSAGE,
+     0,
+     {0}},
+    {"move: empty source",
+     INV_CNODE_MOVE,
+     4,
+     {F_FREE, D, F_FREE2, D},
+     SRC_ROOT,
+     ERR_FAILED_LOOKUP,
+     1,
+     {1}},
+    {"copy: IRQControl",
+     INV_CNODE_COPY,
+     5,
+     {F_FREE, D, ROOT_IRQ_CONTROL, D, RIGHTS_ALL},
+     SRC_ROOT,
+     ERR_ILLEGAL_OPERATION,
+     0,
+     {0}},
+    {"mint: IRQControl",
+     INV_CNODE_MINT,
+     6,
+     {F_FREE, D, ROOT_IRQ_CONTROL, D, RIGHTS_ALL, 1},
+     SRC_ROOT,
+     ERR_ILLEGAL_OPERATION,
+     0,
+     {0}},
+    {"copy: untyped with children",
+     INV_CNODE_COPY,
+     5,
+     {F_FREE, D, F_UT, D, RIGHTS_ALL},
+     SRC_ROOT,
+     ERR_REVOKE_FIRST,
+     0,
+     {0}},
+    {"mint: untyped with children",
+     INV_CNODE_MINT,
+     6,
+     {F_FREE, D, F_UT, D, RIGHTS_ALL, 0},
+     SRC_ROOT,
+     ERR_REVOKE_FIRST,
+     0,
+     {0}},
+    {"mutate: endpoint",
+     INV_CNODE_MUTATE,
+     5,
+     {F_FREE, D, F_EP, D, 0},
+     SRC_ROOT,
+     ERR_ILLEGAL_OPERATION,
+     0,
+     {0}},
 };
 
 static void setup_error_fixture(void)
@@ -409,13 +540,11 @@ static void test_cnode_lookup_levels(void **state)
     assert_int_equal(ktest_invoke(a, INV_CNODE_COPY, 5, to_a5, &root, 1, reply), ERR_NONE);
     uint64_t to_b2[] = {b2, 10, ep, D, RIGHTS_ALL};
     assert_int_equal(ktest_invoke(a, INV_CNODE_COPY, 5, to_b2, &root, 1, reply), ERR_NONE);
-    assert_int_equal(ktest_invoke(a, INV_CNODE_COPY, 5, to_b2, &root, 1, reply),
-                     ERR_DELETE_FIRST);
+    assert_int_equal(ktest_invoke(a, INV_CNODE_COPY, 5, to_b2, &root, 1, reply), ERR_DELETE_FIRST);
 
     /* the root invoked, A as the source root: back from B's slot 2 */
     uint64_t from_b2[] = {back, D, b2, 10, RIGHTS_ALL};
-    assert_int_equal(ktest_invoke(ROOT_CNODE, INV_CNODE_COPY, 5, from_b2, &a, 1, reply),
-                     ERR_NONE);
+    assert_int_equal(ktest_invoke(ROOT_CNODE, INV_CNODE_COPY, 5, from_b2, &a, 1, reply), ERR_NONE);
     assert_true(occupied(back));
 
     static const struct {
@@ -423,14 +552,14 @@ static void test_cnode_lookup_levels(void **state)
         enum kerr want;
         uint64_t why, bits_left;
     } cases[] = {
-        {0xB5, 8, ERR_FAILED_LOOKUP, 4, 8},       /* guard 0xB != 0xA */
-        {0x5, 4, ERR_FAILED_LOOKUP, 4, 4},        /* guard taken from too few bits */
-        {0xA, 4, ERR_FAILED_LOOKUP, 3, 4},        /* guard matches, no bits for the radix */
-        {0xA5 << 1, 9, ERR_FAILED_LOOKUP, 3, 1},  /* ends at A's endpoint, 1 bit left */
-        {b2 << 2, 12, ERR_FAILED_LOOKUP, 3, 2},   /* ends at B's endpoint, 2 bits left */
-        {0xA1, 8, ERR_DELETE_FIRST, 0, 0},        /* exactly A's slot 1 (B's cap) */
+        {0xB5, 8, ERR_FAILED_LOOKUP, 4, 8},      /* guard 0xB != 0xA */
+        {0x5, 4, ERR_FAILED_LOOKUP, 4, 4},       /* guard taken from too few bits */
+        {0xA, 4, ERR_FAILED_LOOKUP, 3, 4},       /* guard matches, no bits for the radix */
+        {0xA5 << 1, 9, ERR_FAILED_LOOKUP, 3, 1}, /* ends at A's endpoint, 1 bit left */
+        {b2 << 2, 12, ERR_FAILED_LOOKUP, 3, 2},  /* ends at B's endpoint, 2 bits left */
+        {0xA1, 8, ERR_DELETE_FIRST, 0, 0},       /* exactly A's slot 1 (B's cap) */
         {0xA5, 8, ERR_DELETE_FIRST, 0, 0},
-        {(0xA1u << 2) | 3, 10, ERR_NONE, 0, 0},   /* B's empty slot 3 */
+        {(0xA1u << 2) | 3, 10, ERR_NONE, 0, 0}, /* B's empty slot 3 */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint64_t mrs[] = {cases[i].index, cases[i].depth, ep, D, RIGHTS_ALL};
@@ -443,6 +572,31 @@ static void test_cnode_lookup_levels(void **state)
             assert_int_equal(reply[2], cases[i].bits_left);
         }
     }
+}
+
+/* A thread's CPtr is resolved from the top bits in its own CSpace, and
+ * seL4's lookupSlot stops at the first slot that holds no CNode cap,
+ * whatever bits are left: with a radix-4 CSpace, CPtr 1 << 60 names slot
+ * 1. Run as a thread whose CSpace is such a CNode, through IPC. */
+static void test_cnode_lookup_thread_cspace(void **state)
+{
+    (void)state;
+    boot();
+    cptr_t ntfn = ktest_retype(OBJ_NOTIFICATION, 0);
+    cptr_t cs = ktest_retype(OBJ_CNODE, 4);
+    cptr_t t = ktest_thread(7, 100, 1000000, 1000000, NULL);
+    cptr_t root = ROOT_CNODE;
+    uint64_t to_slot1[] = {1, 4, ntfn, D, RIGHTS_ALL, 0x44};
+    struct ktest_msg msg = {0};
+    uint32_t root_id = ktest_current();
+
+    assert_int_equal(ktest_invoke(cs, INV_CNODE_MINT, 6, to_slot1, &root, 1, reply), ERR_NONE);
+    assert_int_equal(ktest_invoke(t, INV_TCB_CONFIGURE, 0, NULL, &cs, 1, NULL), ERR_NONE);
+    assert_int_equal(ktest_invoke(t, INV_TCB_RESUME, 0, NULL, NULL, 0, NULL), ERR_NONE);
+    assert_int_equal(ktest_syscall(SYS_WAIT, ntfn, 0, 0, &msg), 7);
+    /* T signals through its slot 1; the root wakes with the badge */
+    assert_int_equal(ktest_syscall(SYS_SEND, (uint64_t)1 << 60, 0, 0, &msg), root_id);
+    assert_int_equal(ktest_context()->x[REG_CAP], 0x44);
 }
 
 /* -------------------------------------------------------- revocation */
@@ -573,9 +727,9 @@ static void test_cnode_copy_every_type(void **state)
         enum object_type type;
         unsigned bits;
     } types[] = {
-        {OBJ_UNTYPED, 12}, {OBJ_TCB, 0},   {OBJ_ENDPOINT, 0}, {OBJ_NOTIFICATION, 0},
-        {OBJ_CNODE, 3},    {OBJ_SCHED_CONTEXT, 8}, {OBJ_REPLY, 0}, {OBJ_FRAME, 0},
-        {OBJ_VSPACE, 0},
+        {OBJ_UNTYPED, 12},     {OBJ_TCB, 0},   {OBJ_ENDPOINT, 0},
+        {OBJ_NOTIFICATION, 0}, {OBJ_CNODE, 3}, {OBJ_SCHED_CONTEXT, 8},
+        {OBJ_REPLY, 0},        {OBJ_FRAME, 0}, {OBJ_VSPACE, 0},
     };
     boot();
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
@@ -586,8 +740,7 @@ static void test_cnode_copy_every_type(void **state)
     cptr_t boot_caps[] = {ROOT_TCB, ROOT_CNODE, ROOT_SC, ROOT_SCHED_CONTROL};
     for (size_t i = 0; i < sizeof boot_caps / sizeof boot_caps[0]; i++)
         assert_int_equal(copy(ktest_alloc_slot(), boot_caps[i], RIGHTS_ALL), ERR_NONE);
-    assert_int_equal(copy(ktest_alloc_slot(), ROOT_IRQ_CONTROL, RIGHTS_ALL),
-                     ERR_ILLEGAL_OPERATION);
+    assert_int_equal(copy(ktest_alloc_slot(), ROOT_IRQ_CONTROL, RIGHTS_ALL), ERR_ILLEGAL_OPERATION);
 }
 
 /* ----------------------------------------------------------- deletion */
@@ -735,6 +888,7 @@ int main(void)
         cmocka_unit_test(test_cnode_errors),
         cmocka_unit_test(test_cnode_invoke_empty_slot),
         cmocka_unit_test(test_cnode_lookup_levels),
+        cmocka_unit_test(test_cnode_lookup_thread_cspace),
         cmocka_unit_test(test_cnode_revoke_deletes_every_derived_cap),
         cmocka_unit_test(test_cnode_revoke_badged),
         cmocka_unit_test(test_cnode_delete_passes_first_badged),

@@ -29,9 +29,15 @@ static struct cte *root_slot(struct cte *cnode, unsigned slot)
     return &cnode[slot];
 }
 
+/* Initial caps are roots of the derivation tree: revocable and first
+ * badged, as seL4's boot writes them, so that what is derived from them
+ * (an untyped's objects, IRQ handlers) counts as their children. */
 static void put_cap(struct cte *cnode, unsigned slot, struct cap cap)
 {
-    root_slot(cnode, slot)->cap = cap;
+    struct cte *c = root_slot(cnode, slot);
+    c->cap = cap;
+    c->mdb.revocable = 1;
+    c->mdb.first_badged = 1;
 }
 
 static struct tcb *create_root_tcb(struct cte *cnode, uint8_t *mem)

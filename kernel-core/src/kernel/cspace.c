@@ -65,8 +65,7 @@ static enum kerr resolve(const struct cap *node, cptr_t cptr, unsigned bits, str
     }
 }
 
-enum kerr cspace_lookup_from(const struct cap *root, cptr_t cptr, uint64_t depth,
-                             struct cte **slot)
+enum kerr cspace_lookup_from(const struct cap *root, cptr_t cptr, uint64_t depth, struct cte **slot)
 {
     unsigned left;
     enum kerr err;

@@ -17,10 +17,10 @@
 
 /* Why a lookup failed, numbered as libsel4's seL4_LookupFailureType. */
 enum lookup_fault {
-    LOOKUP_INVALID_ROOT = 1,    /* the root cap is not a CNode cap */
-    LOOKUP_MISSING_CAP = 2,     /* the slot found holds no (suitable) cap */
-    LOOKUP_DEPTH_MISMATCH = 3,  /* the address ends inside a CNode level */
-    LOOKUP_GUARD_MISMATCH = 4,  /* the guard bits differ from the cap's guard */
+    LOOKUP_INVALID_ROOT = 1,   /* the root cap is not a CNode cap */
+    LOOKUP_MISSING_CAP = 2,    /* the slot found holds no (suitable) cap */
+    LOOKUP_DEPTH_MISMATCH = 3, /* the address ends inside a CNode level */
+    LOOKUP_GUARD_MISMATCH = 4, /* the guard bits differ from the cap's guard */
 };
 
 /* Resolve `cptr` in t's CSpace (root: t->slots[TCB_SLOT_CSPACE]) to a slot.

@@ -278,8 +278,7 @@ static enum kerr lookup_source(const struct cte *root, uint64_t index, uint64_t 
 
 /* The cap Copy/Mint/Move/Mutate would put in the destination; a null cap
  * with ERR_NONE means the operation is not allowed on that cap. */
-static enum kerr new_cap_for(const struct invocation *inv, const struct cte *src,
-                             struct cap *out)
+static enum kerr new_cap_for(const struct invocation *inv, const struct cte *src, struct cap *out)
 {
     switch (inv->label) {
     case INV_CNODE_COPY:

@@ -17,10 +17,10 @@
 struct retype {
     enum object_type type;
     unsigned user_bits;
-    unsigned obj_bits;       /* each object is 2^obj_bits bytes */
-    struct cte *dest;        /* the first destination slot */
+    unsigned obj_bits; /* each object is 2^obj_bits bytes */
+    struct cte *dest;  /* the first destination slot */
     uint64_t count;
-    uint64_t start;          /* offset in the untyped of the first object */
+    uint64_t start; /* offset in the untyped of the first object */
 };
 
 static enum kerr invalid_argument(unsigned index)
