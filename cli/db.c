@@ -65,7 +65,11 @@ static const char db_schema_sql[] =
     " run_id INTEGER NOT NULL REFERENCES runs (run_id), idx INTEGER NOT NULL,"
     " text TEXT NOT NULL, passed INTEGER NOT NULL CHECK (passed IN (0, 1)),"
     " detail TEXT, applicable INTEGER NOT NULL DEFAULT 1 CHECK (applicable IN (0, 1)),"
-    " PRIMARY KEY (run_id, idx));";
+    " PRIMARY KEY (run_id, idx));"
+    "CREATE TABLE final_refills ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER NOT NULL,"
+    " idx INTEGER NOT NULL, time INTEGER NOT NULL, amount INTEGER NOT NULL,"
+    " PRIMARY KEY (run_id, thread_id, idx));";
 
 void db_error(struct db *db, const char *fmt, ...)
 {

@@ -23,6 +23,7 @@ enum db_stmt {
     ST_EVENT,
     ST_EXPECT,
     ST_FINISH,
+    ST_REFILL,
     ST_COUNT
 };
 

@@ -33,6 +33,8 @@ static const char *const db_stmt_sql[ST_COUNT] = {
     [ST_EXPECT] = "INSERT OR REPLACE INTO expectations (run_id, idx, text, passed, detail,"
                   " applicable) VALUES (?1, ?2, ?3, ?4, ?5, 1)",
     [ST_FINISH] = "UPDATE runs SET finished = 1 WHERE run_id = ?1",
+    [ST_REFILL] = "INSERT INTO final_refills (run_id, thread_id, idx, time, amount)"
+                  " VALUES (?1, ?2, ?3, ?4, ?5)",
 };
 
 static const char *const db_budget_kind[] = {
@@ -325,6 +327,20 @@ static int db_event(void *self, const struct sink_event *r)
     return db_row_done(db, st);
 }
 
+static int db_final_refill(void *self, const struct sink_final_refill *r)
+{
+    struct db *db = self;
+    sqlite3_stmt *st = db_row(db, ST_REFILL);
+
+    if (!st)
+        return -1;
+    bind_thread(st, 2, r->thread);
+    sqlite3_bind_int64(st, 3, r->idx);
+    bind_u64(st, 4, r->time);
+    bind_u64(st, 5, r->amount);
+    return db_row_done(db, st);
+}
+
 static int db_expectation(void *self, const struct sink_expectation *r)
 {
     struct db *db = self;
@@ -367,6 +383,7 @@ static const struct trace_sink_ops db_sink_ops = {
     .irq = db_irq,
     .event = db_event,
     .expectation = db_expectation,
+    .final_refill = db_final_refill,
     .run_end = db_run_end,
 };
 

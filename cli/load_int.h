@@ -145,11 +145,20 @@ bool ld_reserve(struct loader *l, void **array, uint32_t *cap, uint32_t need, si
  * have a context (a passive thread), and any of the keys is an error. */
 void ld_context(struct loader *l, const yaml_node_t *map, const char *what, bool allowed,
                 struct scn_context *sc);
+
+/* Read the top-level `endpoints` list into s->endpoints. */
 void ld_endpoints(struct loader *l, const yaml_node_t *n);
+
+/* Read `notifications` (a list of names, or names -> contexts); after
+ * `kernel`, whose MIN_BUDGET their budgets are checked against. */
 void ld_notifications(struct loader *l, const yaml_node_t *n);
+
+/* Read `devices`; after the notifications they signal. */
 void ld_devices(struct loader *l, const yaml_node_t *n);
 
 /* load_thread.c */
+
+/* Read `threads` and their programs; after every object a step can name. */
 void ld_threads(struct loader *l, const yaml_node_t *n);
 
 /* load_program.c */
@@ -166,6 +175,8 @@ const char *ld_step_name(enum scn_step_kind kind);
 const struct scn_step *ld_first_step(const struct scenario *s, uint32_t first, uint32_t count);
 
 /* load_expect.c */
+
+/* Read `expect`; after the threads and devices it names. */
 void ld_expects(struct loader *l, const yaml_node_t *n);
 
 #endif /* MCSIM_CLI_LOAD_INT_H */

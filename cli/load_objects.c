@@ -61,6 +61,19 @@ static void half_context(struct loader *l, const yaml_node_t *budget_n, const ya
                  what);
 }
 
+/* extra_refills or sporadic without a context to apply them to. */
+static void options_alone(struct loader *l, const yaml_node_t *map, const char *what)
+{
+    for (const char *const *k = context_keys + 2; *k; k++) {
+        const yaml_node_t *v = ld_get(l, map, *k);
+        if (v)
+            ld_error(l, ld_loc(v),
+                     "%s has '%s' but no budget and period (expected budget and "
+                     "period with it)",
+                     what, *k);
+    }
+}
+
 static void context_options(struct loader *l, const yaml_node_t *map, const char *what,
                             struct scn_context *sc)
 {
@@ -92,6 +105,8 @@ void ld_context(struct loader *l, const yaml_node_t *map, const char *what, bool
     if (!sc->present) {
         if (budget_n || period_n)
             half_context(l, budget_n, period_n, what);
+        else
+            options_alone(l, map, what);
         return;
     }
     ld_whatf(field, sizeof field, "budget of %s", what);

@@ -181,6 +181,16 @@ struct user_context *hal_sim_interrupt(uint32_t line)
     return next;
 }
 
+struct user_context *hal_sim_thread_exit(void)
+{
+    struct user_context *next;
+
+    enter();
+    next = kernel_thread_exit();
+    charge(P.cfg.costs.exit);
+    return next;
+}
+
 uint64_t hal_sim_kernel_cycles(void)
 {
     return P.kernel_cycles;

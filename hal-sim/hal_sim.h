@@ -94,6 +94,10 @@ bool hal_sim_irq_masked(uint32_t line);
 struct user_context *hal_sim_syscall(void);
 struct user_context *hal_sim_interrupt(uint32_t line);
 
+/* The current thread's program ended: it traps into the kernel, which
+ * suspends it (kernel_thread_exit). Costs entry and exit like any trap. */
+struct user_context *hal_sim_thread_exit(void);
+
 /* Tick/cycle conversions of this platform. */
 uint64_t hal_sim_cycles_to_ticks(uint64_t cycles);
 uint64_t hal_sim_ticks_to_cycles(uint64_t ticks);

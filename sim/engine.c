@@ -119,6 +119,7 @@ static void init_world(struct world *w)
     for (uint32_t i = 0; i < w->n_threads; i++) {
         w->threads[i].id = i;
         w->threads[i].post_op = UINT32_MAX;
+        w->threads[i].signal_set = UINT32_MAX;
     }
     for (uint32_t i = 0; i < s->n_threads; i++)
         init_thread(w, i);
@@ -276,6 +277,10 @@ static bool turn(struct world *w)
     raise_arrivals(w);
     if (t)
         action = interp_next(w, t, &cycles);
+    if (t && action == INTERP_EXIT) {
+        w->cur = hal_sim_thread_exit();
+        return true;
+    }
     line = hal_sim_next_irq();
     if (line >= 0) {
         take_interrupt(w, (uint32_t)line);
@@ -354,9 +359,13 @@ static void start_run(struct world *w)
     {
         struct uthread *root = &w->threads[0];
         cycles_t cycles;
-        if (interp_next(w, root, &cycles) != INTERP_SYSCALL)
+        enum interp_action a = interp_next(w, root, &cycles);
+        if (a == INTERP_EXIT)
+            w->cur = hal_sim_thread_exit();
+        else if (a == INTERP_SYSCALL)
+            interp_trap(w, root);
+        else
             world_fail(w, "root task: its program does not start with a system call");
-        interp_trap(w, root);
     }
     hal_sim_end_boot();
     rec_timeline_start(w);

@@ -73,9 +73,6 @@ static void prepare_syscall(struct world *w, struct uthread *t, const struct op 
     case OP_IRQ_ACK:
         set_call(c, SYS_CALL, op->cap, INV_IRQ_ACK, 0);
         break;
-    case OP_EXIT:
-        set_call(c, SYS_CALL, TSLOT_TCB, INV_TCB_SUSPEND, 0);
-        break;
     case OP_RESUME:
         set_call(c, SYS_CALL, op->cap, INV_TCB_RESUME, 0);
         break;
@@ -192,6 +189,9 @@ static bool step(struct world *w, struct uthread *t, enum interp_action *action,
     case OP_REPEAT_NEXT:
         c->pc = --t->locals[op->a] > 0 ? op->b : c->pc + 1;
         return false;
+    case OP_EXIT:
+        *action = INTERP_EXIT;
+        return true;
     case OP_TIMEOUTS:
         timeouts_prepare(w, t, op);
         t->post_op = (uint32_t)c->pc;
@@ -253,9 +253,11 @@ static void before_trap(struct world *w, struct uthread *t)
     if (t == NULL || t->post_op == UINT32_MAX)
         return;
     op = &t->prog.ops[t->post_op];
+    t->signal_set = UINT32_MAX;
     if (op->kind == OP_SIGNAL && !w->ntfn_pending[op->a]) {
         w->ntfn_pending[op->a] = true;
         w->ntfn_release[op->a] = hal_sim_now();
+        t->signal_set = op->a;
     } else if (op->kind == OP_YIELD) {
         t->yielding = true;
         t->yield_release = hal_sim_now();

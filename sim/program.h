@@ -21,7 +21,6 @@
 /* Slots of a thread's CNode (radix THREAD_CNODE_BITS; a CPtr is the slot). */
 #define THREAD_CNODE_BITS 10
 enum thread_slot {
-    TSLOT_TCB = 1,          /* its own TCB: to suspend itself when done */
     TSLOT_REPLY = 2,        /* its reply object */
     TSLOT_INIT_EP = 3,      /* passive start-up / server restart handshake */
     TSLOT_SPARE_SC = 4,     /* timeout handlers: a context to restart a server on */
@@ -40,7 +39,7 @@ enum op_kind {
     OP_JUMP,          /* a = target */
     OP_REPEAT_INIT,   /* locals[a] = count (b) */
     OP_REPEAT_NEXT,   /* if --locals[a] > 0 jump to b */
-    OP_EXIT,          /* program finished: TCB_Suspend on itself */
+    OP_EXIT,          /* program finished: the thread halts (kernel_thread_exit) */
     OP_YIELD,
     OP_CALL,          /* cap */
     OP_SEND,

@@ -93,6 +93,17 @@ static void note_yield_release(struct world *w, const struct trace_record *rec)
         t->yield_release = hal_sim_ticks_to_cycles(rec->arg);
 }
 
+/* A signal the kernel deferred (MIN_BUDGET rule) has not happened: its
+ * release time is that of the call that eventually performs it (B12). */
+static void undo_signal(struct world *w, const struct trace_record *rec)
+{
+    struct uthread *t = world_thread(w, rec->thread);
+    if (t && t->signal_set != UINT32_MAX) {
+        w->ntfn_pending[t->signal_set] = false;
+        t->signal_set = UINT32_MAX;
+    }
+}
+
 static void budget_trace(struct world *w, const struct trace_record *rec, cycles_t at)
 {
     switch (rec->kind) {
@@ -124,6 +135,8 @@ void rec_trace(void *ctx, const struct trace_record *rec, uint64_t entry_cycle, 
     w->res->trace_records++;
     if (rec->kind == TR_THROTTLE)
         note_yield_release(w, rec);
+    if (rec->kind == TR_RESTART)
+        undo_signal(w, rec);
     if (rec->kind == TR_SWITCH) {
         if (w->timeline)
             close_slice(w, entry_cycle);

@@ -251,7 +251,6 @@ static void build_thread(struct world *w, uint32_t ti)
     cptr_t caps[3] = {ROOT_TCB, t->sc_slot, timeout_ep};
     root_invoke(w, "TCB_SetSchedParams", t->tcb_slot, INV_TCB_SET_SCHED_PARAMS, prios, 2, caps,
                 3);
-    mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_TCB, t->tcb_slot, RIGHTS_ALL, 0);
     mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_REPLY, t->reply_slot, RIGHTS_ALL, 0);
     if (w->mcs && st->passive)
         mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_INIT_EP, w->init_ep_slot,

@@ -58,6 +58,8 @@ struct uthread {
     cycles_t job_release, job_start;
     cycles_t yield_release;    /* set by a throttle during its yield */
     bool yielding;
+    uint32_t signal_set;       /* the notification its last signal made pending,
+                                  undone if the kernel defers the call */
     uint64_t zero_time_ops;    /* consecutive instructions that took no time */
     /* root-task slots, for inspection at the end */
     cptr_t tcb_slot, sc_slot, cnode_slot, reply_slot;
@@ -126,6 +128,8 @@ void root_build(struct world *w);
 enum interp_action {
     INTERP_COMPUTE,  /* the thread computes: *cycles left of its step */
     INTERP_SYSCALL,  /* its registers hold a system call */
+    INTERP_EXIT,     /* its program ended: it halts, before any interrupt of
+                        this cycle is taken (SCENARIO-FORMAT.md "Time") */
 };
 
 /* Run thread t's instructions that take no time, up to its next compute

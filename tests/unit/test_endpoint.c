@@ -495,6 +495,115 @@ static void test_endpoint_delete_restarts_queued(void **state)
     assert_int_equal(ktest_context()->x[REG_MR0], 77);
 }
 
+/* A passive server S (prio 200) that reached its Recv on ep. */
+static cptr_t passive_server(cptr_t ep, cptr_t reply, cptr_t *s_sc)
+{
+    cptr_t s = ktest_thread(SERVER_ID, 200, 10 * MS, 10 * MS, s_sc);
+
+    server_waits(s, ep, reply);
+    assert_int_equal(call_invoke(*s_sc, INV_SC_UNBIND, 0, NULL, NULL, 0), ROOT_ID);
+    return s;
+}
+
+static struct kinspect_thread inspect(cptr_t tcb)
+{
+    struct kinspect_thread t;
+
+    assert_int_equal(kernel_inspect_thread(tcb, &t), 0);
+    return t;
+}
+
+/* B22 (IPC0017): NBSend to a passive receiver: it takes the message but
+ * gets no context and does not run; later senders block (the endpoint is
+ * no longer receiving); once S's context is bound again, S runs and
+ * takes both. */
+static void test_endpoint_b22_send_to_passive(void **state)
+{
+    cptr_t ep, reply, s, s_sc, t, u, v;
+    struct ktest_msg m = {.label = LABEL, .length = 1, .mr = {1}};
+
+    (void)state;
+    boot(SCHED_MCS);
+    ep = ktest_retype(OBJ_ENDPOINT, 0);
+    reply = ktest_retype(OBJ_REPLY, 0);
+    t = ktest_thread(100, 100, 10 * MS, 10 * MS, NULL);
+    u = ktest_thread(90, 90, 10 * MS, 10 * MS, NULL);
+    v = ktest_thread(80, 80, 10 * MS, 10 * MS, NULL);
+    root_lower();
+    s = passive_server(ep, reply, &s_sc);
+    ktest_trace_clear();
+
+    assert_int_equal(resume(t), 100);
+    assert_int_equal(ktest_syscall(SYS_NB_SEND, ep, 0, 0, &m), 100);
+    assert_int_equal(state_of(s), ST_RUNNING);
+    assert_int_equal(inspect(s).sc_badge, 0);
+    assert_false(inspect(s).queued);
+    assert_int_equal(ktest_trace_count_kind(TR_DONATE, UINT32_MAX), 0);
+    /* t stops; u and v Send and block. */
+    assert_int_equal(ktest_syscall(SYS_CALL, t, 0, 0, &(struct ktest_msg){.label = INV_TCB_SUSPEND}),
+                     ROOT_ID);
+    assert_int_equal(resume(u), 90);
+    m.mr[0] = 2;
+    assert_int_equal(ktest_syscall(SYS_SEND, ep, 0, 0, &m), ROOT_ID);
+    assert_int_equal(resume(v), 80);
+    m.mr[0] = 3;
+    assert_int_equal(ktest_syscall(SYS_SEND, ep, 0, 0, &m), ROOT_ID);
+    assert_int_equal(state_of(u), ST_BLOCKED_ON_SEND);
+    assert_int_equal(state_of(v), ST_BLOCKED_ON_SEND);
+    assert_int_equal(ktest_run(5 * MS), ROOT_ID);
+    assert_int_equal(ktest_trace_count_kind(TR_SWITCH, SERVER_ID), 0);
+
+    /* Bind S's context: S runs with t's message, then takes u's and v's. */
+    assert_int_equal(call_invoke(s_sc, INV_SC_BIND, 0, NULL, &s, 1), SERVER_ID);
+    assert_int_equal(ktest_context()->x[REG_MR0], 1);
+    m = (struct ktest_msg){0};
+    assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, &m), SERVER_ID);
+    assert_int_equal(m.mr[0], 2);
+    assert_int_equal(state_of(u), ST_RUNNING);
+    assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, &m), SERVER_ID);
+    assert_int_equal(m.mr[0], 3);
+    assert_int_equal(state_of(v), ST_RUNNING);
+}
+
+/* NBSendRecv to a passive receiver donates the sender's context with the
+ * message (data-flow donation, 4.3): it does not come back by itself. */
+static void test_endpoint_nb_send_recv_donates(void **state)
+{
+    cptr_t ep, ep2, reply, reply2, s, s_sc, t;
+    struct ktest_msg m = {.label = LABEL, .length = 1, .mr = {5}};
+    const struct ktest_trace *d = NULL;
+
+    (void)state;
+    boot(SCHED_MCS);
+    ep = ktest_retype(OBJ_ENDPOINT, 0);
+    ep2 = ktest_retype(OBJ_ENDPOINT, 0);
+    reply = ktest_retype(OBJ_REPLY, 0);
+    reply2 = ktest_retype(OBJ_REPLY, 0);
+    t = ktest_thread(100, 100, 10 * MS, 10 * MS, NULL);
+    root_lower();
+    s = passive_server(ep, reply, &s_sc);
+    assert_int_equal(resume(t), 100);
+    ktest_trace_clear();
+    /* NBSend to ep, then Recv on ep2 (x11) with reply2 (x10). */
+    assert_int_equal(ktest_syscall(SYS_NB_SEND_RECV, ep, reply2, ep2, &m), SERVER_ID);
+    assert_int_equal(ktest_context()->x[REG_MR0], 5);
+    assert_int_equal(inspect(s).sc_badge, 100);
+    assert_int_equal(inspect(t).sc_badge, 0);
+    assert_int_equal(state_of(t), ST_BLOCKED_ON_RECEIVE);
+    for (unsigned i = 0; i < ktest_trace_count(); i++) {
+        if (ktest_trace_get(i)->kind == TR_DONATE)
+            d = ktest_trace_get(i);
+    }
+    assert_non_null(d);
+    assert_int_equal(d->thread, SERVER_ID);
+    assert_int_equal(d->object, 100);
+    assert_int_equal(d->arg, 100);
+    /* S answers t with a plain Send on ep2: the context stays with S. */
+    assert_int_equal(ktest_syscall(SYS_SEND, ep2, 0, 0, NULL), SERVER_ID);
+    assert_int_equal(state_of(t), ST_RUNNING);
+    assert_int_equal(inspect(t).sc_badge, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -508,6 +617,8 @@ int main(void)
         cmocka_unit_test(test_endpoint_nb_send_dropped),
         cmocka_unit_test(test_endpoint_lookup_errors),
         cmocka_unit_test(test_endpoint_delete_restarts_queued),
+        cmocka_unit_test(test_endpoint_b22_send_to_passive),
+        cmocka_unit_test(test_endpoint_nb_send_recv_donates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

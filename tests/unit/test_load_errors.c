@@ -33,19 +33,21 @@ static const struct bad_case bad_cases[] = {
       "(expected both budget and period)",
       "bad_budget.yaml:6:16: error: notification 'n2' has a period but no budget "
       "(expected both budget and period)",
-      "bad_budget.yaml:8:45: error: budget of thread 'a' (12ms) is longer than its "
+      "bad_budget.yaml:7:18: error: notification 'n3' has 'sporadic' but no budget "
+      "and period (expected budget and period with it)",
+      "bad_budget.yaml:9:45: error: budget of thread 'a' (12ms) is longer than its "
       "period (10ms) (expected budget <= period)",
-      "bad_budget.yaml:9:45: error: budget of thread 'b' (10us = 10000 cycles) is "
+      "bad_budget.yaml:10:45: error: budget of thread 'b' (10us = 10000 cycles) is "
       "less than MIN_BUDGET (20000 cycles) (expected at least kernel.min_budget)",
-      "bad_budget.yaml:10:45: error: thread 'c' has a budget but no period (expected "
+      "bad_budget.yaml:11:45: error: thread 'c' has a budget but no period (expected "
       "both budget and period)",
-      "bad_budget.yaml:11:45: error: thread 'd' has a period but no budget (expected "
+      "bad_budget.yaml:12:45: error: thread 'd' has a period but no budget (expected "
       "both budget and period)",
-      "bad_budget.yaml:12:3: error: thread 'e' has no scheduling context (expected "
+      "bad_budget.yaml:13:3: error: thread 'e' has no scheduling context (expected "
       "budget and period, or passive: true)",
-      "bad_budget.yaml:13:45: error: budget of thread 'f' is 0 (expected a duration "
+      "bad_budget.yaml:14:45: error: budget of thread 'f' is 0 (expected a duration "
       "of more than 0)",
-      "bad_budget.yaml:13:56: error: period of thread 'f' is 0 (expected a duration "
+      "bad_budget.yaml:14:56: error: period of thread 'f' is 0 (expected a duration "
       "of more than 0)",
       NULL}},
     {"bad_criticality.yaml",

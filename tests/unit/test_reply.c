@@ -221,6 +221,7 @@ static void test_reply_b21_send_returns_sc(void **state)
     assert_int_equal(inspect(w.s).sc_badge, 0);
     assert_false(inspect(w.s).queued);
     /* C blocks for good: only the root (prio 5) can run, not S. */
+    ktest_trace_clear();
     assert_int_equal(ktest_syscall(SYS_RECV, w.ep, w.reply, 0, NULL), ROOT_ID);
     assert_int_equal(ktest_run(20 * MS), ROOT_ID);
     assert_int_equal(ktest_trace_count_kind(TR_SWITCH, S_ID), 0);
@@ -291,7 +292,8 @@ static void test_reply_stale_caller_keeps_nothing(void **state)
 }
 
 /* Deleting the reply object a caller waits on returns the context to the
- * caller (SCHED_CONTEXT_0009), which then runs. */
+ * caller (SCHED_CONTEXT_0009); the caller's Call never completes: it is
+ * left Inactive, as by any cancelled IPC (seL4 reply_remove). */
 static void test_reply_delete_returns_sc(void **state)
 {
     struct world w;
@@ -308,10 +310,10 @@ static void test_reply_delete_returns_sc(void **state)
     assert_int_equal(ktest_syscall(SYS_WAIT, ntfn, 0, 0, NULL), ROOT_ID);
     {
         uint64_t mrs[] = {w.reply, 64};
-        assert_int_equal(call_invoke(ROOT_CNODE, INV_CNODE_DELETE, 2, mrs, NULL, 0), C_ID);
+        assert_int_equal(call_invoke(ROOT_CNODE, INV_CNODE_DELETE, 2, mrs, NULL, 0), ROOT_ID);
     }
     assert_int_equal(inspect(w.c).sc_badge, C_ID);
-    assert_int_equal(inspect(w.c).state, ST_RUNNING);
+    assert_int_equal(inspect(w.c).state, ST_INACTIVE);
     assert_int_equal(inspect(w.s).sc_badge, 0);
     assert_int_equal(ktest_trace_count_kind(TR_SC_RETURN, C_ID), 1);
 }
@@ -359,7 +361,7 @@ static void tf_expect_fault(struct tf_world *f)
     struct user_context *ctx;
     const struct ktest_trace *ev[4];
 
-    assert_int_equal(ktest_run(3 * MS), T_ID);
+    assert_int_equal(ktest_run(2 * MS), T_ID);
     ctx = ktest_context();
     assert_int_equal(msginfo_label(ctx->x[REG_INFO]), FAULT_TIMEOUT);
     assert_int_equal(msginfo_length(ctx->x[REG_INFO]), TIMEOUT_LENGTH);
@@ -374,11 +376,15 @@ static void tf_expect_fault(struct tf_world *f)
     assert_int_equal(ev[0]->object, C_ID);
     assert_int_equal(ev[0]->arg, 2 * MS);
     assert_int_equal(ev[0]->time, 2 * MS);
-    /* Reading the consumed time reset it. */
+    /* Reading the consumed time reset it; C's single refill moved one
+     * period on. */
     {
         struct kinspect_sc sc;
         assert_int_equal(kernel_inspect_sc(f->w.c_sc, &sc), 0);
         assert_int_equal(sc.consumed, 0);
+        assert_int_equal(sc.n_refills, 1);
+        assert_int_equal(sc.refills[0].time, 10 * MS);
+        assert_int_equal(sc.refills[0].amount, 2 * MS);
     }
 }
 

@@ -26,6 +26,14 @@ struct user_context *kernel_syscall(void);
  * platform calls this only between user instructions. */
 struct user_context *kernel_interrupt(uint32_t line);
 
+/* The current thread halted: its program ended (the platform's "thread
+ * exit" exception). The kernel suspends it, as seL4 makes a thread whose
+ * fault has no handler inactive. Unlike a system call this is not a
+ * request for kernel service, so the MIN_BUDGET rule does not defer it:
+ * a program that ends exactly when its budget does is gone at that
+ * instant (SCENARIO-FORMAT.md "Time": a finished program takes no time). */
+struct user_context *kernel_thread_exit(void);
+
 /* The trace id of the thread the kernel last chose (TRACE_IDLE if idle). */
 uint32_t kernel_current_trace_id(void);
 

@@ -13,6 +13,7 @@
 #include "kernel/syscall.h"
 #include "object/interrupt.h"
 #include "object/schedcontext.h"
+#include "object/tcb.h"
 
 struct kernel_state ks;
 
@@ -139,6 +140,14 @@ struct user_context *kernel_interrupt(uint32_t line)
         ks.timer_armed = false;
     if (line < ks.cfg.num_irqs)
         irq_handle(line);
+    return entry_end();
+}
+
+struct user_context *kernel_thread_exit(void)
+{
+    entry_begin();
+    KASSERT(ks.cur_thread != &ks.idle);
+    tcb_suspend(ks.cur_thread);
     return entry_end();
 }
 
