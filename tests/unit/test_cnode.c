@@ -247,7 +247,7 @@ static void test_cnode_rotate_errors(void **state)
     cptr_t b = ktest_retype(OBJ_TCB, 0);
     cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
     cptr_t empty = ktest_alloc_slot(), empty2 = ktest_alloc_slot();
-    uint64_t short_msg[] = {empty, D, 0, b, D, 0, a};
+    uint64_t short_msg[8] = {empty, D, 0, b, D, 0, a};
 
     assert_int_equal(cnode_op(ROOT_CNODE, INV_CNODE_ROTATE, 7, short_msg, 2),
                      ERR_TRUNCATED_MESSAGE);

@@ -186,6 +186,7 @@ static const char *const schema_columns[][2] = {
     {"irqs", "run_id,device,line,arrival,delivered,lost"},
     {"events", "run_id,seq,time,kind,thread_id,object,arg"},
     {"expectations", "run_id,idx,text,passed,detail"},
+    {"final_refills", "run_id,thread_id,idx,time,amount"}, /* mcsim's own, not in DESIGN.md */
 };
 
 /* Columns mcsim adds to DESIGN.md's, after them. */
@@ -260,6 +261,8 @@ static void test_db_schema(void **state)
         snprintf(want, sizeof want, "%s%s", schema_columns[i][1], schema_extra(table));
         if (strcmp(got, want) != 0)
             fail_msg("table %s: expected columns %s, actual %s", table, want, got);
+        if (strcmp(table, "final_refills") == 0)
+            continue;
         design_columns(table, design, sizeof design);
         if (design[0] && strcmp(design, schema_columns[i][1]) != 0)
             fail_msg("DESIGN.md table %s: %s, the test expects %s", table, design,
@@ -277,7 +280,7 @@ static void test_db_schema(void **state)
     db_close(db);
     /* Opening it again finds the schema and changes nothing. */
     db = open_db(path);
-    assert_query(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "19\n");
+    assert_query(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "21\n");
     db_close(db);
 }
 
