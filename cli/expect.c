@@ -443,13 +443,17 @@ int expect_record(sqlite3 *db, int64_t run_id, const struct scenario *s,
     return -1;
 }
 
+void expect_print_one(FILE *f, const struct scn_expect *e, const struct expect_result *r)
+{
+    const char *verdict = !r->applicable ? "N/A " : r->passed ? "PASS" : "FAIL";
+
+    fprintf(f, "%s  %s  (%s)\n", verdict, e->text, r->detail);
+}
+
 void expect_print(FILE *f, const struct scenario *s, const struct expect_result *r)
 {
-    for (uint32_t i = 0; i < s->n_expects; i++) {
-        const char *verdict = !r[i].applicable ? "N/A " : r[i].passed ? "PASS" : "FAIL";
-
-        fprintf(f, "%s  %s  (%s)\n", verdict, s->expects[i].text, r[i].detail);
-    }
+    for (uint32_t i = 0; i < s->n_expects; i++)
+        expect_print_one(f, &s->expects[i], &r[i]);
 }
 
 uint32_t expect_failures(const struct scenario *s, const struct expect_result *r)

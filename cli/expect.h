@@ -73,6 +73,9 @@ int expect_record(sqlite3 *db, int64_t run_id, const struct scenario *s,
  */
 void expect_print(FILE *f, const struct scenario *s, const struct expect_result *r);
 
+/* Print the verdict on one expectation, as expect_print does. */
+void expect_print_one(FILE *f, const struct scn_expect *e, const struct expect_result *r);
+
 /* The number of verdicts that apply and failed: the run's exit status is
  * 1 when it is not 0. */
 uint32_t expect_failures(const struct scenario *s, const struct expect_result *r);

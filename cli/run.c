@@ -192,7 +192,7 @@ static int check(struct db *db, const struct scenario *s, bool quiet)
     status = expect_failures(s, r) ? 1 : 0;
     for (uint32_t i = 0; i < s->n_expects; i++) {
         if (!quiet || (r[i].applicable && !r[i].passed))
-            expect_print(stdout, s, &r[i]);
+            expect_print_one(stdout, &s->expects[i], &r[i]);
     }
     free(r);
     return status;

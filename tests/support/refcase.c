@@ -313,7 +313,7 @@ static int parse_kind(struct parse *p, const yaml_node_t *n, const char *const *
                      allowed[i]);
         return fail(p, n, "unknown %s '%s' (expected one of %s)", what, text_of(n), list);
     }
-    strcpy(out, text_of(n));
+    snprintf(out, REFCASE_KIND_MAX, "%s", text_of(n));
     return 0;
 }
 
