@@ -25,12 +25,12 @@
  * hold it. */
 struct device_gen {
     const struct scn_device *dev;
-    const cycles_t *times;  /* the device's `at` list (ARRIVAL_AT) */
+    const cycles_t *times; /* the device's `at` list (ARRIVAL_AT) */
     struct rng rng;
-    uint64_t index;         /* arrivals emitted (periodic, at); within-burst index (burst) */
-    uint64_t burst;         /* burst number (burst) */
-    cycles_t last;          /* the last arrival emitted */
-    bool started;           /* `last` is valid */
+    uint64_t index; /* arrivals emitted (periodic, at); within-burst index (burst) */
+    uint64_t burst; /* burst number (burst) */
+    cycles_t last;  /* the last arrival emitted */
+    bool started;   /* `last` is valid */
     bool done;
 };
 

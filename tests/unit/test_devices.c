@@ -30,8 +30,8 @@ static struct scn_device device(const char *name, enum scn_arrival_kind kind)
 
 /* A scenario holding just `devices` (and `n_threads` unnamed threads, which
  * the generators must ignore). */
-static struct scenario scenario_of(struct scn_device *devices, uint32_t n_devices,
-                                   cycles_t *times, uint32_t n_times, uint32_t n_threads)
+static struct scenario scenario_of(struct scn_device *devices, uint32_t n_devices, cycles_t *times,
+                                   uint32_t n_times, uint32_t n_threads)
 {
     static struct scn_thread threads[8];
     struct scenario s;
@@ -219,8 +219,8 @@ static void test_devices_overflow_ends(void **state)
 }
 
 /* The first `n` arrivals of the device named `name` in `s`. */
-static void first_arrivals(const struct scenario *s, const char *name, uint64_t seed,
-                           cycles_t *out, size_t n)
+static void first_arrivals(const struct scenario *s, const char *name, uint64_t seed, cycles_t *out,
+                           size_t n)
 {
     uint32_t index = SCN_NONE;
     struct device_gen g;

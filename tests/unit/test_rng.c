@@ -31,8 +31,7 @@ static void test_rng_xoshiro_known_answer(void **state)
 {
     (void)state;
     static const uint64_t want[] = {
-        11520u, 0u, 1509978240u, 1215971899390074240u,
-        1216172134540287360u, 607988272756665600u,
+        11520u, 0u, 1509978240u, 1215971899390074240u, 1216172134540287360u, 607988272756665600u,
     };
     struct rng r = {{1, 2, 3, 4}};
 
@@ -115,8 +114,14 @@ static void test_rng_uniform_bounds(void **state)
 {
     (void)state;
     static const uint64_t ranges[][2] = {
-        {0, 0}, {5, 5}, {0, 1}, {10, 12}, {UINT64_MAX - 3, UINT64_MAX},
-        {0, (UINT64_C(1) << 63)}, {1, UINT64_MAX}, {0, UINT64_MAX - 1},
+        {0, 0},
+        {5, 5},
+        {0, 1},
+        {10, 12},
+        {UINT64_MAX - 3, UINT64_MAX},
+        {0, (UINT64_C(1) << 63)},
+        {1, UINT64_MAX},
+        {0, UINT64_MAX - 1},
     };
     struct rng r;
 
