@@ -258,6 +258,8 @@ static void before_trap(struct world *w, struct uthread *t)
         w->ntfn_pending[op->a] = true;
         w->ntfn_release[op->a] = hal_sim_now();
         t->signal_set = op->a;
+    } else if (op->kind == OP_REPLY || op->kind == OP_REPLY_RECV) {
+        t->replies++;
     } else if (op->kind == OP_YIELD) {
         t->yielding = true;
         t->yield_release = hal_sim_now();

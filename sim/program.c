@@ -283,6 +283,16 @@ bool program_uses_device(const struct scenario *s, uint32_t ti, uint32_t i)
     return query_rights(s, ti, &q) != 0;
 }
 
+int program_timeout_action(const struct scenario *s, uint32_t ti)
+{
+    const struct scn_thread *t = &s->threads[ti];
+    for (uint32_t i = t->prog_first; i < t->prog_first + t->prog_count; i++) {
+        if (s->steps[i].kind == STEP_HANDLE_TIMEOUTS)
+            return (int)s->steps[i].timeouts.action;
+    }
+    return -1;
+}
+
 bool program_handles_timeouts(const struct scenario *s, uint32_t ti, uint32_t ep)
 {
     const struct scn_thread *t = &s->threads[ti];

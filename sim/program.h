@@ -93,6 +93,10 @@ unsigned program_endpoint_rights(const struct scenario *s, uint32_t ti, uint32_t
 unsigned program_notification_rights(const struct scenario *s, uint32_t ti, uint32_t i);
 bool program_uses_device(const struct scenario *s, uint32_t ti, uint32_t i);
 
+/* The action of thread ti's handle_timeouts step (enum
+ * scn_timeout_action), or -1 if it has none. */
+int program_timeout_action(const struct scenario *s, uint32_t ti);
+
 /* True if thread `ti` handles timeouts of endpoint `ep` (a handle_timeouts
  * step names it). */
 bool program_handles_timeouts(const struct scenario *s, uint32_t ti, uint32_t ep);

@@ -220,6 +220,16 @@ static void grant_handler(struct world *w, uint32_t ti)
     }
     if (!handles || !w->mcs)
         return;
+    if (program_timeout_action(s, ti) == TIMEOUT_EMERGENCY_BUDGET) {
+        /* to grant emergency budget to any client's context */
+        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_SCHED_CONTROL, ROOT_SCHED_CONTROL,
+                  RIGHTS_ALL, 0);
+        for (uint32_t ci = 0; ci < s->n_threads; ci++) {
+            if (w->threads[ci + 1].sc_slot)
+                mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_THREAD_SC + ci,
+                          w->threads[ci + 1].sc_slot, RIGHTS_ALL, 0);
+        }
+    }
     struct scn_context spare = {.present = true, .budget = 1, .period = 1};
     spare.budget = spare.period = w->duration > 0 ? w->duration : 1;
     cptr_t sc = new_sc(w, &spare, BADGE_SPARE_BASE + ti + 1);

@@ -61,6 +61,8 @@ struct uthread {
     uint32_t signal_set;       /* the notification its last signal made pending,
                                   undone if the kernel defers the call */
     uint64_t zero_time_ops;    /* consecutive instructions that took no time */
+    uint64_t replies;          /* requests it answered: memory it shares with its
+                                  timeout handler (one emergency grant a request) */
     /* root-task slots, for inspection at the end */
     cptr_t tcb_slot, sc_slot, cnode_slot, reply_slot;
 };

@@ -604,6 +604,55 @@ static void test_endpoint_nb_send_recv_donates(void **state)
     assert_int_equal(inspect(t).sc_badge, 0);
 }
 
+/* The send phase of NBSendRecv may not invoke a TCB (InvalidCapability,
+ * not reported: it is no Call); the receive phase still happens. Here the
+ * refused invocation is the root's own Suspend. */
+static void test_endpoint_first_phase_refuses_tcb(void **state)
+{
+    cptr_t ep, reply, u;
+    struct ktest_msg m = {.label = INV_TCB_SUSPEND};
+
+    (void)state;
+    boot(SCHED_MCS);
+    ep = ktest_retype(OBJ_ENDPOINT, 0);
+    reply = ktest_retype(OBJ_REPLY, 0);
+    u = ktest_thread(90, 90, 10 * MS, 10 * MS, NULL);
+    root_lower();
+    assert_int_equal(resume(u), 90);
+    assert_int_equal(ktest_syscall(SYS_SEND, ep, 0, 0,
+                                   &(struct ktest_msg){.label = LABEL, .length = 1, .mr = {6}}),
+                     ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_NB_SEND_RECV, ROOT_TCB, reply, ep, &m), 90);
+    /* u was released by the root's receive (u prio 90 > root 5). */
+    assert_int_equal(state_of(u), ST_RUNNING);
+    assert_int_equal(state_of(ROOT_TCB), ST_RUNNING);
+    assert_int_equal(m.label, LABEL);
+    assert_int_equal(m.mr[0], 6);
+}
+
+/* NBSendWait: NBSend to x0, then Wait on x10 (no reply object). */
+static void test_endpoint_nb_send_wait(void **state)
+{
+    cptr_t ep, reply, ntfn, s;
+    struct ktest_msg m = {.label = LABEL, .length = 1, .mr = {11}};
+
+    (void)state;
+    boot(SCHED_MCS);
+    ep = ktest_retype(OBJ_ENDPOINT, 0);
+    reply = ktest_retype(OBJ_REPLY, 0);
+    ntfn = ktest_retype(OBJ_NOTIFICATION, 0);
+    s = ktest_thread(SERVER_ID, 10, 10 * MS, 10 * MS, NULL);
+    root_lower();
+    assert_int_equal(resume(s), SERVER_ID);
+    assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, NULL), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_NB_SEND_WAIT, ep, ntfn, 0, &m), SERVER_ID);
+    assert_int_equal(ktest_context()->x[REG_MR0], 11);
+    assert_int_equal(state_of(ROOT_TCB), ST_BLOCKED_ON_NOTIFICATION);
+    /* S (10) signals: the root (5) is woken but S keeps the CPU. */
+    assert_int_equal(ktest_syscall(SYS_SEND, ntfn, 0, 0, NULL), SERVER_ID);
+    assert_int_equal(state_of(ROOT_TCB), ST_RUNNING);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -619,6 +668,8 @@ int main(void)
         cmocka_unit_test(test_endpoint_delete_restarts_queued),
         cmocka_unit_test(test_endpoint_b22_send_to_passive),
         cmocka_unit_test(test_endpoint_nb_send_recv_donates),
+        cmocka_unit_test(test_endpoint_first_phase_refuses_tcb),
+        cmocka_unit_test(test_endpoint_nb_send_wait),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

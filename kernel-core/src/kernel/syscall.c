@@ -21,8 +21,6 @@
  */
 #include "kernel/syscall.h"
 
-#include <hal.h>
-
 #include "kernel/cspace.h"
 #include "kernel/invocation.h"
 #include "kernel/sched.h"
@@ -275,8 +273,8 @@ static void recv_phase(struct tcb *t, cptr_t src, cptr_t reply_cptr, bool with_r
 void syscall_handle(enum syscall sys)
 {
     struct tcb *t = ks.cur_thread;
-    /* Read every CPtr first: a send phase may not change the caller's
-     * registers, but keep the rule obvious. */
+    /* Every CPtr is read before the send phase, which may write the
+     * caller's reply registers (a Call on a notification, say). */
     cptr_t cap = t->ctx.x[REG_CAP];
     cptr_t reply = t->ctx.x[REG_REPLY];
     cptr_t src = t->ctx.x[REG_SRC];
