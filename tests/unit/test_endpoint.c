@@ -540,8 +540,8 @@ static void test_endpoint_b22_send_to_passive(void **state)
     assert_false(inspect(s).queued);
     assert_int_equal(ktest_trace_count_kind(TR_DONATE, UINT32_MAX), 0);
     /* t stops; u and v Send and block. */
-    assert_int_equal(ktest_syscall(SYS_CALL, t, 0, 0, &(struct ktest_msg){.label = INV_TCB_SUSPEND}),
-                     ROOT_ID);
+    assert_int_equal(
+        ktest_syscall(SYS_CALL, t, 0, 0, &(struct ktest_msg){.label = INV_TCB_SUSPEND}), ROOT_ID);
     assert_int_equal(resume(u), 90);
     m.mr[0] = 2;
     assert_int_equal(ktest_syscall(SYS_SEND, ep, 0, 0, &m), ROOT_ID);

@@ -101,13 +101,13 @@ static void test_interrupt_control_get_errors(void **state)
     {
         uint64_t mrs[] = {7, slot};
         cptr_t root = ROOT_CNODE;
-        assert_int_equal(ktest_invoke(ROOT_IRQ_CONTROL, INV_IRQ_CONTROL_GET, 2, mrs, &root, 1,
-                                      NULL),
-                         ERR_TRUNCATED_MESSAGE);
+        assert_int_equal(
+            ktest_invoke(ROOT_IRQ_CONTROL, INV_IRQ_CONTROL_GET, 2, mrs, &root, 1, NULL),
+            ERR_TRUNCATED_MESSAGE);
         uint64_t mrs3[] = {7, slot, 64};
-        assert_int_equal(ktest_invoke(ROOT_IRQ_CONTROL, INV_IRQ_CONTROL_GET, 3, mrs3, NULL, 0,
-                                      NULL),
-                         ERR_TRUNCATED_MESSAGE);
+        assert_int_equal(
+            ktest_invoke(ROOT_IRQ_CONTROL, INV_IRQ_CONTROL_GET, 3, mrs3, NULL, 0, NULL),
+            ERR_TRUNCATED_MESSAGE);
         assert_int_equal(ktest_invoke(ROOT_IRQ_CONTROL, INV_IRQ_ACK, 3, mrs3, &root, 1, NULL),
                          ERR_ILLEGAL_OPERATION);
     }
@@ -169,8 +169,7 @@ static void test_interrupt_b26_masked_until_ack(void **state)
         assert_int_equal(ktest_invoke(ROOT_TCB, INV_TCB_SET_PRIORITY, 1, &prio, &auth, 1, NULL),
                          ERR_NONE);
     }
-    assert_int_equal(ktest_syscall(SYS_CALL, h, 0, 0,
-                                   &(struct ktest_msg){.label = INV_TCB_RESUME}),
+    assert_int_equal(ktest_syscall(SYS_CALL, h, 0, 0, &(struct ktest_msg){.label = INV_TCB_RESUME}),
                      H_ID);
     assert_int_equal(ktest_syscall(SYS_WAIT, n, 0, 0, NULL), ROOT_ID);
     ktest_trace_clear();
@@ -181,7 +180,7 @@ static void test_interrupt_b26_masked_until_ack(void **state)
     assert_int_equal(ktest_context()->x[REG_CAP], 0x80);
     assert_true(hal_sim_irq_masked(7));
     assert_int_equal(ktest_run(1 * MS), H_ID);
-    assert_true(ktest_irq(7));  /* pending */
+    assert_true(ktest_irq(7)); /* pending */
     assert_int_equal(ktest_run(1 * MS), H_ID);
     assert_false(ktest_irq(7)); /* lost */
     assert_int_equal(irqs(ev, 8), 1);

@@ -154,9 +154,8 @@ static void test_reply_b14_donation(void **state)
     {
         uint64_t mrs[] = {3, irq, 64};
         cptr_t root = ROOT_CNODE;
-        assert_int_equal(ktest_invoke(ROOT_IRQ_CONTROL, INV_IRQ_CONTROL_GET, 3, mrs, &root, 1,
-                                      NULL),
-                         ERR_NONE);
+        assert_int_equal(
+            ktest_invoke(ROOT_IRQ_CONTROL, INV_IRQ_CONTROL_GET, 3, mrs, &root, 1, NULL), ERR_NONE);
         assert_int_equal(ktest_invoke(irq, INV_IRQ_SET_NOTIFICATION, 0, NULL, &ntfn, 1, NULL),
                          ERR_NONE);
     }

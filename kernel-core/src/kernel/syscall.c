@@ -225,8 +225,8 @@ static bool lookup_reply(struct tcb *t, cptr_t cptr, struct reply **reply)
     return true;
 }
 
-static void recv_endpoint(struct tcb *t, const struct cap *cap, cptr_t reply_cptr,
-                          bool with_reply, bool blocking)
+static void recv_endpoint(struct tcb *t, const struct cap *cap, cptr_t reply_cptr, bool with_reply,
+                          bool blocking)
 {
     struct reply *reply = NULL;
 
@@ -240,8 +240,7 @@ static void recv_endpoint(struct tcb *t, const struct cap *cap, cptr_t reply_cpt
  * supply a reply object (with_reply), Wait/NBWait/NBSendWait do not. On a
  * notification the reply object is not used (nor looked up).
  */
-static void recv_phase(struct tcb *t, cptr_t src, cptr_t reply_cptr, bool with_reply,
-                       bool blocking)
+static void recv_phase(struct tcb *t, cptr_t src, cptr_t reply_cptr, bool with_reply, bool blocking)
 {
     struct cte *slot;
     enum kerr e = cspace_lookup_cap(t, src, &slot);

@@ -15,7 +15,10 @@
 #include "object/reply.h"
 #include "object/schedcontext.h"
 
-static bool is_mcs(void) { return ks.cfg.scheduler == SCHED_MCS; }
+static bool is_mcs(void)
+{
+    return ks.cfg.scheduler == SCHED_MCS;
+}
 
 /* ------------------------------------------------------------ wait queues */
 

@@ -10,20 +10,23 @@
 #include <hal.h>
 
 #include "kernel/ktrace.h"
-#include "kernel/refill.h"
 #include "kernel/sched.h"
 #include "object/endpoint.h"
 #include "object/schedcontext.h"
 
-static bool is_mcs(void) { return ks.cfg.scheduler == SCHED_MCS; }
+static bool is_mcs(void)
+{
+    return ks.cfg.scheduler == SCHED_MCS;
+}
 
 /* ---------------------------------------------------------- the context */
 
 /*
  * A passive t woken through n borrows n's context unless another thread
- * holds it (B23, INTERRUPT0005). seL4 runs the unblock check here for any
- * kind of context that is not the one being charged, then
- * schedContext_resume (postpone if the head is not ready or sufficient).
+ * holds it (B23, INTERRUPT0005); schedContext_resume then postpones t if
+ * the head refill is not ready or not sufficient. The sporadic unblock
+ * check is the callers' (seL4 16: maybeDonateSchedContext no longer runs
+ * it for every kind of context, SEL4-MCS-REFERENCE.md 3.5).
  */
 void ntfn_maybe_donate_sc(struct tcb *t, struct notification *n)
 {
@@ -33,8 +36,6 @@ void ntfn_maybe_donate_sc(struct tcb *t, struct notification *n)
         return;
     sc_donate(sc, t);
     ktrace(TR_DONATE, t, ktrace_sc(sc), 0, 0);
-    if (sc != ks.cur_sc && refill_unblock_check(sc, ks.cur_time))
-        ks.reprogram = true;
     sc_resume(sc);
 }
 

@@ -16,7 +16,10 @@
 #include "object/endpoint.h"
 #include "object/schedcontext.h"
 
-static bool is_mcs(void) { return ks.cfg.scheduler == SCHED_MCS; }
+static bool is_mcs(void)
+{
+    return ks.cfg.scheduler == SCHED_MCS;
+}
 
 void reply_unlink(struct reply *reply, struct tcb *t)
 {
