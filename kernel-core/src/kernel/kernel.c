@@ -123,10 +123,7 @@ struct user_context *kernel_syscall(void)
     ktrace(TR_SYSCALL, t, sys, msginfo_label(t->ctx.x[REG_INFO]), 0);
     if (ks.cfg.scheduler == SCHED_CLASSIC || sched_check_budget_restart()) {
         hal_account(COST_SYSCALL);
-        if (sys < SYS_COUNT)
-            syscall_handle((enum syscall)sys);
-        else
-            syscall_set_error(t, ERR_ILLEGAL_OPERATION);
+        syscall_handle((enum syscall)sys);
     }
     return entry_end();
 }
