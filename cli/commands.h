@@ -8,6 +8,20 @@
 #ifndef MCSIM_CLI_COMMANDS_H
 #define MCSIM_CLI_COMMANDS_H
 
+/* Re-evaluate a recorded run's expectations and guarantees from the
+ * database alone (cli/check.c). */
+int cmd_check(int argc, char **argv);
+
+/* Write a recorded run as a Chrome trace or CSV files (cli/export.c). */
+int cmd_export(int argc, char **argv);
+
+/* Draw a Gantt chart of a recorded run (cli/gantt.c). */
+int cmd_gantt(int argc, char **argv);
+
+/* Draw a scenario's structure and check the criticality rule
+ * (cli/graph.c). */
+int cmd_graph(int argc, char **argv);
+
 /* Run a scenario and record it (cli/run.c). */
 int cmd_run(int argc, char **argv);
 
@@ -16,6 +30,10 @@ int cmd_validate(int argc, char **argv);
 
 /* Each command's usage text, printed by `mcsim help COMMAND` and
  * `mcsim COMMAND --help`: a "usage: ..." line, then one line per option. */
+extern const char cmd_check_usage[];
+extern const char cmd_export_usage[];
+extern const char cmd_gantt_usage[];
+extern const char cmd_graph_usage[];
 extern const char cmd_run_usage[];
 extern const char cmd_validate_usage[];
 

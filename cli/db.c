@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The schema of DESIGN.md, plus runs.trace, threads.sporadic and
- * expectations.applicable. Indexes serve the window queries of checks and
+/* Schema version 1: the schema of DESIGN.md, plus runs.trace,
+ * threads.sporadic and expectations.applicable. Indexes serve the window queries of checks and
  * charts: a thread's slices in a time range, a context's slices in order. */
 static const char db_schema_sql[] =
     "CREATE TABLE runs ("
@@ -70,6 +70,86 @@ static const char db_schema_sql[] =
     " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER NOT NULL,"
     " idx INTEGER NOT NULL, time INTEGER NOT NULL, amount INTEGER NOT NULL,"
     " PRIMARY KEY (run_id, thread_id, idx));";
+
+/*
+ * Schema version 2, applied to a new file after version 1 and to a
+ * version-1 file when it is opened (so older files gain the columns and
+ * tables; their runs have NULLs there):
+ * - irqs.handler, irqs.handler_start: the thread a delivery woke and when
+ *   it first ran (interrupt latency = handler_start - arrival);
+ * - kernel_stats: the kernel entries made from each thread, by kind;
+ * - scenario_files: the text of every scenario run, by its sha256, so
+ *   that `mcsim check` needs nothing but the database;
+ * - the stats and run_stats views, per run and thread and per run.
+ * A job counts as missed in the views as in expectations (expect_int.h).
+ */
+static const char db_schema_v2_sql[] =
+    "ALTER TABLE irqs ADD COLUMN handler INTEGER;"
+    "ALTER TABLE irqs ADD COLUMN handler_start INTEGER;"
+    "CREATE INDEX irqs_by_handler ON irqs (run_id, handler);"
+    "CREATE TABLE kernel_stats ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER,"
+    " kind TEXT NOT NULL CHECK (kind IN ('syscall', 'irq', 'timer', 'exit')),"
+    " entries INTEGER NOT NULL, cycles INTEGER NOT NULL, decisions INTEGER NOT NULL,"
+    " decision_cycles INTEGER NOT NULL, sched_cycles INTEGER NOT NULL,"
+    " timer_programs INTEGER NOT NULL, timer_cycles INTEGER NOT NULL);"
+    "CREATE TABLE scenario_files (sha256 TEXT PRIMARY KEY, text TEXT NOT NULL);"
+    "CREATE VIEW stats AS SELECT t.run_id, t.thread_id, t.name, t.criticality,"
+    " (SELECT count(*) FROM jobs j WHERE j.run_id = t.run_id AND j.thread_id = t.thread_id)"
+    "  AS jobs,"
+    " (SELECT coalesce(sum(j.missed = 1 OR j.finish_time > j.deadline_time"
+    "   OR (j.finish_time IS NULL AND j.deadline_time < r.duration)), 0) FROM jobs j"
+    "  WHERE j.run_id = t.run_id AND j.thread_id = t.thread_id) AS misses,"
+    " (SELECT max(j.response) FROM jobs j WHERE j.run_id = t.run_id"
+    "  AND j.thread_id = t.thread_id) AS worst_response,"
+    " (SELECT avg(j.response) FROM jobs j WHERE j.run_id = t.run_id"
+    "  AND j.thread_id = t.thread_id) AS avg_response,"
+    " (SELECT coalesce(sum(s.end_time - s.start_time), 0) FROM slices s"
+    "  WHERE s.run_id = t.run_id AND s.thread_id = t.thread_id) AS cpu,"
+    " (SELECT coalesce(sum(s.end_time - s.start_time), 0) FROM slices s"
+    "  WHERE s.run_id = t.run_id AND s.sc_thread_id = t.thread_id) AS charged,"
+    " (SELECT coalesce(sum(coalesce((SELECT min(p.time) FROM budget_events p"
+    "   WHERE p.run_id = b.run_id AND p.kind = 'replenish' AND p.time >= b.time"
+    "   AND (p.sc_thread_id = b.sc_thread_id OR (b.sc_thread_id IS NULL"
+    "   AND p.sc_thread_id IS NULL AND p.thread_id = b.thread_id))), r.duration) - b.time), 0)"
+    "  FROM budget_events b WHERE b.run_id = t.run_id AND b.thread_id = t.thread_id"
+    "  AND b.kind = 'throttle') AS throttled,"
+    " (SELECT count(*) FROM budget_events b WHERE b.run_id = t.run_id"
+    "  AND b.thread_id = t.thread_id AND b.kind = 'timeout_fault') AS timeout_faults,"
+    " (SELECT count(*) FROM irqs i WHERE i.run_id = t.run_id AND i.handler = t.thread_id"
+    "  AND i.handler_start IS NOT NULL) AS irqs_handled,"
+    " (SELECT max(i.handler_start - i.arrival) FROM irqs i WHERE i.run_id = t.run_id"
+    "  AND i.handler = t.thread_id) AS worst_irq_latency,"
+    " (SELECT avg(i.handler_start - i.arrival) FROM irqs i WHERE i.run_id = t.run_id"
+    "  AND i.handler = t.thread_id) AS avg_irq_latency,"
+    " (SELECT coalesce(sum(k.entries), 0) FROM kernel_stats k WHERE k.run_id = t.run_id"
+    "  AND k.thread_id = t.thread_id) AS kernel_entries,"
+    " (SELECT coalesce(sum(k.cycles), 0) FROM kernel_stats k WHERE k.run_id = t.run_id"
+    "  AND k.thread_id = t.thread_id) AS kernel_cycles"
+    " FROM threads t JOIN runs r ON r.run_id = t.run_id;"
+    "CREATE VIEW run_stats AS SELECT r.run_id, r.scenario, r.scheduler,"
+    " (SELECT count(*) FROM jobs j WHERE j.run_id = r.run_id) AS jobs,"
+    " (SELECT coalesce(sum(j.missed = 1 OR j.finish_time > j.deadline_time"
+    "   OR (j.finish_time IS NULL AND j.deadline_time < r.duration)), 0) FROM jobs j"
+    "  WHERE j.run_id = r.run_id) AS misses,"
+    " (SELECT count(*) FROM irqs i WHERE i.run_id = r.run_id AND i.handler_start IS NOT NULL)"
+    "  AS irqs_handled,"
+    " (SELECT max(i.handler_start - i.arrival) FROM irqs i WHERE i.run_id = r.run_id)"
+    "  AS worst_irq_latency,"
+    " (SELECT avg(i.handler_start - i.arrival) FROM irqs i WHERE i.run_id = r.run_id)"
+    "  AS avg_irq_latency,"
+    " (SELECT sum(k.entries) FROM kernel_stats k WHERE k.run_id = r.run_id) AS kernel_entries,"
+    " (SELECT sum(k.cycles) FROM kernel_stats k WHERE k.run_id = r.run_id) AS kernel_cycles,"
+    " (SELECT sum(k.decisions) FROM kernel_stats k WHERE k.run_id = r.run_id) AS decisions,"
+    " (SELECT 1.0 * sum(k.decision_cycles) / nullif(sum(k.decisions), 0) FROM kernel_stats k"
+    "  WHERE k.run_id = r.run_id) AS cycles_per_decision,"
+    " (SELECT sum(k.decisions) FROM kernel_stats k WHERE k.run_id = r.run_id"
+    "  AND k.kind = 'syscall') AS syscall_decisions,"
+    " (SELECT 1.0 * sum(k.decision_cycles) / nullif(sum(k.decisions), 0) FROM kernel_stats k"
+    "  WHERE k.run_id = r.run_id AND k.kind = 'syscall') AS syscall_cycles_per_decision,"
+    " (SELECT sum(k.timer_programs) FROM kernel_stats k WHERE k.run_id = r.run_id)"
+    "  AS timer_programs"
+    " FROM runs r;";
 
 void db_error(struct db *db, const char *fmt, ...)
 {
@@ -160,7 +240,9 @@ static int db_create_schema(struct db *db)
         return -1;
     if (db_read_header(db, &h) != 0)
         return db_fail(db);
-    if (db_header_empty(&h) && (db_exec(db, db_schema_sql) != 0 || db_exec(db, pragmas) != 0))
+    if (db_header_empty(&h) &&
+        (db_exec(db, db_schema_sql) != 0 || db_exec(db, db_schema_v2_sql) != 0 ||
+         db_exec(db, pragmas) != 0))
         return db_fail(db);
     if (db_exec(db, "COMMIT") != 0)
         return db_fail(db);
@@ -186,6 +268,26 @@ static int db_check_header(struct db *db, const struct db_header *h)
     return 0;
 }
 
+/* A version-1 file gains version 2's columns, tables and views; as in
+ * db_create_schema, the write lock is taken before looking again. */
+static int db_upgrade_schema(struct db *db)
+{
+    struct db_header h = {0};
+    char pragma[64];
+
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", DB_SCHEMA_VERSION);
+    if (db_exec(db, "BEGIN IMMEDIATE") != 0)
+        return -1;
+    if (db_read_header(db, &h) != 0)
+        return db_fail(db);
+    if (h.app_id == DB_APPLICATION_ID && h.version == 1 &&
+        (db_exec(db, db_schema_v2_sql) != 0 || db_exec(db, pragma) != 0))
+        return db_fail(db);
+    if (db_exec(db, "COMMIT") != 0)
+        return db_fail(db);
+    return 0;
+}
+
 static int db_ensure_schema(struct db *db)
 {
     struct db_header h = {0};
@@ -196,7 +298,12 @@ static int db_ensure_schema(struct db *db)
         if (db_create_schema(db) != 0 || db_read_header(db, &h) != 0)
             return -1;
     }
-    return db_check_header(db, &h);
+    if (db_check_header(db, &h) != 0)
+        return -1;
+    if (h.version < DB_SCHEMA_VERSION &&
+        (db_upgrade_schema(db) != 0 || db_read_header(db, &h) != 0))
+        return -1;
+    return 0;
 }
 
 static char *db_strdup(const char *s)

@@ -5,7 +5,10 @@
  *
  * Tables and columns beyond DESIGN.md's (allowed there, never renamed):
  * runs.trace ('sched' or 'full'), threads.sporadic (0/1),
- * expectations.applicable (0/1). The file is marked with
+ * expectations.applicable (0/1), final_refills; from schema version 2,
+ * irqs.handler and irqs.handler_start, kernel_stats, scenario_files and
+ * the views stats and run_stats (db.c; a version-1 file is upgraded when
+ * opened). The file is marked with
  * PRAGMA application_id = DB_APPLICATION_ID and PRAGMA user_version =
  * DB_SCHEMA_VERSION, so that another program's database is refused rather
  * than written into.
@@ -30,7 +33,7 @@
 
 #include "sink.h"
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 #define DB_APPLICATION_ID 0x6d63736d /* "mcsm" */
 #define DB_BATCH_ROWS 20000
 #define DB_ERRMSG_MAX 512

@@ -24,6 +24,8 @@ enum db_stmt {
     ST_EXPECT,
     ST_FINISH,
     ST_REFILL,
+    ST_KSTATS,
+    ST_FILE,
     ST_COUNT
 };
 

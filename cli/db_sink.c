@@ -26,8 +26,8 @@ static const char *const db_stmt_sql[ST_COUNT] = {
                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [ST_BUDGET] = "INSERT INTO budget_events (run_id, thread_id, sc_thread_id, time, kind,"
                   " amount) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    [ST_IRQ] = "INSERT INTO irqs (run_id, device, line, arrival, delivered, lost)"
-               " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_IRQ] = "INSERT INTO irqs (run_id, device, line, arrival, delivered, lost, handler,"
+               " handler_start) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     [ST_EVENT] = "INSERT INTO events (run_id, seq, time, kind, thread_id, object, arg)"
                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [ST_EXPECT] = "INSERT OR REPLACE INTO expectations (run_id, idx, text, passed, detail,"
@@ -35,12 +35,21 @@ static const char *const db_stmt_sql[ST_COUNT] = {
     [ST_FINISH] = "UPDATE runs SET finished = 1 WHERE run_id = ?1",
     [ST_REFILL] = "INSERT INTO final_refills (run_id, thread_id, idx, time, amount)"
                   " VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_KSTATS] = "INSERT INTO kernel_stats (run_id, thread_id, kind, entries, cycles,"
+                  " decisions, decision_cycles, sched_cycles, timer_programs, timer_cycles)"
+                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    [ST_FILE] = "INSERT OR IGNORE INTO scenario_files (sha256, text) VALUES (?1, ?2)",
 };
 
 static const char *const db_budget_kind[] = {
     [BUDGET_EXHAUSTED] = "exhausted", [BUDGET_THROTTLE] = "throttle",
     [BUDGET_REPLENISH] = "replenish", [BUDGET_TIMEOUT_FAULT] = "timeout_fault",
     [BUDGET_EMERGENCY] = "emergency",
+};
+
+static const char *const db_entry_kind[] = {
+    [ENTRY_SYSCALL] = "syscall", [ENTRY_IRQ] = "irq", [ENTRY_TIMER] = "timer",
+    [ENTRY_EXIT] = "exit",
 };
 
 /* ---- binding: the sink's "none" values become NULL ---- */
@@ -107,6 +116,19 @@ static const char *db_scheduler_name(uint8_t mode)
     return mode == SCHED_CLASSIC ? "classic" : "mcs";
 }
 
+/* The scenario's text, once per distinct file (by its sha256), so that
+ * `mcsim check` can read a run's expectations from the database alone. */
+static int db_insert_file(struct db *db, const struct scenario *s, const char *hex)
+{
+    sqlite3_stmt *st = db->st[ST_FILE];
+
+    if (!s->text)
+        return 0;
+    bind_text(st, 1, hex);
+    sqlite3_bind_text(st, 2, s->text, (int)s->text_len, SQLITE_STATIC);
+    return db_step(db, st);
+}
+
 static int db_insert_run(struct db *db, const struct scenario *s, const struct sink_run_meta *m)
 {
     sqlite3_stmt *st = db->st[ST_RUN];
@@ -129,7 +151,7 @@ static int db_insert_run(struct db *db, const struct scenario *s, const struct s
     if (db_step(db, st) != 0)
         return -1;
     db->run_id = sqlite3_last_insert_rowid(db->sq);
-    return 0;
+    return db_insert_file(db, s, hex);
 }
 
 /* The root task: thread 0, at the highest priority, with a round-robin
@@ -308,6 +330,29 @@ static int db_irq(void *self, const struct sink_irq *r)
     bind_time(st, 4, r->arrival);
     bind_time(st, 5, r->delivered);
     sqlite3_bind_int(st, 6, r->lost);
+    bind_thread(st, 7, r->handler);
+    bind_time(st, 8, r->handler_start);
+    return db_row_done(db, st);
+}
+
+static int db_kernel_stats(void *self, const struct sink_kernel_stats *r)
+{
+    struct db *db = self;
+    sqlite3_stmt *st = db_row(db, ST_KSTATS);
+
+    if (!st)
+        return -1;
+    if ((unsigned)r->kind >= sizeof db_entry_kind / sizeof db_entry_kind[0])
+        return db_bad_index(db, st, "kernel entry kind", (uint32_t)r->kind);
+    bind_thread(st, 2, r->thread);
+    bind_text(st, 3, db_entry_kind[r->kind]);
+    bind_u64(st, 4, r->entries);
+    bind_u64(st, 5, r->cycles);
+    bind_u64(st, 6, r->decisions);
+    bind_u64(st, 7, r->decision_cycles);
+    bind_u64(st, 8, r->sched_cycles);
+    bind_u64(st, 9, r->timer_programs);
+    bind_u64(st, 10, r->timer_cycles);
     return db_row_done(db, st);
 }
 
@@ -384,6 +429,7 @@ static const struct trace_sink_ops db_sink_ops = {
     .event = db_event,
     .expectation = db_expectation,
     .final_refill = db_final_refill,
+    .kernel_stats = db_kernel_stats,
     .run_end = db_run_end,
 };
 

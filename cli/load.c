@@ -382,8 +382,12 @@ int load_scenario_text(const char *path, const char *text, size_t len, const str
     load_document(&parser, path, text, len, opts && opts->first_document_only, out, d);
     yaml_parser_delete(&parser);
     diag_sort(d, first_msg);
-    if (diag_errors(d) == errors)
+    if (diag_errors(d) == errors && !(out->text = copy_text(text, len)))
+        diag_error(d, path, 0, 0, "out of memory while loading the scenario");
+    if (diag_errors(d) == errors) {
+        out->text_len = len;
         return 0;
+    }
     scenario_release(out);
     return -1;
 }

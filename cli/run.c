@@ -15,6 +15,7 @@
 
 #include <mcsim/bootinfo.h>
 
+#include "chart.h"
 #include "commands.h"
 #include "db.h"
 #include "diag.h"
@@ -230,6 +231,30 @@ static int report_failure(const struct eng_result *r, const struct run_args *a, 
     return 3;
 }
 
+/* Draw the run just recorded (--gantt); the exit status becomes the
+ * chart's if it failed. */
+static int draw_gantt(const struct run_args *a, struct db *db, int status)
+{
+    struct chart_request req = {.run_id = db_run_id(db), .path = a->gantt};
+    struct chart_result res;
+    char err[512], to[32];
+    enum chart_status st = chart_gantt(db_sqlite(db), &req, &res, err, sizeof err);
+
+    if (st != CHART_OK) {
+        fprintf(stderr, "mcsim: run: --gantt: %s\n", err);
+        return st == CHART_EINPUT ? 2 : 3;
+    }
+    summary_format_time(to, sizeof to, (uint64_t)res.to, res.cpu_hz);
+    if (res.shortened)
+        fprintf(stderr, "mcsim: run: note: the chart shows 0 to %s, a readable part of the run; "
+                        "draw other parts with 'mcsim gantt %s -o FILE --run %lld --from T "
+                        "--to T'\n",
+                to, a->db, (long long)res.run_id);
+    if (!a->quiet)
+        printf("gantt chart: %s\n", a->gantt);
+    return status;
+}
+
 static int simulate(const struct run_args *a, const struct scenario *s)
 {
     struct db *db;
@@ -265,6 +290,8 @@ static int simulate(const struct run_args *a, const struct scenario *s)
     status = check(db, s, a->quiet);
     if (!a->quiet && status != 3)
         summary_print(stdout, db_sqlite(db), db_run_id(db), s, &r, a->db);
+    if (a->gantt && status != 3)
+        status = draw_gantt(a, db, status);
     db_close(db);
     return status;
 }
@@ -277,11 +304,9 @@ int cmd_run(int argc, char **argv)
 
     if ((status = parse_args(argc, argv, &a)) != 0)
         return status;
-    if (a.gantt) {
-        fprintf(stderr, "mcsim: run: --gantt: Gantt charts are not available in this "
-                        "version yet\n");
-        return 2;
-    }
+    if (a.gantt && chart_format(a.gantt) == NULL)
+        return bad_usage("--gantt %s: the file's extension chooses the format: .svg, .png or "
+                         ".pdf", a.gantt);
     if ((status = load(&a, &s)) != 0)
         return status;
     status = apply_overrides(&a, &s);

@@ -1,17 +1,21 @@
 /*
  * mcsim validate: load each scenario file with every check of the format
- * and report every mistake; run nothing, write nothing.
+ * and report every mistake; with --strict, also the violations of the
+ * mixed-criticality dependency rule (graph_model.h). Run nothing, write
+ * nothing.
  */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 #include "diag.h"
+#include "graph_model.h"
 #include "load.h"
 
 const char cmd_validate_usage[] =
-    "usage: mcsim validate [--first-document] SCENARIO...\n"
+    "usage: mcsim validate [--first-document] [--strict] SCENARIO...\n"
     "\n"
     "Check each scenario file against the scenario format and report every\n"
     "mistake as FILE:LINE:COL: error: ... on standard error; print FILE: ok\n"
@@ -20,50 +24,99 @@ const char cmd_validate_usage[] =
     "  --first-document  read only the first YAML document of each file (the\n"
     "                    reference cases keep their expected schedule in a\n"
     "                    second one); by default a second document is an error\n"
+    "  --strict          also check that no thread depends on a less critical one\n"
+    "                    (the rule 'mcsim graph' draws): each violation is reported\n"
+    "                    as FILE:LINE:COL: warning: ... at the step\n"
     "\n"
-    "Exit status: 0 if every file is valid, 2 if any is not.\n";
+    "Exit status: 0 if every file is valid, 2 if any is not, 1 if all are valid\n"
+    "but --strict found a violation.\n";
 
-/* Check one file; true if it is valid. */
-static bool validate_file(const char *path, const struct load_opts *opts)
+/* What a file turned out to be. */
+enum verdict { VALID, VIOLATES, INVALID };
+
+struct validate_opts {
+    struct load_opts load;
+    bool strict;
+};
+
+/* --strict: add the dependency rule's violations to `d`; how many, or
+ * SIZE_MAX when out of memory. */
+static size_t check_rule(const struct scenario *s, struct diag *d)
+{
+    struct gm_model m;
+    size_t n;
+    if (gm_build(&m, s) != 0)
+        return SIZE_MAX;
+    gm_report(&m, s, d);
+    n = m.n_violations;
+    gm_release(&m);
+    return n;
+}
+
+/* Print the verdict on one valid file. */
+static enum verdict valid_file(const char *path, size_t violations)
+{
+    if (violations == 0) {
+        printf("%s: ok\n", path);
+        return VALID;
+    }
+    if (violations == SIZE_MAX) {
+        fprintf(stderr, "%s: out of memory checking the criticality rule\n", path);
+        return INVALID;
+    }
+    fprintf(stderr, "%s: %zu criticality violation%s\n", path, violations,
+            violations == 1 ? "" : "s");
+    return VIOLATES;
+}
+
+/* Check one file and say what it is. */
+static enum verdict validate_file(const char *path, const struct validate_opts *opts)
 {
     struct diag d;
     struct scenario s;
+    enum verdict v = INVALID;
     diag_init(&d);
-    int rc = load_scenario_opts(path, opts, &s, &d);
-    diag_print(&d, stderr);
+    int rc = load_scenario_opts(path, &opts->load, &s, &d);
     if (rc == 0) {
-        printf("%s: ok\n", path);
+        size_t violations = opts->strict ? check_rule(&s, &d) : 0;
+        diag_sort(&d, 0);
+        diag_print(&d, stderr);
+        v = valid_file(path, violations);
         scenario_release(&s);
     } else {
         size_t n = diag_errors(&d);
+        diag_print(&d, stderr);
         fprintf(stderr, "%s: %zu error%s\n", path, n, n == 1 ? "" : "s");
     }
     diag_release(&d);
-    return rc == 0;
+    return v;
 }
 
 /* Read the options; returns the index of the first file, or -1 after
  * reporting a usage error. */
-static int options(int argc, char **argv, struct load_opts *opts)
+static int options(int argc, char **argv, struct validate_opts *opts)
 {
     int i = 1;
     for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
         if (strcmp(argv[i], "--") == 0)
             return i + 1;
-        if (strcmp(argv[i], "--first-document") != 0) {
+        if (strcmp(argv[i], "--first-document") == 0) {
+            opts->load.first_document_only = true;
+        } else if (strcmp(argv[i], "--strict") == 0) {
+            opts->strict = true;
+        } else {
             fprintf(stderr, "mcsim: validate: unknown option '%s' (see 'mcsim help validate')\n",
                     argv[i]);
             return -1;
         }
-        opts->first_document_only = true;
     }
     return i;
 }
 
 int cmd_validate(int argc, char **argv)
 {
-    struct load_opts opts = {false};
-    bool all_ok = true;
+    struct validate_opts opts = {{false}, false};
+    enum verdict worst = VALID;
     int first = options(argc, argv, &opts);
     if (first < 0)
         return 2;
@@ -71,8 +124,11 @@ int cmd_validate(int argc, char **argv)
         fprintf(stderr, "mcsim: validate: no scenario file given\n%s", cmd_validate_usage);
         return 2;
     }
-    for (int i = first; i < argc; i++)
-        all_ok &= validate_file(argv[i], &opts);
+    for (int i = first; i < argc; i++) {
+        enum verdict v = validate_file(argv[i], &opts);
+        if (v > worst)
+            worst = v;
+    }
     fflush(stdout);
-    return all_ok ? 0 : 2;
+    return worst == INVALID ? 2 : worst == VIOLATES ? 1 : 0;
 }

@@ -24,12 +24,18 @@ static struct platform {
     uint64_t timer_cycle;      /* HAL_SIM_NEVER if unarmed */
     bool in_boot;
     struct irq_line lines[HAL_SIM_NUM_IRQS];
+    /* Device lines pending and unmasked, one bit each, kept in step with
+     * lines[] so that finding the next interrupt, asked on every turn of
+     * the engine's loop, does not scan all 256 lines. */
+    uint64_t ready[HAL_SIM_DEVICE_LINES / 64];
     void *memory;              /* root memory + the untyped region */
     uint64_t kernel_cycles;
     uint64_t kernel_entries;
+    struct hal_sim_entry entry; /* the entry in progress */
 } P;
 
 #define ROOT_MEM_ALIGN 4096u
+_Static_assert(HAL_SIM_DEVICE_LINES % 64 == 0, "ready[] holds whole words of device lines");
 
 uint64_t hal_sim_cycles_to_ticks(uint64_t cycles)
 {
@@ -110,11 +116,26 @@ uint64_t hal_sim_timer_cycle(void)
     return P.timer_cycle;
 }
 
+/* Recompute the ready bit of `line` after its pending or masked flag
+ * changed. */
+static void update_ready(uint32_t line)
+{
+    uint64_t bit = (uint64_t)1 << (line % 64);
+
+    if (line >= HAL_SIM_DEVICE_LINES)
+        return;
+    if (P.lines[line].pending && !P.lines[line].masked)
+        P.ready[line / 64] |= bit;
+    else
+        P.ready[line / 64] &= ~bit;
+}
+
 bool hal_sim_irq_raise(uint32_t line)
 {
     if (line >= HAL_SIM_NUM_IRQS || P.lines[line].pending)
         return false;
     P.lines[line].pending = true;
+    update_ready(line);
     return true;
 }
 
@@ -134,9 +155,9 @@ int hal_sim_next_irq(void)
         return HAL_SIM_TIMER_IRQ;
     if (line_ready(HAL_SIM_START_IRQ))
         return HAL_SIM_START_IRQ;
-    for (uint32_t line = 0; line < HAL_SIM_DEVICE_LINES; line++) {
-        if (line_ready(line))
-            return (int)line;
+    for (uint32_t word = 0; word < HAL_SIM_DEVICE_LINES / 64; word++) {
+        if (P.ready[word])
+            return (int)(word * 64 + (uint32_t)__builtin_ctzll(P.ready[word]));
     }
     return -1;
 }
@@ -149,21 +170,35 @@ static void charge(uint64_t cycles)
     P.kernel_cycles += cycles;
 }
 
-static void enter(void)
+static void enter(enum hal_sim_entry_kind kind)
 {
-    if (!P.in_boot)
+    if (!P.in_boot) {
         P.kernel_entries++;
+        P.entry = (struct hal_sim_entry){
+            .kind = kind, .start = P.now, .from = kernel_current_trace_id()};
+    }
     charge(P.cfg.costs.entry);
     P.entry_cycle = P.now;
+}
+
+/* Return to user level: charge `exit` and report the entry. */
+static void leave(void)
+{
+    charge(P.cfg.costs.exit);
+    if (P.in_boot || !P.cfg.entry_done)
+        return;
+    P.entry.cycles = P.now - P.entry.start;
+    P.entry.to = kernel_current_trace_id();
+    P.cfg.entry_done(P.cfg.ctx, &P.entry);
 }
 
 struct user_context *hal_sim_syscall(void)
 {
     struct user_context *next;
 
-    enter();
+    enter(HAL_SIM_ENTRY_SYSCALL);
     next = kernel_syscall();
-    charge(P.cfg.costs.exit);
+    leave();
     return next;
 }
 
@@ -173,11 +208,13 @@ struct user_context *hal_sim_interrupt(uint32_t line)
 
     if (line == HAL_SIM_TIMER_IRQ)
         P.timer_cycle = HAL_SIM_NEVER;
-    else
+    else {
         P.lines[line].pending = false;
-    enter();
+        update_ready(line);
+    }
+    enter(line == HAL_SIM_TIMER_IRQ ? HAL_SIM_ENTRY_TIMER : HAL_SIM_ENTRY_IRQ);
     next = kernel_interrupt(line);
-    charge(P.cfg.costs.exit);
+    leave();
     return next;
 }
 
@@ -185,9 +222,9 @@ struct user_context *hal_sim_thread_exit(void)
 {
     struct user_context *next;
 
-    enter();
+    enter(HAL_SIM_ENTRY_EXIT);
     next = kernel_thread_exit();
-    charge(P.cfg.costs.exit);
+    leave();
     return next;
 }
 
@@ -215,14 +252,18 @@ void hal_timer_set(ticks_t deadline)
 
 void hal_irq_mask(uint32_t line)
 {
-    if (line < HAL_SIM_NUM_IRQS)
+    if (line < HAL_SIM_NUM_IRQS) {
         P.lines[line].masked = true;
+        update_ready(line);
+    }
 }
 
 void hal_irq_unmask(uint32_t line)
 {
-    if (line < HAL_SIM_NUM_IRQS)
+    if (line < HAL_SIM_NUM_IRQS) {
         P.lines[line].masked = false;
+        update_ready(line);
+    }
 }
 
 void hal_account(enum hal_cost cost)
@@ -236,8 +277,19 @@ void hal_account(enum hal_cost cost)
         [COST_IRQ] = offsetof(struct hal_sim_costs, irq),
         [COST_TICK] = offsetof(struct hal_sim_costs, tick),
     };
-    if ((unsigned)cost < COST_COUNT)
-        charge(*(const uint64_t *)((const char *)c + offset[cost]));
+    uint64_t cycles;
+
+    if ((unsigned)cost >= COST_COUNT)
+        return;
+    cycles = *(const uint64_t *)((const char *)c + offset[cost]);
+    charge(cycles);
+    if (cost == COST_SCHEDULE) {
+        P.entry.scheduled = true;
+        P.entry.sched_cycles += P.in_boot ? 0 : cycles;
+    } else if (cost == COST_TIMER_PROGRAM) {
+        P.entry.timer = true;
+        P.entry.timer_cycles += P.in_boot ? 0 : cycles;
+    }
 }
 
 void hal_trace(const struct trace_record *rec)

@@ -38,6 +38,32 @@ struct hal_sim_costs {
 typedef void (*hal_sim_trace_fn)(void *ctx, const struct trace_record *rec, uint64_t entry_cycle,
                                  uint64_t now);
 
+/* One kernel entry, reported when the kernel returns to user level (or to
+ * idle): what it cost and what it did. Entries during boot are not
+ * reported. */
+enum hal_sim_entry_kind {
+    HAL_SIM_ENTRY_SYSCALL,  /* a system call */
+    HAL_SIM_ENTRY_IRQ,      /* a device's interrupt or the start timer's */
+    HAL_SIM_ENTRY_TIMER,    /* the kernel's timer (MCS deadline, classic tick) */
+    HAL_SIM_ENTRY_EXIT,     /* a program's end (kernel_thread_exit) */
+    HAL_SIM_ENTRY_KINDS
+};
+
+struct hal_sim_entry {
+    enum hal_sim_entry_kind kind;
+    uint64_t start;         /* the cycle of the trap */
+    uint64_t cycles;        /* entry + the kernel's work + exit */
+    uint64_t sched_cycles;  /* of which: choosing a thread (`schedule`) */
+    uint64_t timer_cycles;  /* of which: reprogramming the timer */
+    uint32_t from;          /* trace id of the thread that trapped or was
+                               interrupted (TRACE_IDLE: the CPU was idle) */
+    uint32_t to;            /* trace id of the thread the kernel returns to */
+    bool scheduled;         /* the scheduler chose a thread: a scheduling decision */
+    bool timer;             /* the one-shot timer was reprogrammed */
+};
+
+typedef void (*hal_sim_entry_fn)(void *ctx, const struct hal_sim_entry *e);
+
 /* Called by hal_fatal; must not return (the engine longjmps). */
 typedef void (*hal_sim_fatal_fn)(void *ctx, const char *msg);
 
@@ -47,6 +73,7 @@ struct hal_sim_config {
     struct hal_sim_costs costs;
     unsigned untyped_bits;      /* size of the one untyped region */
     hal_sim_trace_fn trace;
+    hal_sim_entry_fn entry_done; /* may be NULL */
     hal_sim_fatal_fn fatal;
     void *ctx;
 };

@@ -46,6 +46,17 @@ void world_sink_check(struct world *w, int rc)
     world_fail(w, "recording failed");
 }
 
+/* The hal-sim trace callback: what a record tells user-level code
+ * (uworld.h), then the recorder. */
+static void on_trace(void *ctx, const struct trace_record *rec, uint64_t entry_cycle,
+                     uint64_t now)
+{
+    struct world *w = ctx;
+
+    uworld_observe_trace(&w->u, rec);
+    rec_trace(ctx, rec, entry_cycle, now);
+}
+
 static void on_fatal(void *ctx, const char *msg)
 {
     world_fail(ctx, "kernel: %s", msg);
@@ -61,102 +72,36 @@ static void *xcalloc(struct world *w, size_t n, size_t size)
     return p;
 }
 
-static int cmp_cycles(const void *a, const void *b)
-{
-    cycles_t x = *(const cycles_t *)a, y = *(const cycles_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void init_start_times(struct world *w)
-{
-    const struct scenario *s = w->s;
-
-    w->start_times = xcalloc(w, s->n_threads, sizeof *w->start_times);
-    for (uint32_t i = 0; i < s->n_threads; i++) {
-        if (s->threads[i].start > 0 && !(w->mcs && s->threads[i].passive))
-            w->start_times[w->n_start_times++] = s->threads[i].start;
-    }
-    qsort(w->start_times, w->n_start_times, sizeof *w->start_times, cmp_cycles);
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < w->n_start_times; i++) {
-        if ((n == 0 || w->start_times[n - 1] != w->start_times[i]) &&
-            w->start_times[i] < w->duration)
-            w->start_times[n++] = w->start_times[i];
-    }
-    w->n_start_times = n;
-}
-
-static void init_thread(struct world *w, uint32_t ti)
-{
-    const struct scn_thread *st = &w->s->threads[ti];
-    struct uthread *t = &w->threads[ti + 1];
-    char stream[SCN_NAME_MAX + 32];
-
-    if (program_compile(w->s, ti, w->mcs, &t->prog) != 0)
-        world_fail(w, "out of memory");
-    t->locals = xcalloc(w, t->prog.n_locals, sizeof *t->locals);
-    t->rngs = xcalloc(w, t->prog.n_rngs, sizeof *t->rngs);
-    for (uint32_t k = 0; k < t->prog.n_rngs; k++) {
-        snprintf(stream, sizeof stream, "thread:%s:step:%u", st->name,
-                 t->prog.rng_steps[k] - st->prog_first);
-        rng_seed_stream(&t->rngs[k], w->opt->seed, stream);
-    }
-    t->start = st->start;
-    t->deadline = st->deadline;
-    t->has_deadline = st->has_deadline;
-    t->hint = st->start;
-    t->has_hint = true;
-}
-
+/* The user-level world (uworld.c) and the engine's devices; the engine's
+ * copies of u's fields (world.h) are taken once here. */
 static void init_world(struct world *w)
 {
     const struct scenario *s = w->s;
+    struct uworld *u = &w->u;
 
     if (s->n_threads > PROGRAM_MAX_THREADS)
         world_fail(w, "a scenario may have at most %d threads", PROGRAM_MAX_THREADS);
-    w->n_threads = s->n_threads + 1;
-    w->threads = xcalloc(w, w->n_threads, sizeof *w->threads);
-    for (uint32_t i = 0; i < w->n_threads; i++) {
-        w->threads[i].id = i;
-        w->threads[i].post_op = UINT32_MAX;
-        w->threads[i].signal_set = UINT32_MAX;
-    }
-    for (uint32_t i = 0; i < s->n_threads; i++)
-        init_thread(w, i);
+    if (uworld_init(u, s, w->opt->seed, w->mcs, w->duration, HAL_SIM_START_IRQ) != 0)
+        world_fail(w, "out of memory");
+    w->n_threads = u->n_threads;
+    w->threads = u->threads;
+    w->start_times = u->start_times;
+    w->n_start_times = u->n_start_times;
+    w->ntfn_release = u->ntfn_release;
+    w->ntfn_pending = u->ntfn_pending;
     w->devices = xcalloc(w, s->n_devices, sizeof *w->devices);
     w->next_arrival = xcalloc(w, s->n_devices, sizeof *w->next_arrival);
     for (uint32_t i = 0; i < s->n_devices; i++) {
         device_gen_init(&w->devices[i], s, i, w->opt->seed);
         w->next_arrival[i] = device_gen_next(&w->devices[i]);
     }
-    w->ntfn_release = xcalloc(w, s->n_notifications, sizeof *w->ntfn_release);
-    w->ntfn_pending = xcalloc(w, s->n_notifications, sizeof *w->ntfn_pending);
-    w->ep_slots = xcalloc(w, s->n_endpoints, sizeof *w->ep_slots);
-    w->ntfn_slots = xcalloc(w, s->n_notifications, sizeof *w->ntfn_slots);
-    w->ntfn_sc_slots = xcalloc(w, s->n_notifications, sizeof *w->ntfn_sc_slots);
-    w->irq_slots = xcalloc(w, s->n_devices, sizeof *w->irq_slots);
-    init_start_times(w);
 }
 
 static void free_world(struct world *w)
 {
-    if (w->threads) {
-        for (uint32_t i = 0; i < w->n_threads; i++) {
-            program_release(&w->threads[i].prog);
-            free(w->threads[i].locals);
-            free(w->threads[i].rngs);
-        }
-    }
-    free(w->threads);
+    uworld_release(&w->u);
     free(w->devices);
     free(w->next_arrival);
-    free(w->ntfn_release);
-    free(w->ntfn_pending);
-    free(w->ep_slots);
-    free(w->ntfn_slots);
-    free(w->ntfn_sc_slots);
-    free(w->irq_slots);
-    free(w->start_times);
 }
 
 static void boot(struct world *w)
@@ -178,7 +123,7 @@ static void boot(struct world *w)
         bc.root_budget = bc.min_budget;
     w->cur = hal_sim_boot(&bc);
     w->threads[0].ctx = w->cur;
-    root_build(w);
+    root_build(&w->u);
 }
 
 /* ------------------------------------------------------- the main loop */
@@ -239,12 +184,8 @@ static void take_interrupt(struct world *w, uint32_t line)
 {
     if (line < HAL_SIM_DEVICE_LINES && w->lines[line].pending) {
         struct irq_line_state *l = &w->lines[line];
-        uint32_t ntfn = w->s->devices[l->device].notification;
-        rec_irq(w, (uint32_t)l->device, line, l->arrival, hal_sim_now(), false);
-        if (!w->ntfn_pending[ntfn]) {
-            w->ntfn_pending[ntfn] = true;
-            w->ntfn_release[ntfn] = l->arrival;
-        }
+        rec_irq_taken(w, line, hal_sim_now());
+        uworld_irq_delivered(&w->u, (uint32_t)l->device, l->arrival);
         l->pending = false;
     }
     w->cur = hal_sim_interrupt(line);
@@ -276,7 +217,7 @@ static bool turn(struct world *w)
         return false; /* nothing happens at `duration` itself */
     raise_arrivals(w);
     if (t)
-        action = interp_next(w, t, &cycles);
+        action = interp_next(&w->u, t, &cycles);
     if (t && action == INTERP_EXIT) {
         w->cur = hal_sim_thread_exit();
         return true;
@@ -288,7 +229,7 @@ static bool turn(struct world *w)
     }
     now = hal_sim_now();
     if (t && action == INTERP_SYSCALL) {
-        interp_trap(w, t);
+        interp_trap(&w->u, t);
         return true;
     }
     next = next_event(w);
@@ -298,10 +239,10 @@ static bool turn(struct world *w)
     }
     if (now + cycles <= next) {
         hal_sim_advance(now + cycles);
-        interp_computed(w, t, cycles);
+        interp_computed(&w->u, t, cycles);
     } else {
         hal_sim_advance(next);
-        interp_computed(w, t, next - now);
+        interp_computed(&w->u, t, next - now);
     }
     return true;
 }
@@ -345,7 +286,8 @@ static void start_run(struct world *w)
                   w->s->costs.schedule, w->s->costs.timer_program, w->s->costs.irq,
                   w->s->costs.tick},
         .untyped_bits = UNTYPED_BITS,
-        .trace = rec_trace,
+        .trace = on_trace,
+        .entry_done = rec_kernel_entry,
         .fatal = on_fatal,
         .ctx = w,
     };
@@ -359,11 +301,11 @@ static void start_run(struct world *w)
     {
         struct uthread *root = &w->threads[0];
         cycles_t cycles;
-        enum interp_action a = interp_next(w, root, &cycles);
+        enum interp_action a = interp_next(&w->u, root, &cycles);
         if (a == INTERP_EXIT)
             w->cur = hal_sim_thread_exit();
         else if (a == INTERP_SYSCALL)
-            interp_trap(w, root);
+            interp_trap(&w->u, root);
         else
             world_fail(w, "root task: its program does not start with a system call");
     }

@@ -6,11 +6,11 @@
  * operation is a system call through the ABI of mcsim/abi.h, made with the
  * capabilities of the thread's own CSpace (program.h's slot layout).
  */
-#include <string.h>
+#include <stddef.h>
 
-#include "hal_sim.h"
 #include "timeouts.h"
-#include "world.h"
+#include "uplat.h"
+#include "uworld.h"
 
 /* A loop that makes no progress in time would hang the run. */
 #define MAX_ZERO_TIME_OPS 10000000u
@@ -30,10 +30,10 @@ static void set_call(struct user_context *c, enum syscall sys, cptr_t cap, uint6
 static void set_send(struct user_context *c, enum syscall sys, cptr_t cap)
 {
     set_call(c, sys, cap, 0, 1);
-    c->x[REG_MR0] = hal_sim_now();
+    c->x[REG_MR0] = uplat_now();
 }
 
-static void prepare_syscall(struct world *w, struct uthread *t, const struct op *op)
+static void prepare_syscall(struct uworld *w, struct uthread *t, const struct op *op)
 {
     struct user_context *c = t->ctx;
 
@@ -86,13 +86,13 @@ static void prepare_syscall(struct world *w, struct uthread *t, const struct op 
         c->x[REG_REPLY] = op->cap;
         break;
     default:
-        world_fail(w, "interpreter: instruction %u is not a system call", op->kind);
+        uplat_fail(w, "interpreter: instruction %u is not a system call", op->kind);
     }
 }
 
 /* A wait that returned consumed the notification's signal: the job it
  * starts is released when that signal was sent or its interrupt arrived. */
-static void consume_signal(struct world *w, struct uthread *t, uint32_t ntfn)
+static void consume_signal(struct uworld *w, struct uthread *t, uint32_t ntfn)
 {
     /* the root task's start notification is not a scenario notification */
     if (ntfn >= w->s->n_notifications || !w->ntfn_pending[ntfn])
@@ -103,7 +103,7 @@ static void consume_signal(struct world *w, struct uthread *t, uint32_t ntfn)
 }
 
 /* What a completed system call means for the job that may start next. */
-static void after_syscall(struct world *w, struct uthread *t, const struct op *op)
+static void after_syscall(struct uworld *w, struct uthread *t, const struct op *op)
 {
     struct user_context *c = t->ctx;
 
@@ -146,7 +146,7 @@ static cycles_t compute_duration(struct uthread *t, const struct op *op)
 
 /* Returns true when the instruction at pc needs CPU time or a system call
  * (and fills *action and *cycles), false when it was done in no time. */
-static bool step(struct world *w, struct uthread *t, enum interp_action *action,
+static bool step(struct uworld *w, struct uthread *t, enum interp_action *action,
                  cycles_t *cycles)
 {
     struct user_context *c = t->ctx;
@@ -172,11 +172,11 @@ static bool step(struct world *w, struct uthread *t, enum interp_action *action,
         *cycles = c->x[REG_COMPUTE_LEFT];
         return true;
     case OP_JOB_BEGIN:
-        rec_job_begin(w, t, hal_sim_now());
+        uplat_job_begin(w, t, uplat_now());
         c->pc++;
         return false;
     case OP_JOB_END:
-        rec_job_end(w, t, hal_sim_now());
+        uplat_job_end(w, t, uplat_now());
         c->pc++;
         return false;
     case OP_JUMP:
@@ -205,7 +205,7 @@ static bool step(struct world *w, struct uthread *t, enum interp_action *action,
     }
 }
 
-enum interp_action interp_next(struct world *w, struct uthread *t, cycles_t *cycles)
+enum interp_action interp_next(struct uworld *w, struct uthread *t, cycles_t *cycles)
 {
     struct user_context *c = t->ctx;
     enum interp_action action = INTERP_SYSCALL;
@@ -224,19 +224,19 @@ enum interp_action interp_next(struct world *w, struct uthread *t, cycles_t *cyc
     }
     for (;;) {
         if (c->pc >= t->prog.n_ops)
-            world_fail(w, "interpreter: thread %u ran past its program (pc %llu)", t->id,
+            uplat_fail(w, "interpreter: thread %u ran past its program (pc %llu)", t->id,
                        (unsigned long long)c->pc);
         if (step(w, t, &action, cycles))
             break;
         if (++t->zero_time_ops > MAX_ZERO_TIME_OPS)
-            world_fail(w, "thread %s loops without taking any time",
+            uplat_fail(w, "thread %s loops without taking any time",
                        t->id ? w->s->threads[t->id - 1].name : "(root)");
     }
     t->zero_time_ops = 0;
     return action;
 }
 
-void interp_computed(struct world *w, struct uthread *t, cycles_t ran)
+void interp_computed(struct uworld *w, struct uthread *t, cycles_t ran)
 {
     struct user_context *c = t->ctx;
     (void)w;
@@ -246,7 +246,7 @@ void interp_computed(struct world *w, struct uthread *t, cycles_t ran)
 /* What the system call about to be made means to the world outside the
  * kernel, at the instant it is made: a signal's release time, a yield's
  * default release. */
-static void before_trap(struct world *w, struct uthread *t)
+static void before_trap(struct uworld *w, struct uthread *t)
 {
     const struct op *op;
 
@@ -256,19 +256,18 @@ static void before_trap(struct world *w, struct uthread *t)
     t->signal_set = UINT32_MAX;
     if (op->kind == OP_SIGNAL && !w->ntfn_pending[op->a]) {
         w->ntfn_pending[op->a] = true;
-        w->ntfn_release[op->a] = hal_sim_now();
+        w->ntfn_release[op->a] = uplat_now();
         t->signal_set = op->a;
     } else if (op->kind == OP_REPLY || op->kind == OP_REPLY_RECV) {
         t->replies++;
     } else if (op->kind == OP_YIELD) {
         t->yielding = true;
-        t->yield_release = hal_sim_now();
+        t->yield_release = uplat_now();
     }
 }
 
-void interp_trap(struct world *w, struct uthread *t)
+void interp_trap(struct uworld *w, struct uthread *t)
 {
     before_trap(w, t);
-    w->cur->pc += 1;
-    w->cur = hal_sim_syscall();
+    uplat_trap(w, t ? t->ctx : w->threads[0].ctx);
 }

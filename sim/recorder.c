@@ -84,26 +84,6 @@ static void event_row(struct world *w, const struct trace_record *rec, cycles_t 
     world_sink_check(w, w->opt->sink.ops->event(w->opt->sink.self, &r));
 }
 
-/* A throttle during a yield tells when the yielding thread's next refill
- * is due: the release of its next job. */
-static void note_yield_release(struct world *w, const struct trace_record *rec)
-{
-    struct uthread *t = world_thread(w, rec->thread);
-    if (t && t->yielding)
-        t->yield_release = hal_sim_ticks_to_cycles(rec->arg);
-}
-
-/* A signal the kernel deferred (MIN_BUDGET rule) has not happened: its
- * release time is that of the call that eventually performs it (B12). */
-static void undo_signal(struct world *w, const struct trace_record *rec)
-{
-    struct uthread *t = world_thread(w, rec->thread);
-    if (t && t->signal_set != UINT32_MAX) {
-        w->ntfn_pending[t->signal_set] = false;
-        t->signal_set = UINT32_MAX;
-    }
-}
-
 static void budget_trace(struct world *w, const struct trace_record *rec, cycles_t at)
 {
     switch (rec->kind) {
@@ -133,10 +113,8 @@ void rec_trace(void *ctx, const struct trace_record *rec, uint64_t entry_cycle, 
     (void)now;
 
     w->res->trace_records++;
-    if (rec->kind == TR_THROTTLE)
-        note_yield_release(w, rec);
-    if (rec->kind == TR_RESTART)
-        undo_signal(w, rec);
+    if (rec->kind == TR_IRQ && rec->object < HAL_SIM_DEVICE_LINES && w->lines[rec->object].held)
+        w->lines[rec->object].woken = (uint32_t)rec->arg;
     if (rec->kind == TR_SWITCH) {
         if (w->timeline)
             close_slice(w, entry_cycle);
@@ -204,12 +182,81 @@ void rec_job_end(struct world *w, struct uthread *t, cycles_t now)
     emit_job(w, t, now, true);
 }
 
+static void emit_irq(struct world *w, uint32_t device, uint32_t line, cycles_t arrival,
+                     cycles_t delivered, bool lost, uint32_t handler, cycles_t handler_start)
+{
+    struct sink_irq r = {.device = device, .line = line, .arrival = arrival,
+                         .delivered = delivered, .lost = lost, .handler = handler,
+                         .handler_start = handler_start};
+    world_sink_check(w, w->opt->sink.ops->irq(w->opt->sink.self, &r));
+}
+
 void rec_irq(struct world *w, uint32_t device, uint32_t line, cycles_t arrival,
              cycles_t delivered, bool lost)
 {
-    struct sink_irq r = {.device = device, .line = line, .arrival = arrival,
-                         .delivered = delivered, .lost = lost};
-    world_sink_check(w, w->opt->sink.ops->irq(w->opt->sink.self, &r));
+    emit_irq(w, device, line, arrival, delivered, lost, SINK_NO_THREAD, SINK_NO_TIME);
+}
+
+/* Record a held delivery: its handler started at `start` (SINK_NO_TIME:
+ * it did not run). */
+static void release_held(struct world *w, uint32_t line, cycles_t start)
+{
+    struct irq_line_state *l = &w->lines[line];
+
+    l->held = false;
+    w->n_held--;
+    emit_irq(w, (uint32_t)l->held_device, line, l->held_arrival, l->held_delivered, false,
+             l->woken ? l->woken : SINK_NO_THREAD, l->woken ? start : SINK_NO_TIME);
+}
+
+/* A line is masked from delivery to acknowledgement, so one delivery per
+ * line is held at a time; if another thread acknowledged it before the
+ * woken one ran, the older delivery is recorded without a start. */
+void rec_irq_taken(struct world *w, uint32_t line, cycles_t now)
+{
+    struct irq_line_state *l = &w->lines[line];
+
+    if (l->held)
+        release_held(w, line, SINK_NO_TIME);
+    l->held = true;
+    l->held_arrival = l->arrival;
+    l->held_delivered = now;
+    l->held_device = l->device;
+    l->woken = 0;
+    w->n_held++;
+}
+
+/* The interrupt latency ends where the thread the interrupt woke runs its
+ * first instruction: when an entry returns to it. Deliveries that woke
+ * nobody (the handler was busy: the signal stays pending) are recorded at
+ * the end of the entry that took them. */
+static void irq_handlers_run(struct world *w, const struct hal_sim_entry *e)
+{
+    for (uint32_t line = 0; w->n_held > 0 && line < HAL_SIM_DEVICE_LINES; line++) {
+        const struct irq_line_state *l = &w->lines[line];
+
+        if (l->held && (l->woken == 0 || l->woken == e->to))
+            release_held(w, line, e->start + e->cycles);
+    }
+}
+
+void rec_kernel_entry(void *ctx, const struct hal_sim_entry *e)
+{
+    struct world *w = ctx;
+    struct kernel_tally *k =
+        &w->tally[e->from < w->n_threads ? e->from : PROGRAM_MAX_THREADS + 1][e->kind];
+
+    if (!w->timeline)
+        return;
+    k->entries++;
+    k->cycles += e->cycles;
+    k->decisions += e->scheduled;
+    k->decision_cycles += e->scheduled ? e->cycles : 0;
+    k->sched_cycles += e->sched_cycles;
+    k->timer_programs += e->timer;
+    k->timer_cycles += e->timer_cycles;
+    if (w->n_held)
+        irq_handlers_run(w, e);
 }
 
 static void record_final_refills(struct world *w)
@@ -233,6 +280,37 @@ static void record_final_refills(struct world *w)
     }
 }
 
+static void record_tally(struct world *w, uint32_t thread, unsigned kind)
+{
+    const struct kernel_tally *k =
+        &w->tally[thread != SINK_NO_THREAD ? thread : PROGRAM_MAX_THREADS + 1][kind];
+    struct sink_kernel_stats r = {
+        .thread = thread,
+        .kind = (enum sink_entry_kind)kind,
+        .entries = k->entries,
+        .cycles = k->cycles,
+        .decisions = k->decisions,
+        .decision_cycles = k->decision_cycles,
+        .sched_cycles = k->sched_cycles,
+        .timer_programs = k->timer_programs,
+        .timer_cycles = k->timer_cycles,
+    };
+
+    if (k->entries)
+        world_sink_check(w, w->opt->sink.ops->kernel_stats(w->opt->sink.self, &r));
+}
+
+/* One kernel_stats row per thread (and the idle CPU) and kind of entry. */
+static void record_kernel_stats(struct world *w)
+{
+    if (w->opt->sink.ops->kernel_stats == NULL)
+        return;
+    for (uint32_t i = 0; i <= w->n_threads; i++) {
+        for (unsigned kind = 0; kind < HAL_SIM_ENTRY_KINDS; kind++)
+            record_tally(w, i < w->n_threads ? i : SINK_NO_THREAD, kind);
+    }
+}
+
 void rec_finish(struct world *w, cycles_t end)
 {
     close_slice(w, end);
@@ -244,9 +322,12 @@ void rec_finish(struct world *w, cycles_t end)
     }
     for (uint32_t line = 0; line < HAL_SIM_DEVICE_LINES; line++) {
         struct irq_line_state *l = &w->lines[line];
+        if (l->held)
+            release_held(w, line, SINK_NO_TIME);
         if (l->pending)
             rec_irq(w, (uint32_t)l->device, line, l->arrival, SINK_NO_TIME, false);
         l->pending = false;
     }
     record_final_refills(w);
+    record_kernel_stats(w);
 }

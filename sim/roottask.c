@@ -10,13 +10,11 @@
  * timer fires. Nothing is wired behind the kernel's back.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include <mcsim/bootinfo.h>
-#include <mcsim/kernel.h>
 
-#include "hal_sim.h"
-#include "world.h"
+#include "uplat.h"
+#include "uworld.h"
 
 #define ROOT_DEPTH 64
 
@@ -26,28 +24,25 @@ static const char *const err_names[] = {
 #undef X
 };
 
-static struct user_context *root_ctx(struct world *w)
+static struct user_context *root_ctx(struct uworld *w)
 {
     return w->threads[0].ctx;
 }
 
 /* Make a system call as the root task during boot; the root must still be
- * the running thread afterwards unless `may_block`. */
-static void root_trap(struct world *w, enum syscall sys, cptr_t cap, bool may_block)
+ * the running thread afterwards unless `may_block` (then the call returns
+ * when the root task runs again). */
+static void root_trap(struct uworld *w, enum syscall sys, cptr_t cap, bool may_block)
 {
     struct user_context *c = root_ctx(w);
 
-    if (w->cur != c)
-        world_fail(w, "root task: it is not running at boot");
     c->x[REG_SYSCALL] = sys;
     c->x[REG_CAP] = cap;
-    interp_trap(w, NULL);
-    if (!may_block && w->cur != c)
-        world_fail(w, "root task: lost the CPU during boot");
+    uplat_boot_call(w, c, may_block);
 }
 
 /* Invoke an object at boot and fail the run on any error. */
-static void root_invoke(struct world *w, const char *what, cptr_t cap, enum inv_label label,
+static void root_invoke(struct uworld *w, const char *what, cptr_t cap, enum inv_label label,
                         const uint64_t *mrs, unsigned n, const cptr_t *extra, unsigned n_extra)
 {
     struct user_context *c = root_ctx(w);
@@ -61,18 +56,18 @@ static void root_invoke(struct world *w, const char *what, cptr_t cap, enum inv_
     root_trap(w, SYS_CALL, cap, false);
     err = msginfo_label(c->x[REG_INFO]);
     if (err != ERR_NONE)
-        world_fail(w, "root task: %s failed: %s", what,
+        uplat_fail(w, "root task: %s failed: %s", what,
                    err < ERR_COUNT ? err_names[err] : "unknown error");
 }
 
-static cptr_t new_slot(struct world *w)
+static cptr_t new_slot(struct uworld *w)
 {
     if (w->next_free_slot >= (1u << ROOT_CNODE_BITS))
-        world_fail(w, "root task: its CNode is full (too many objects)");
+        uplat_fail(w, "root task: its CNode is full (too many objects)");
     return w->next_free_slot++;
 }
 
-static cptr_t retype(struct world *w, enum object_type type, unsigned bits)
+static cptr_t retype(struct uworld *w, enum object_type type, unsigned bits)
 {
     cptr_t slot = new_slot(w);
     uint64_t mrs[6] = {type, bits, 0, 0, slot, 1};
@@ -84,7 +79,7 @@ static cptr_t retype(struct world *w, enum object_type type, unsigned bits)
 
 /* Mint (or copy: badge 0) a cap from the root CNode into `cnode` (a cap
  * in the root CNode to a CNode of `bits` radix) at `dest`. */
-static void mint_into(struct world *w, cptr_t cnode, unsigned bits, cptr_t dest, cptr_t src,
+static void mint_into(struct uworld *w, cptr_t cnode, unsigned bits, cptr_t dest, cptr_t src,
                       unsigned rights, uint64_t badge)
 {
     uint64_t mrs[6] = {dest, bits, src, ROOT_DEPTH, rights, badge};
@@ -94,7 +89,7 @@ static void mint_into(struct world *w, cptr_t cnode, unsigned bits, cptr_t dest,
 }
 
 /* A new slot of the root CNode holding a minted copy of `src`. */
-static cptr_t mint_local(struct world *w, cptr_t src, unsigned rights, uint64_t badge)
+static cptr_t mint_local(struct uworld *w, cptr_t src, unsigned rights, uint64_t badge)
 {
     cptr_t slot = new_slot(w);
     mint_into(w, ROOT_CNODE, ROOT_DEPTH, slot, src, rights, badge);
@@ -109,16 +104,16 @@ static unsigned sc_bits_for(uint32_t extra_refills)
     return bits;
 }
 
-static void configure_sc(struct world *w, cptr_t sc, cycles_t budget, cycles_t period,
+static void configure_sc(struct uworld *w, cptr_t sc, cycles_t budget, cycles_t period,
                          uint32_t extra, uint64_t badge, bool sporadic)
 {
-    uint64_t mrs[5] = {hal_sim_cycles_to_ticks(budget), hal_sim_cycles_to_ticks(period), extra,
+    uint64_t mrs[5] = {uplat_ticks(budget), uplat_ticks(period), extra,
                        badge, sporadic ? SC_FLAG_SPORADIC : 0};
     root_invoke(w, "SchedControl_ConfigureFlags", ROOT_SCHED_CONTROL,
                 INV_SCHED_CONTROL_CONFIGURE_FLAGS, mrs, 5, &sc, 1);
 }
 
-static cptr_t new_sc(struct world *w, const struct scn_context *ctx, uint64_t badge)
+static cptr_t new_sc(struct uworld *w, const struct scn_context *ctx, uint64_t badge)
 {
     cptr_t sc = retype(w, OBJ_SCHED_CONTEXT, sc_bits_for(ctx->extra_refills));
     configure_sc(w, sc, ctx->budget, ctx->period, ctx->extra_refills, badge, ctx->sporadic);
@@ -127,7 +122,7 @@ static cptr_t new_sc(struct world *w, const struct scn_context *ctx, uint64_t ba
 
 /* ------------------------------------------------------------ objects */
 
-static void build_ipc_objects(struct world *w)
+static void build_ipc_objects(struct uworld *w)
 {
     const struct scenario *s = w->s;
 
@@ -146,7 +141,7 @@ static void build_ipc_objects(struct world *w)
 }
 
 /* An IRQ handler for `line`, signalling notification cap `ntfn` with `badge`. */
-static cptr_t build_irq_handler(struct world *w, uint32_t line, cptr_t ntfn, uint64_t badge)
+static cptr_t build_irq_handler(struct uworld *w, uint32_t line, cptr_t ntfn, uint64_t badge)
 {
     cptr_t handler = new_slot(w);
     uint64_t mrs[3] = {line, handler, ROOT_DEPTH};
@@ -160,7 +155,7 @@ static cptr_t build_irq_handler(struct world *w, uint32_t line, cptr_t ntfn, uin
     return handler;
 }
 
-static void build_devices(struct world *w)
+static void build_devices(struct uworld *w)
 {
     const struct scenario *s = w->s;
 
@@ -169,13 +164,13 @@ static void build_devices(struct world *w)
                                             w->ntfn_slots[s->devices[i].notification], i + 1);
     if (w->n_start_times > 0) {
         w->start_ntfn_slot = retype(w, OBJ_NOTIFICATION, 0);
-        w->start_irq_slot = build_irq_handler(w, HAL_SIM_START_IRQ, w->start_ntfn_slot, 1);
+        w->start_irq_slot = build_irq_handler(w, w->start_irq, w->start_ntfn_slot, 1);
     }
 }
 
 /* ------------------------------------------------------------ threads */
 
-static void grant_objects(struct world *w, uint32_t ti)
+static void grant_objects(struct uworld *w, uint32_t ti)
 {
     const struct scenario *s = w->s;
     struct uthread *t = &w->threads[ti + 1];
@@ -202,7 +197,7 @@ static void grant_objects(struct world *w, uint32_t ti)
 /* A timeout handler can restart each server whose faults it serves: the
  * server's TCB and reply object, a spare context to run it on, and the
  * start-up endpoint to learn that it reached its receive. */
-static void grant_handler(struct world *w, uint32_t ti)
+static void grant_handler(struct uworld *w, uint32_t ti)
 {
     const struct scenario *s = w->s;
     struct uthread *t = &w->threads[ti + 1];
@@ -238,7 +233,7 @@ static void grant_handler(struct world *w, uint32_t ti)
               0);
 }
 
-static void build_thread(struct world *w, uint32_t ti)
+static void build_thread(struct uworld *w, uint32_t ti)
 {
     const struct scn_thread *st = &w->s->threads[ti];
     struct uthread *t = &w->threads[ti + 1];
@@ -268,30 +263,10 @@ static void build_thread(struct world *w, uint32_t ti)
     grant_objects(w, ti);
 }
 
-/* Run the other threads the kernel chooses (each only up to its next
- * system call: at boot none computes) until the root task runs again. */
-static void run_until_root(struct world *w)
-{
-    unsigned guard = 0;
-
-    while (w->cur != root_ctx(w)) {
-        struct uthread *t;
-        cycles_t cycles;
-        if (w->cur == NULL || ++guard > 1000)
-            world_fail(w, "root task: a passive server did not reach its first receive");
-        t = world_thread(w, kernel_current_trace_id());
-        t->ctx = w->cur;
-        if (interp_next(w, t, &cycles) != INTERP_SYSCALL)
-            world_fail(w, "root task: passive thread %s computes before its first receive",
-                       w->s->threads[t->id - 1].name);
-        interp_trap(w, t);
-    }
-}
-
 /* A passive server is started on a borrowed context, runs to its first
  * receive (which tells the root task so, NBSendRecv), and is left without
  * a context: from then on it runs only on what its callers donate. */
-static void start_passive(struct world *w, cptr_t init_sc, uint32_t ti)
+static void start_passive(struct uworld *w, cptr_t init_sc, uint32_t ti)
 {
     struct uthread *t = &w->threads[ti + 1];
     cptr_t tcb = t->tcb_slot;
@@ -300,11 +275,10 @@ static void start_passive(struct world *w, cptr_t init_sc, uint32_t ti)
     root_invoke(w, "TCB_Resume", tcb, INV_TCB_RESUME, NULL, 0, NULL, 0);
     root_ctx(w)->x[REG_INFO] = 0;
     root_trap(w, SYS_WAIT, w->init_ep_slot, true);
-    run_until_root(w);
     root_invoke(w, "SchedContext_Unbind", init_sc, INV_SC_UNBIND, NULL, 0, NULL, 0);
 }
 
-static void start_passive_servers(struct world *w)
+static void start_passive_servers(struct uworld *w)
 {
     const struct scenario *s = w->s;
     struct scn_context ctx = {.present = true, .budget = 1, .period = 1};
@@ -323,7 +297,7 @@ static void start_passive_servers(struct world *w)
 
 /* Threads started together enter their ready queue in file order: each
  * resume puts the thread at the head of its queue, so resume in reverse. */
-static void resume_started_at(struct world *w, cycles_t start)
+static void resume_started_at(struct uworld *w, cycles_t start)
 {
     const struct scenario *s = w->s;
 
@@ -337,7 +311,7 @@ static void resume_started_at(struct world *w, cycles_t start)
 
 /* The root task's own program after boot: at each start time, take the
  * start timer's signal, resume the threads due, acknowledge the timer. */
-static void build_root_program(struct world *w)
+static void build_root_program(struct uworld *w)
 {
     const struct scenario *s = w->s;
     struct program *p = &w->threads[0].prog;
@@ -350,7 +324,7 @@ static void build_root_program(struct world *w)
     }
     p->ops = calloc(n + 1, sizeof *p->ops);
     if (p->ops == NULL)
-        world_fail(w, "out of memory");
+        uplat_fail(w, "out of memory");
     for (uint32_t k = 0; k < w->n_start_times; k++) {
         p->ops[p->n_ops++] = (struct op){.kind = OP_WAIT, .cap = w->start_ntfn_slot,
                                          .rng = UINT32_MAX, .a = UINT32_MAX};
@@ -366,15 +340,15 @@ static void build_root_program(struct world *w)
     p->ops[p->n_ops++] = (struct op){.kind = OP_EXIT, .rng = UINT32_MAX};
 }
 
-void root_build(struct world *w)
+void root_build(struct uworld *w)
 {
     const struct scenario *s = w->s;
 
     w->next_free_slot = ROOT_FIRST_FREE;
     if (w->mcs) {
         struct scn_context root = {.present = true, .budget = w->duration, .period = w->duration};
-        uint64_t mrs[5] = {hal_sim_cycles_to_ticks(root.budget),
-                           hal_sim_cycles_to_ticks(root.period), 0, BADGE_ROOT, 0};
+        uint64_t mrs[5] = {uplat_ticks(root.budget),
+                           uplat_ticks(root.period), 0, BADGE_ROOT, 0};
         cptr_t sc = ROOT_SC;
         root_invoke(w, "SchedControl_ConfigureFlags (root)", ROOT_SCHED_CONTROL,
                     INV_SCHED_CONTROL_CONFIGURE_FLAGS, mrs, 5, &sc, 1);

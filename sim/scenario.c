@@ -11,6 +11,7 @@ void scenario_release(struct scenario *s)
 {
     free(s->description);
     free(s->path);
+    free(s->text);
     free(s->threads);
     free(s->endpoints);
     free(s->notifications);

@@ -10,6 +10,7 @@
 #define MCSIM_SIM_SCENARIO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef uint64_t cycles_t;
@@ -185,6 +186,10 @@ struct scenario {
     char *description;       /* NULL if none; owned */
     char *path;              /* the file it was read from; owned */
     uint8_t sha256[32];      /* of the file's bytes */
+    char *text;              /* the file's bytes (NUL-terminated), recorded with
+                                each run so a run can be checked without the
+                                file; owned, NULL if not kept */
+    size_t text_len;
     uint64_t seed;
     cycles_t duration;
     uint64_t cpu_hz;

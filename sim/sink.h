@@ -73,6 +73,33 @@ struct sink_irq {
     cycles_t arrival;
     cycles_t delivered;    /* SINK_NO_TIME if never */
     bool lost;
+    /* the thread the delivery woke (SINK_NO_THREAD: none was waiting) and
+     * the cycle it first ran user code after it (SINK_NO_TIME: it never
+     * did before the end, or none was woken): the interrupt latency is
+     * handler_start - arrival */
+    uint32_t handler;
+    cycles_t handler_start;
+};
+
+/* The kinds of kernel entry, as hal-sim reports them (same order). */
+enum sink_entry_kind {
+    ENTRY_SYSCALL, /* a system call */
+    ENTRY_IRQ,     /* a device's interrupt, or the root task's start timer */
+    ENTRY_TIMER,   /* the kernel's timer: an MCS deadline or a classic tick */
+    ENTRY_EXIT,    /* a program's end */
+};
+
+/* The kernel entries of one kind made from one thread over the whole run
+ * (trapped into or interrupted in it; SINK_NO_THREAD: the CPU was idle). */
+struct sink_kernel_stats {
+    uint32_t thread;
+    enum sink_entry_kind kind;
+    uint64_t entries, cycles;     /* entries and their cycles, entry to exit */
+    uint64_t decisions;           /* entries that made a scheduling decision */
+    uint64_t decision_cycles;     /* their cycles, entry to exit */
+    uint64_t sched_cycles;        /* cycles of the decisions themselves (`schedule`) */
+    uint64_t timer_programs;      /* entries that reprogrammed the timer */
+    uint64_t timer_cycles;        /* cycles of reprogramming */
 };
 
 /* One kernel or interpreter event for the `events` table. */
@@ -110,6 +137,9 @@ struct trace_sink_ops {
     /* The refills of a thread's context when the run ended (the
      * `final_refills` table). Optional: may be NULL. */
     int (*final_refill)(void *self, const struct sink_final_refill *r);
+    /* The kernel's work per thread, once per thread at the end of the run
+     * (the `kernel_stats` table). Optional: may be NULL. */
+    int (*kernel_stats)(void *self, const struct sink_kernel_stats *r);
     /* Make everything written so far durable. `finished` marks the run
      * complete; a run never marked so stays unfinished. */
     int (*run_end)(void *self, bool finished);

@@ -25,7 +25,7 @@
 
 #include <stddef.h>
 
-#include "hal_sim.h"
+#include "uplat.h"
 
 enum ht_stage {
     HT_RECV_FAULT = 0,   /* Recv on the fault endpoint */
@@ -56,7 +56,7 @@ static cptr_t server_tcb(const struct user_context *c)
 }
 
 /* The client's context, by the badge the fault carried (its thread id). */
-static const struct scn_thread *client_of(struct world *w, const struct user_context *c)
+static const struct scn_thread *client_of(struct uworld *w, const struct user_context *c)
 {
     uint64_t id = c->x[REG_HT_CLIENT];
     if (id == 0 || id > w->s->n_threads || !w->s->threads[id - 1].sc.present)
@@ -64,14 +64,14 @@ static const struct scn_thread *client_of(struct world *w, const struct user_con
     return &w->s->threads[id - 1];
 }
 
-static void set_configure(struct world *w, struct user_context *c, cycles_t budget)
+static void set_configure(struct uworld *w, struct user_context *c, cycles_t budget)
 {
     const struct scn_thread *client = client_of(w, c);
 
     set_regs(c, SYS_CALL, TSLOT_SCHED_CONTROL, INV_SCHED_CONTROL_CONFIGURE_FLAGS, 5, 1);
     c->x[REG_EXTRA_CAP0] = TSLOT_THREAD_SC + c->x[REG_HT_CLIENT] - 1;
-    c->x[REG_MR0] = hal_sim_cycles_to_ticks(budget);
-    c->x[REG_MR0 + 1] = hal_sim_cycles_to_ticks(client->sc.period);
+    c->x[REG_MR0] = uplat_ticks(budget);
+    c->x[REG_MR0 + 1] = uplat_ticks(client->sc.period);
     c->x[REG_MR0 + 2] = client->sc.extra_refills;
     c->x[REG_MR0 + 3] = c->x[REG_HT_CLIENT];
     c->x[REG_MR0 + 4] = client->sc.sporadic ? SC_FLAG_SPORADIC : 0;
@@ -82,7 +82,7 @@ static cycles_t grant_of(const struct scn_thread *client, const struct op *op)
     return op->min < client->sc.budget ? op->min : client->sc.budget;
 }
 
-void timeouts_prepare(struct world *w, struct uthread *t, const struct op *op)
+void timeouts_prepare(struct uworld *w, struct uthread *t, const struct op *op)
 {
     struct user_context *c = t->ctx;
 
@@ -122,14 +122,14 @@ void timeouts_prepare(struct world *w, struct uthread *t, const struct op *op)
         set_configure(w, c, client_of(w, c)->sc.budget);
         break;
     default:
-        world_fail(w, "handle_timeouts: bad stage %llu", (unsigned long long)c->x[REG_HT_STATE]);
+        uplat_fail(w, "handle_timeouts: bad stage %llu", (unsigned long long)c->x[REG_HT_STATE]);
     }
 }
 
 /* A server of higher priority than the handler runs to its receive as soon
  * as it has a context (its start-up message finds nobody waiting and is
  * dropped); otherwise the handler waits for that message. */
-static enum ht_stage after_lend(struct world *w, struct uthread *t)
+static enum ht_stage after_lend(struct uworld *w, struct uthread *t)
 {
     uint32_t server = (uint32_t)t->ctx->x[REG_HT_SERVER];
     uint32_t handler_prio = w->s->threads[t->id - 1].priority;
@@ -141,7 +141,7 @@ static enum ht_stage after_lend(struct world *w, struct uthread *t)
 
 /* Grant once per request: the server's count of answered requests (in
  * memory shared with its handler) tells a new request from the same one. */
-static enum ht_stage first_stage(struct world *w, struct uthread *t, const struct op *op)
+static enum ht_stage first_stage(struct uworld *w, struct uthread *t, const struct op *op)
 {
     struct user_context *c = t->ctx;
     uint32_t server = (uint32_t)c->x[REG_HT_SERVER];
@@ -154,22 +154,22 @@ static enum ht_stage first_stage(struct world *w, struct uthread *t, const struc
     return HT_GRANT;
 }
 
-static void record_grant(struct world *w, struct uthread *t, const struct op *op)
+static void record_grant(struct uworld *w, struct uthread *t, const struct op *op)
 {
     uint32_t client = (uint32_t)t->ctx->x[REG_HT_CLIENT];
-    rec_budget(w, client, client, hal_sim_now(), BUDGET_EMERGENCY,
+    uplat_budget(w, client, client, uplat_now(), BUDGET_EMERGENCY,
                grant_of(client_of(w, t->ctx), op));
 }
 
-static void check_reply(struct world *w, struct uthread *t, const char *what)
+static void check_reply(struct uworld *w, struct uthread *t, const char *what)
 {
     uint64_t err = msginfo_label(t->ctx->x[REG_INFO]);
     if (err != ERR_NONE)
-        world_fail(w, "handle_timeouts of %s: %s failed with error %llu",
+        uplat_fail(w, "handle_timeouts of %s: %s failed with error %llu",
                    w->s->threads[t->id - 1].name, what, (unsigned long long)err);
 }
 
-void timeouts_after(struct world *w, struct uthread *t, const struct op *op)
+void timeouts_after(struct uworld *w, struct uthread *t, const struct op *op)
 {
     struct user_context *c = t->ctx;
 
@@ -179,7 +179,7 @@ void timeouts_after(struct world *w, struct uthread *t, const struct op *op)
          * MR0 = badge of the exhausted context, MR1 = ticks consumed */
         if (msginfo_label(c->x[REG_INFO]) != FAULT_TIMEOUT || c->x[REG_CAP] == 0 ||
             c->x[REG_CAP] > w->s->n_threads)
-            world_fail(w, "handle_timeouts of %s: received something that is not a timeout "
+            uplat_fail(w, "handle_timeouts of %s: received something that is not a timeout "
                           "fault (label %llu, badge %llu)",
                        w->s->threads[t->id - 1].name,
                        (unsigned long long)msginfo_label(c->x[REG_INFO]),

@@ -8,13 +8,13 @@
 #ifndef MCSIM_SIM_TIMEOUTS_H
 #define MCSIM_SIM_TIMEOUTS_H
 
-#include "world.h"
+#include "uworld.h"
 
 /* Set the registers for the next system call of the handler. */
-void timeouts_prepare(struct world *w, struct uthread *t, const struct op *op);
+void timeouts_prepare(struct uworld *w, struct uthread *t, const struct op *op);
 
 /* The handler's last system call completed: read its result and move to
  * the next stage. */
-void timeouts_after(struct world *w, struct uthread *t, const struct op *op);
+void timeouts_after(struct uworld *w, struct uthread *t, const struct op *op);
 
 #endif /* MCSIM_SIM_TIMEOUTS_H */

@@ -198,6 +198,8 @@ static const char *schema_extra(const char *table)
         return ",sporadic";
     if (strcmp(table, "expectations") == 0)
         return ",applicable";
+    if (strcmp(table, "irqs") == 0)
+        return ",handler,handler_start";
     return "";
 }
 
@@ -268,19 +270,19 @@ static void test_db_schema(void **state)
             fail_msg("DESIGN.md table %s: %s, the test expects %s", table, design,
                      schema_columns[i][1]);
     }
-    assert_query(db_sqlite(db), "PRAGMA user_version", "1\n");
+    assert_query(db_sqlite(db), "PRAGMA user_version", "2\n");
     assert_query(db_sqlite(db), "PRAGMA application_id", "1835234157\n");
     assert_query(db_sqlite(db),
                  "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
                  " ORDER BY name",
                  "budget_events_by_context\nbudget_events_by_thread\nevents_by_kind\n"
-                 "events_by_time\nirqs_by_device\njobs_by_release\nslices_by_context\n"
-                 "slices_by_thread\n");
+                 "events_by_time\nirqs_by_device\nirqs_by_handler\njobs_by_release\n"
+                 "slices_by_context\nslices_by_thread\n");
     assert_int_equal(db_run_id(db), -1);
     db_close(db);
     /* Opening it again finds the schema and changes nothing. */
     db = open_db(path);
-    assert_query(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "21\n");
+    assert_query(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "27\n");
     db_close(db);
 }
 
@@ -306,7 +308,8 @@ static void write_one_of_each(struct trace_sink *k)
         {3, 1, 1750, BUDGET_EMERGENCY, 500000},
         {3, SINK_NO_THREAD, 1900, BUDGET_EXHAUSTED, 100},
     };
-    const struct sink_irq irqs[] = {{0, 33, 1000, 1800, false}, {0, 33, 1100, SINK_NO_TIME, true}};
+    const struct sink_irq irqs[] = {{0, 33, 1000, 1800, false, 2, 2400},
+                                    {0, 33, 1100, SINK_NO_TIME, true, SINK_NO_THREAD, SINK_NO_TIME}};
     const struct sink_event events[] = {
         {1, 1500, "preempt", 1, 0, 3},
         {2, 1600, "timer", SINK_NO_THREAD, 0, 12345},
@@ -365,7 +368,7 @@ static void test_db_rows(void **state)
                  "1|1|1|10000000|replenish|2000000\n1|3|1|1700|timeout_fault|200\n"
                  "1|3|1|1750|emergency|500000\n1|3|NULL|1900|exhausted|100\n");
     assert_query(db_sqlite(db), "SELECT * FROM irqs ORDER BY arrival",
-                 "1|net|33|1000|1800|0\n1|net|33|1100|NULL|1\n");
+                 "1|net|33|1000|1800|0|2|2400\n1|net|33|1100|NULL|1|NULL|NULL\n");
     assert_query(db_sqlite(db), "SELECT * FROM events ORDER BY seq",
                  "1|1|1500|preempt|1|0|3\n1|2|1600|timer|NULL|0|12345\n1|3|1700|signal|3|-1|1\n");
     assert_query(db_sqlite(db), "SELECT * FROM expectations",
@@ -523,7 +526,9 @@ static void test_db_disk_full(void **state)
     snprintf(want, sizeof want, "mcsim: %s: database or disk is full", path);
     assert_string_equal(db_errmsg(db), want);
     /* Every later op fails with the same diagnostic; the run stays unfinished. */
-    assert_int_equal(k.ops->irq(k.self, &(struct sink_irq){0, 33, 1, 2, false}), -1);
+    assert_int_equal(
+        k.ops->irq(k.self, &(struct sink_irq){0, 33, 1, 2, false, SINK_NO_THREAD, SINK_NO_TIME}),
+        -1);
     assert_int_equal(k.ops->run_end(k.self, true), -1);
     assert_string_equal(db_errmsg(db), want);
     db_close(db);
@@ -576,7 +581,7 @@ static void test_db_refuses_other_files(void **state)
              DB_APPLICATION_ID);
     assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(sq);
-    assert_refused(path, "written by a newer mcsim (schema version 9; this mcsim reads up to 1)");
+    assert_refused(path, "written by a newer mcsim (schema version 9; this mcsim reads up to 2)");
 
     db_path(path, sizeof path, "no-such-dir/x.db");
     assert_refused(path, "unable to open database file");
@@ -596,7 +601,88 @@ static void test_db_empty_file(void **state)
     assert_non_null(f);
     fclose(f);
     db = open_db(path);
-    assert_query(db_sqlite(db), "PRAGMA user_version", "1\n");
+    assert_query(db_sqlite(db), "PRAGMA user_version", "2\n");
+    db_close(db);
+}
+
+/* A file written with schema version 1 gains version 2's columns, tables
+ * and views when it is opened; its rows stay. */
+static void test_db_upgrade_v1(void **state)
+{
+    char path[256];
+    struct db *db;
+    sqlite3 *sq;
+
+    (void)state;
+    db_path(path, sizeof path, "v1.db");
+    db = open_db(path);
+    db_close(db);
+    assert_int_equal(sqlite3_open(path, &sq), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(sq,
+                                  "DROP VIEW stats; DROP VIEW run_stats; DROP TABLE kernel_stats;"
+                                  " DROP TABLE scenario_files; DROP INDEX irqs_by_handler;"
+                                  " ALTER TABLE irqs DROP COLUMN handler_start;"
+                                  " ALTER TABLE irqs DROP COLUMN handler;"
+                                  " INSERT INTO irqs VALUES (1, 'net', 33, 10, 20, 0);"
+                                  " PRAGMA user_version = 1;",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(sq);
+    db = open_db(path);
+    assert_query(db_sqlite(db), "PRAGMA user_version", "2\n");
+    assert_query(db_sqlite(db), "SELECT * FROM irqs", "1|net|33|10|20|0|NULL|NULL\n");
+    assert_query(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "27\n");
+    db_close(db);
+}
+
+/* kernel_stats rows, the scenario's text (once per distinct file) and the
+ * stats views over them. */
+static void test_db_kernel_stats_and_file(void **state)
+{
+    const struct sink_kernel_stats ks[] = {
+        {1, ENTRY_SYSCALL, 10, 5000, 4, 2400, 480, 3, 750},
+        {SINK_NO_THREAD, ENTRY_IRQ, 2, 1000, 2, 1000, 240, 2, 500},
+    };
+    static char text[] = "mcsim: 1\n";
+    struct scenario s;
+    char path[256];
+    struct db *db;
+    struct trace_sink k;
+
+    (void)state;
+    fx_scenario(&s);
+    s.text = text;
+    s.text_len = strlen(s.text);
+    db_path(path, sizeof path, "kstats.db");
+    db = open_db(path);
+    k = db_sink(db, FIXED_TIME);
+    for (int run = 0; run < 2; run++) {
+        assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
+        write_one_of_each(&k);
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+            assert_int_equal(k.ops->kernel_stats(k.self, &ks[i]), 0);
+        assert_int_equal(k.ops->run_end(k.self, true), 0);
+    }
+    assert_query(db_sqlite(db), "SELECT * FROM kernel_stats WHERE run_id = 1 ORDER BY cycles",
+                 "1|NULL|irq|2|1000|2|1000|240|2|500\n1|1|syscall|10|5000|4|2400|480|3|750\n");
+    assert_query(db_sqlite(db), "SELECT count(*), min(text) FROM scenario_files",
+                 "1|mcsim: 1\n\n");
+    assert_query(db_sqlite(db),
+                 "SELECT name, jobs, misses, cpu, charged, throttled, timeout_faults,"
+                 " kernel_entries, kernel_cycles FROM stats WHERE run_id = 1 ORDER BY thread_id",
+                 "(root)|0|0|0|0|0|0|0|0\n"
+                 "control|1|0|1500|1800|9998500|0|10|5000\n"
+                 "logger|1|1|100|0|0|0|0|0\n"
+                 "server|0|0|400|0|0|1|0|0\n");
+    assert_query(db_sqlite(db),
+                 "SELECT name, irqs_handled, worst_irq_latency FROM stats WHERE run_id = 1"
+                 " AND thread_id = 2",
+                 "logger|1|1400\n");
+    assert_query(db_sqlite(db),
+                 "SELECT jobs, misses, kernel_entries, kernel_cycles, decisions,"
+                 " cycles_per_decision, syscall_decisions, syscall_cycles_per_decision,"
+                 " timer_programs FROM run_stats WHERE run_id = 2",
+                 "2|1|12|6000|6|566.666666666667|4|600.0|5\n");
     db_close(db);
 }
 
@@ -625,7 +711,9 @@ static void test_db_misuse(void **state)
     snprintf(want, sizeof want, "mcsim: %s: a run is already in progress (run 1)", path);
     assert_string_equal(db_errmsg(db), want);
     assert_int_equal(k.ops->slice(k.self, &slice), 0);
-    assert_int_equal(k.ops->irq(k.self, &(struct sink_irq){5, 40, 1, 2, false}), -1);
+    assert_int_equal(
+        k.ops->irq(k.self, &(struct sink_irq){5, 40, 1, 2, false, SINK_NO_THREAD, SINK_NO_TIME}),
+        -1);
     snprintf(want, sizeof want,
              "mcsim: %s: internal error: trace row names device 5, which the scenario does not"
              " have",
@@ -686,6 +774,8 @@ int main(void)
         cmocka_unit_test(test_db_disk_full),
         cmocka_unit_test(test_db_refuses_other_files),
         cmocka_unit_test(test_db_empty_file),
+        cmocka_unit_test(test_db_upgrade_v1),
+        cmocka_unit_test(test_db_kernel_stats_and_file),
         cmocka_unit_test(test_db_misuse),
         cmocka_unit_test(test_db_null_sink),
     };

@@ -177,7 +177,8 @@ static void fx_event(struct fx *f, const char *kind, uint32_t thread, cycles_t t
 
 static void fx_irq(struct fx *f, uint32_t device, cycles_t arrival, cycles_t delivered, bool lost)
 {
-    struct sink_irq r = {device, 33 + device, arrival, delivered, lost};
+    struct sink_irq r = {device, 33 + device, arrival, delivered, lost, SINK_NO_THREAD,
+                         SINK_NO_TIME};
 
     assert_int_equal(f->k.ops->irq(f->k.self, &r), 0);
 }

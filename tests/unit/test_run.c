@@ -280,15 +280,37 @@ static const char *const tables[] = {
 };
 #define N_TABLES (sizeof tables / sizeof tables[0])
 
-/* Every row of run `run_id` in database `name`, as text (free it);
- * rows[i] gets the number of rows of tables[i]. */
+static bool documented_table(const char *table)
+{
+    for (size_t i = 0; i < N_TABLES; i++) {
+        if (strcmp(tables[i], table) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Every row of run `run_id` in database `name`, as text (free it): the
+ * README's tables, then any other table with a run_id column (tables may
+ * be added), by name. rows[i] gets the number of rows of tables[i]. */
 static char *dump_run(const char *name, int64_t run_id, size_t rows[N_TABLES])
 {
     sqlite3 *db = open_db(name);
+    sqlite3_stmt *st;
     struct buf b = {0};
 
     for (size_t i = 0; i < N_TABLES; i++)
         rows[i] = dump_table(db, tables[i], run_id, &b);
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT m.name FROM sqlite_master m WHERE m.type = "
+                                            "'table' AND EXISTS (SELECT 1 FROM pragma_table_info"
+                                            "(m.name) WHERE name = 'run_id') ORDER BY m.name",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *table = (const char *)sqlite3_column_text(st, 0);
+        if (!documented_table(table))
+            dump_table(db, table, run_id, &b);
+    }
+    sqlite3_finalize(st);
     sqlite3_close(db);
     buf_add(&b, "%s", "");
     return b.p;

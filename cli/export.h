@@ -1,0 +1,56 @@
+/*
+ * Exports of a recorded run (`mcsim export`): the run's schedule as a
+ * Chrome trace-event JSON file (Perfetto UI, chrome://tracing), or its
+ * rows as one RFC 4180 CSV file per table. The database is only read.
+ *
+ * Errors: every function returns 0 on success, or -1 with a one-line
+ * message in `err` (err_len bytes, EXPORT_ERR_MAX is enough) saying what
+ * went wrong ("mcsim: PATH: ..."); nothing here prints or exits.
+ */
+#ifndef MCSIM_CLI_EXPORT_H
+#define MCSIM_CLI_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <sqlite3.h>
+
+#define EXPORT_ERR_MAX 512
+
+/*
+ * Open the mcsim database at `path` read-only, never creating it. Fails if
+ * the file does not exist, is not an SQLite file, holds another program's
+ * tables or was written by a newer mcsim. Close *out with sqlite3_close.
+ */
+int export_open(const char *path, sqlite3 **out, char *err, size_t err_len);
+
+/*
+ * The run to export: `requested` if it is > 0 (it must exist), else the
+ * latest finished run (there must be one). Stores its id in *run_id and
+ * whether it finished in *finished (a run asked for by number may be an
+ * interrupted one). `path` is only for messages.
+ */
+int export_find_run(sqlite3 *db, const char *path, int64_t requested, int64_t *run_id,
+                    bool *finished, char *err, size_t err_len);
+
+/*
+ * Write run `run_id` as Chrome trace-event JSON to `out` (README "mcsim
+ * export"): one track per thread with a complete event per slice, instant
+ * events, a counter of remaining budget per thread's context, metadata
+ * naming the process and threads. Times are exact decimal microseconds.
+ * The caller opens and closes `out`; a write error is reported as -1.
+ */
+int export_chrome(sqlite3 *db, int64_t run_id, FILE *out, char *err, size_t err_len);
+
+/*
+ * Write every table and view of the database into DIR/NAME.csv, rows of
+ * run `run_id` only (those with its run_id; scenario_files: its file; a
+ * table tied to no run: whole), creating `dir` and its parents if missing: a header row, RFC 4180 quoting, CRLF line
+ * endings, NULL as an empty field and an empty text as "". Existing files
+ * of those names are replaced.
+ */
+int export_csv(sqlite3 *db, int64_t run_id, const char *dir, char *err, size_t err_len);
+
+#endif /* MCSIM_CLI_EXPORT_H */

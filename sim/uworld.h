@@ -1,0 +1,147 @@
+/*
+ * The user-level world of one run: what the root task and the program
+ * interpreter (user code) know and keep. Portable: besides the host engine
+ * (sim/engine.c, which wraps it in struct world) the ARM image runs it at
+ * EL0 (image/), so it depends on nothing but kernel-core's public ABI
+ * headers, sim's portable modules and sim/uplat.h, the few services it
+ * takes from its platform.
+ *
+ * Thread ids: 0 is the root task, scenario thread i is i + 1 (the trace id
+ * its TCB is given, and its `thread_id` in the database).
+ */
+#ifndef MCSIM_SIM_UWORLD_H
+#define MCSIM_SIM_UWORLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <mcsim/abi.h>
+#include <mcsim/trace.h>
+
+#include "program.h"
+#include "rng.h"
+#include "scenario.h"
+
+/* Badges of scheduling contexts, which name them in traces. */
+#define BADGE_NTFN_BASE 0x10000u  /* + notification index */
+#define BADGE_SPARE_BASE 0x20000u /* + handler thread id */
+#define BADGE_ROOT 0x30000u
+
+/* Registers the interpreter keeps its own state in (user registers). */
+#define REG_COMPUTE_LEFT 20
+#define REG_COMPUTE_ACTIVE 21
+#define REG_HT_STATE 22   /* handle_timeouts: the stage of the fault in hand */
+#define REG_HT_SERVER 23
+#define REG_HT_CLIENT 24
+#define REG_HT_GRANTS 25
+
+/* Message register 0 of every message a thread sends: the send time, so
+ * that the receiver's job is released at it (SCENARIO-FORMAT.md "Jobs"). */
+
+struct uthread {
+    uint32_t id;               /* thread id */
+    struct program prog;
+    uint64_t *locals;          /* repeat counters: the thread's memory */
+    struct rng *rngs;          /* one stream per random compute step */
+    /* its registers: on the host the saved registers in its TCB; on ARM
+     * the interpreter's own register file in the thread's memory, loaded
+     * into the real registers around each system call */
+    struct user_context *ctx;
+    cycles_t start;
+    cycles_t deadline;
+    bool has_deadline;
+    /* the release of a job that starts now, set by how the thread woke */
+    cycles_t hint;
+    bool has_hint;
+    uint32_t post_op;          /* the system call whose result is pending, or UINT32_MAX */
+    /* the open job */
+    bool in_job;
+    uint32_t jobs;
+    cycles_t job_release, job_start;
+    cycles_t yield_release;    /* set by a throttle during its yield */
+    bool yielding;
+    uint32_t signal_set;       /* the notification its last signal made pending,
+                                  undone if the kernel defers the call */
+    uint64_t zero_time_ops;    /* consecutive instructions that took no time */
+    uint64_t replies;          /* requests it answered: memory it shares with its
+                                  timeout handler (one emergency grant a request) */
+    /* root-task slots, for inspection at the end */
+    cptr_t tcb_slot, sc_slot, cnode_slot, reply_slot;
+};
+
+struct uworld {
+    const struct scenario *s;
+    bool mcs;
+    cycles_t duration;
+    uint32_t start_irq;        /* the line of the platform's start timer */
+
+    uint32_t n_threads;        /* scenario threads + the root task */
+    struct uthread *threads;   /* [0] = root task */
+
+    cycles_t *start_times;     /* distinct start times in (0, duration), ascending */
+    uint32_t n_start_times;
+
+    /* per notification: the release time of its first unconsumed signal */
+    cycles_t *ntfn_release;
+    bool *ntfn_pending;
+
+    /* root-task slots of the objects */
+    cptr_t *ep_slots, *ntfn_slots, *irq_slots, *ntfn_sc_slots;
+    cptr_t init_ep_slot, start_ntfn_slot, start_irq_slot, next_free_slot;
+};
+
+/* ---- the world itself (uworld.c) ---- */
+
+/* Set up the world of a run of `s` under the given scheduler and seed: one
+ * uthread per thread with its compiled program, repeat counters and random
+ * streams ("thread:NAME:step:K"), the start times, the notification and
+ * slot tables. Allocates with calloc (the image has its own). Returns 0,
+ * or -1 when memory is short or a program cannot be compiled (then
+ * uworld_release frees what was made). */
+int uworld_init(struct uworld *w, const struct scenario *s, uint64_t seed, bool mcs,
+                cycles_t duration, uint32_t start_irq);
+
+/* Free what uworld_init allocated. */
+void uworld_release(struct uworld *w);
+
+/* The uthread of a thread id (NULL for the idle thread or an unknown id). */
+struct uthread *uworld_thread(struct uworld *w, uint32_t id);
+
+/* A device's interrupt was delivered: its notification now holds a signal
+ * released at the arrival, unless one is already pending. */
+void uworld_irq_delivered(struct uworld *w, uint32_t device, cycles_t arrival);
+
+/* What a kernel trace record tells user-level code: a throttle during a
+ * yield is the release of the yielding thread's next job, and a deferred
+ * system call (TR_RESTART) has not signalled yet. The platform's trace
+ * path calls it for every record, before recording it. */
+void uworld_observe_trace(struct uworld *w, const struct trace_record *rec);
+
+/* ---- root task (roottask.c) ---- */
+
+/* Build the system through system calls at boot, then give the root task
+ * its program (start timers). Fails the run on a kernel error. */
+void root_build(struct uworld *w);
+
+/* ---- interpreter (interp.c) ---- */
+
+enum interp_action {
+    INTERP_COMPUTE,  /* the thread computes: *cycles left of its step */
+    INTERP_SYSCALL,  /* its registers hold a system call */
+    INTERP_EXIT,     /* its program ended: it halts, before any interrupt of
+                        this cycle is taken (SCENARIO-FORMAT.md "Time") */
+};
+
+/* Run thread t's instructions that take no time, up to its next compute
+ * step or system call. */
+enum interp_action interp_next(struct uworld *w, struct uthread *t, cycles_t *cycles);
+
+/* The thread computed for `ran` cycles of its current step. */
+void interp_computed(struct uworld *w, struct uthread *t, cycles_t ran);
+
+/* Make thread t's pending system call (registers set by interp_next); t
+ * is the running thread (NULL: the root task at boot, whose registers
+ * root_build set). */
+void interp_trap(struct uworld *w, struct uthread *t);
+
+#endif /* MCSIM_SIM_UWORLD_H */
