@@ -52,8 +52,8 @@ static enum chart_status window(sqlite3 *db, const struct chart_request *req,
     res->from = 0;
     res->to = duration;
     summary_format_time(dur, sizeof dur, d->run.duration, d->run.cpu_hz);
-    if (req->from && (st = parse_time("--from", req->from, d->run.cpu_hz, &res->from, err,
-                                      errlen)) != CHART_OK)
+    if (req->from &&
+        (st = parse_time("--from", req->from, d->run.cpu_hz, &res->from, err, errlen)) != CHART_OK)
         return st;
     if (req->to &&
         (st = parse_time("--to", req->to, d->run.cpu_hz, &res->to, err, errlen)) != CHART_OK)
@@ -70,15 +70,18 @@ static enum chart_status window(sqlite3 *db, const struct chart_request *req,
                  req->from ? req->from : "0");
         return CHART_EINPUT;
     }
-    if (req->to)
-        return CHART_OK;
     st = chart_query_readable_end(db, d, res->from, CHART_READABLE_ITEMS, &end, err, errlen);
-    if (st == CHART_OK && end < duration) {
-        res->to = res->from + (int64_t)chart_axis_round_down((uint64_t)(end - res->from),
-                                                             d->run.cpu_hz);
+    if (st != CHART_OK || end >= res->to)
+        return st;
+    res->readable_to =
+        res->from + (int64_t)chart_axis_round_down((uint64_t)(end - res->from), d->run.cpu_hz);
+    if (req->to) {
+        res->dense = true;
+    } else {
+        res->to = res->readable_to;
         res->shortened = true;
     }
-    return st;
+    return CHART_OK;
 }
 
 enum chart_status chart_gantt(sqlite3 *db, const struct chart_request *req,

@@ -28,11 +28,13 @@ struct chart_request {
 
 struct chart_result {
     int64_t run_id;
-    int64_t from, to;     /* the window drawn, in cycles */
-    uint64_t duration;    /* of the run, in cycles */
+    int64_t from, to;  /* the window drawn, in cycles */
+    uint64_t duration; /* of the run, in cycles */
     uint64_t cpu_hz;
-    bool shortened;       /* the default end stopped before the end of the run */
-    bool unfinished;      /* the run was interrupted while recording */
+    bool shortened;      /* the default end stopped before the end of the run */
+    bool dense;          /* the --to asked for is past the readable end... */
+    int64_t readable_to; /* ...which is this (cycles); set with shortened too */
+    bool unfinished;     /* the run was interrupted while recording */
 };
 
 /*

@@ -48,8 +48,15 @@ static void format_tick(char *buf, size_t len, u128 ps, size_t unit, u128 step)
         return;
     }
     uint64_t frac = (uint64_t)(ps % u / scale);
-    snprintf(buf, len, "%llu.%0*llu%s", (unsigned long long)whole, decimals,
-             (unsigned long long)frac, units[unit].name);
+    while (decimals > 0 && frac % 10 == 0) { /* 0.5ms, 1ms, 1.5ms: not 1.0ms */
+        frac /= 10;
+        decimals--;
+    }
+    if (decimals == 0)
+        snprintf(buf, len, "%llu%s", (unsigned long long)whole, units[unit].name);
+    else
+        snprintf(buf, len, "%llu.%0*llu%s", (unsigned long long)whole, decimals,
+                 (unsigned long long)frac, units[unit].name);
 }
 
 size_t chart_axis_ticks(uint64_t from, uint64_t to, uint64_t cpu_hz, size_t max_ticks,

@@ -76,8 +76,8 @@ int chart_budget_line(const struct chart_usage *usage, size_t n, int64_t budget,
     for (size_t i = 0; i < n; i++)
         prefix[i] = (i ? prefix[i - 1] + (usage[i - 1].end - usage[i - 1].start) : 0);
     for (size_t i = 0; i < count; i++) {
-        int64_t used = paid_before(usage, prefix, n, t[i]) -
-                       paid_before(usage, prefix, n, t[i] - period);
+        int64_t used =
+            paid_before(usage, prefix, n, t[i]) - paid_before(usage, prefix, n, t[i] - period);
         p[i] = (struct chart_point){.time = t[i], .left = budget - used};
     }
     free(prefix);

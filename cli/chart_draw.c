@@ -15,8 +15,9 @@ enum chart_status chart_draw(const struct chart_data *d, const char *path, const
     (void)d;
     (void)path;
     (void)format;
-    snprintf(err, errlen, "this mcsim was built without Graphviz (libgvc), so it cannot draw "
-                          "charts; install libgraphviz-dev and build again");
+    snprintf(err, errlen,
+             "this mcsim was built without Graphviz (libgvc), so it cannot draw "
+             "charts; install libgraphviz-dev and build again");
     return CHART_EINTERNAL;
 }
 
@@ -30,7 +31,7 @@ enum chart_status chart_draw(const struct chart_data *d, const char *path, const
 #include "chart_draw_int.h"
 #include "summary.h"
 
-#define MAX_TICKS 14
+#define MAX_TICKS 16
 
 /* ---- the canvas ---- */
 
@@ -177,9 +178,9 @@ static int canvas_open(struct canvas *c)
     agattr(c->g, AGEDGE, "dir", "none");
     agattr(c->g, AGEDGE, "headclip", "false");
     agattr(c->g, AGEDGE, "tailclip", "false");
-    return c->pos && c->shape && c->width && c->height_in && c->style && c->fillcolor &&
-                   c->color && c->penwidth && c->label && c->fontsize && c->fontcolor &&
-                   c->tooltip && c->e_color && c->e_penwidth
+    return c->pos && c->shape && c->width && c->height_in && c->style && c->fillcolor && c->color &&
+                   c->penwidth && c->label && c->fontsize && c->fontcolor && c->tooltip &&
+                   c->e_color && c->e_penwidth
                ? 0
                : -1;
 }
@@ -218,8 +219,8 @@ static void draw_title(struct canvas *c, const struct chart_data *d)
         snprintf(sub, sizeof sub, "run %lld: the whole run, %s%s", (long long)d->run.run_id, dur,
                  d->run.finished ? "" : " (unfinished: interrupted while recording)");
     else
-        snprintf(sub, sizeof sub, "run %lld: %s to %s of %s%s", (long long)d->run.run_id, from,
-                 to, dur, d->run.finished ? "" : " (unfinished: interrupted while recording)");
+        snprintf(sub, sizeof sub, "run %lld: %s to %s of %s%s", (long long)d->run.run_id, from, to,
+                 dur, d->run.finished ? "" : " (unfinished: interrupted while recording)");
     n = cv_text(c, "title", CH_PAD, CH_PAD + 12, CH_LABEL_W + CH_PLOT_W, title, 17, CH_TEXT, 'l');
     agsafeset(n, "fontname", "Helvetica-Bold", CH_FONT);
     cv_text(c, "subtitle", CH_PAD, CH_PAD + 33, CH_LABEL_W + CH_PLOT_W, sub, 11.5, CH_MUTED, 'l');
@@ -239,7 +240,7 @@ static void thread_details(const struct canvas *c, const struct chart_data *d,
         else
             snprintf(l3, n3, "no budget (classic)");
     } else if (t->passive) {
-        snprintf(l3, n3, "passive (runs on callers' budget)");
+        snprintf(l3, n3, "passive: no budget of its own");
     } else if (t->budget >= 0 && t->period > 0) {
         cv_time(c, b, sizeof b, t->budget);
         cv_time(c, p, sizeof p, t->period);
@@ -305,8 +306,8 @@ static void draw_bands(struct canvas *c, const struct chart_data *d)
 static void draw_axis(struct canvas *c, const struct chart_data *d, double bottom)
 {
     struct chart_tick ticks[MAX_TICKS + 2];
-    size_t n = chart_axis_ticks((uint64_t)d->from, (uint64_t)d->to, d->run.cpu_hz, MAX_TICKS,
-                                ticks, MAX_TICKS + 2);
+    size_t n = chart_axis_ticks((uint64_t)d->from, (uint64_t)d->to, d->run.cpu_hz, MAX_TICKS, ticks,
+                                MAX_TICKS + 2);
     char name[32];
 
     for (size_t i = 0; i < n; i++) {
@@ -345,8 +346,9 @@ static void draw_chart(struct canvas *c, const struct chart_data *d)
     mk_legend(c, d, legend_y, false);
     /* the corners fix the page: nop2's bounding box is that of the nodes */
     cv_set(c, cv_node(c, "corner_a", "point", 0, 0, 0.01, 0.01), c->style, "invis");
-    cv_set(c, cv_node(c, "corner_b", "point", c->x0 + CH_PLOT_W + CH_RIGHT + CH_PAD, c->height,
-                      0.01, 0.01),
+    cv_set(c,
+           cv_node(c, "corner_b", "point", c->x0 + CH_PLOT_W + CH_RIGHT + CH_PAD, c->height, 0.01,
+                   0.01),
            c->style, "invis");
 }
 
@@ -414,8 +416,8 @@ static enum chart_status render(GVC_t *gvc, struct canvas *c, const char *path, 
     int rc;
 
     if (c->failed || gvLayout(gvc, c->g, "nop2") != 0) {
-        snprintf(err, errlen, "Graphviz could not lay out the chart%s%s",
-                 gv_msg.error ? ": " : "", gv_msg.text);
+        snprintf(err, errlen, "Graphviz could not lay out the chart%s%s", gv_msg.error ? ": " : "",
+                 gv_msg.text);
         return CHART_EINTERNAL;
     }
     rc = gvRenderFilename(gvc, c->g, format, path);

@@ -18,12 +18,12 @@
 
 /* The chart's geometry, in points (1/72 inch). */
 #define CH_PAD 16.0
-#define CH_LABEL_W 178.0   /* the row labels, left of the plot */
-#define CH_PLOT_W 1150.0   /* the time axis */
-#define CH_RIGHT 28.0      /* room for the last tick label */
+#define CH_LABEL_W 178.0 /* the row labels, left of the plot */
+#define CH_PLOT_W 1150.0 /* the time axis */
+#define CH_RIGHT 28.0    /* room for the last tick label */
 #define CH_TITLE_H 54.0
-#define CH_ROW_H 60.0      /* a thread's row */
-#define CH_DEV_ROW_H 40.0  /* a device's row */
+#define CH_ROW_H 60.0     /* a thread's row */
+#define CH_DEV_ROW_H 40.0 /* a device's row */
 #define CH_AXIS_H 36.0
 #define CH_LEGEND_TOP 14.0 /* between the axis and the legend */
 #define CH_LEGEND_ROW 19.0
@@ -48,10 +48,10 @@
 
 struct canvas {
     Agraph_t *g;
-    double height;      /* of the whole chart, to turn y around */
-    double x0;          /* the plot's left edge */
-    double scale;       /* points per cycle */
-    int64_t from, to;   /* the window */
+    double height;    /* of the whole chart, to turn y around */
+    double x0;        /* the plot's left edge */
+    double scale;     /* points per cycle */
+    int64_t from, to; /* the window */
     uint64_t cpu_hz;
     Agsym_t *pos, *shape, *width, *height_in, *style, *fillcolor, *color, *penwidth, *label,
         *fontsize, *fontcolor, *tooltip;
@@ -110,8 +110,8 @@ void mk_release(struct canvas *c, const char *name, double x, double top, double
                 const char *tip);
 
 /* An absolute deadline: an arrow down from top to bot, red if missed. */
-void mk_deadline(struct canvas *c, const char *name, double x, double top, double bot,
-                 bool missed, const char *tip);
+void mk_deadline(struct canvas *c, const char *name, double x, double top, double bot, bool missed,
+                 const char *tip);
 
 /* A budget event marker centred at (x, y). */
 void mk_budget(struct canvas *c, const char *name, enum chart_budget_kind kind, double x, double y,

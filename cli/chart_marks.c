@@ -111,8 +111,8 @@ void mk_release(struct canvas *c, const char *name, double x, double top, double
     arrow(c, name, x, top, bot, true, RELEASE_COLOUR, 7, tip);
 }
 
-void mk_deadline(struct canvas *c, const char *name, double x, double top, double bot,
-                 bool missed, const char *tip)
+void mk_deadline(struct canvas *c, const char *name, double x, double top, double bot, bool missed,
+                 const char *tip)
 {
     arrow(c, name, x, top, bot, false, missed ? CH_MISSED : DEADLINE_COLOUR, missed ? 9 : 7, tip);
 }

@@ -5,6 +5,7 @@
  * a device, its interrupt arrivals. Node names carry the index of the
  * database row they show (chart_draw.h).
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,8 +24,8 @@ static const char *const budget_words[CHART_BUDGET_KINDS] = {
 static const char *const amount_colour[CHART_BUDGET_KINDS] = {"#1F1F1F", "#1E7A45", "#7B1FA2",
                                                               "#8A6A00"};
 
-static void span_tip(const struct canvas *c, char *buf, size_t len, const char *who,
-                     int64_t start, int64_t end, const char *what)
+static void span_tip(const struct canvas *c, char *buf, size_t len, const char *who, int64_t start,
+                     int64_t end, const char *what)
 {
     char a[32], b[32];
 
@@ -54,6 +55,7 @@ static void draw_slice(struct canvas *c, const struct chart_data *d, size_t i, d
     const char *kind = "slice", *hatch_colour = NULL;
     char name[48], tip[200], what[120] = "ran";
 
+    assert(t != NULL && s->thread < d->n_threads);
     if (s->payer == CHART_PAYER_DONATED) {
         const struct chart_thread *p = s->payer_thread >= 0 ? &d->threads[s->payer_thread] : NULL;
         kind = "donated";
@@ -117,22 +119,29 @@ static void draw_jobs(struct canvas *c, const struct chart_data *d, size_t ti, d
             draw_deadline(c, d, i, y);
 }
 
-/* The amount next to a budget marker, if it does not run into the last
- * one drawn in this row (*free_x: where the row's free space begins). */
-static void draw_amount(struct canvas *c, const struct chart_budget_event *e, size_t i, double x,
-                        double y, double *free_x)
+/* The amount next to budget marker i, if it fits before the next marker
+ * of the row and does not run into the last amount drawn (*free_x: where
+ * the row's free space begins). */
+static void draw_amount(struct canvas *c, const struct chart_data *d, size_t i, double x, double y,
+                        double *free_x)
 {
+    const struct chart_budget_event *e = &d->events[i];
+    double next = c->x0 + CH_PLOT_W, w;
     char text[48], name[48];
-    double w;
 
-    cv_time(c, text + 1, sizeof text - 1, e->amount);
-    text[0] = e->kind == CHART_REPLENISH || e->kind == CHART_EMERGENCY ? '+' : ' ';
-    const char *shown = text[0] == ' ' ? text + 1 : text;
-    w = cv_text_width(shown, AMOUNT_SIZE) + 4;
-    if (x + 6 < *free_x || x + 6 + w > c->x0 + CH_PLOT_W)
+    if (i + 1 < d->n_events && d->events[i + 1].thread == e->thread)
+        next = cv_x(c, d->events[i + 1].time) - 6;
+    if (e->kind == CHART_REPLENISH || e->kind == CHART_EMERGENCY) {
+        text[0] = '+';
+        cv_time(c, text + 1, sizeof text - 1, e->amount);
+    } else {
+        cv_time(c, text, sizeof text, e->amount);
+    }
+    w = cv_text_width(text, AMOUNT_SIZE) + 2;
+    if (x + 6 < *free_x || x + 6 + w > next)
         return;
     snprintf(name, sizeof name, "amount_%zu", i);
-    cv_text(c, name, x + 6, y, w, shown, AMOUNT_SIZE, amount_colour[e->kind], 'l');
+    cv_text(c, name, x + 6, y, w, text, AMOUNT_SIZE, amount_colour[e->kind], 'l');
     *free_x = x + 6 + w + 3;
 }
 
@@ -149,10 +158,10 @@ static void draw_events(struct canvas *c, const struct chart_data *d, size_t ti,
         snprintf(name, sizeof name, "%s_%zu", budget_prefix[e->kind], i);
         cv_time(c, amount, sizeof amount, e->amount);
         cv_time(c, at, sizeof at, e->time);
-        snprintf(tip, sizeof tip, "%s at %s: %s %s", d->threads[ti].name, at,
-                 budget_words[e->kind], amount);
+        snprintf(tip, sizeof tip, "%s at %s: %s %s", d->threads[ti].name, at, budget_words[e->kind],
+                 amount);
         mk_budget(c, name, e->kind, x, mid, tip);
-        draw_amount(c, e, i, x, mid, &free_x);
+        draw_amount(c, d, i, x, mid, &free_x);
     }
 }
 

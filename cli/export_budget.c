@@ -231,29 +231,41 @@ static uint64_t col(sqlite3_stmt *st, int i)
     return v < 0 ? 0 : (uint64_t)v;
 }
 
-/* Merge the two streams in time order, an event before a slice that
- * starts when it happens (a replenish lets the thread run). */
+static void slice_part(struct model *m, uint64_t start, uint64_t end)
+{
+    if (end <= start)
+        return;
+    if (m->rr)
+        rr_slice(m, start, end);
+    else
+        periodic_slice(m, start, end);
+}
+
+/* Merge the two streams in time order: an event before a slice that
+ * starts when it happens (a replenish lets the thread run); an event in
+ * the middle of a slice (a round-robin context renewed while its thread
+ * runs on) splits it, so that samples stay in time order. */
 static int run_model(struct model *m, sqlite3_stmt *sl, sqlite3_stmt *ev)
 {
     int rs = sqlite3_step(sl), re = sqlite3_step(ev);
+    uint64_t from = rs == SQLITE_ROW ? col(sl, 0) : 0; /* the slice's part not yet used */
     while (m->rc == 0 && (rs == SQLITE_ROW || re == SQLITE_ROW)) {
-        if (re == SQLITE_ROW && (rs != SQLITE_ROW || col(ev, 0) <= col(sl, 0))) {
+        if (re == SQLITE_ROW && (rs != SQLITE_ROW || col(ev, 0) <= from)) {
             const char *kind = (const char *)sqlite3_column_text(ev, 1);
             event(m, col(ev, 0), kind ? kind : "", col(ev, 2));
             re = sqlite3_step(ev);
+        } else if (re == SQLITE_ROW && col(ev, 0) < col(sl, 1)) {
+            slice_part(m, from, col(ev, 0));
+            from = col(ev, 0);
         } else {
-            if (col(sl, 1) > col(sl, 0)) {
-                if (m->rr)
-                    rr_slice(m, col(sl, 0), col(sl, 1));
-                else
-                    periodic_slice(m, col(sl, 0), col(sl, 1));
-            }
-            rs = sqlite3_step(sl);
+            slice_part(m, from, col(sl, 1));
+            if ((rs = sqlite3_step(sl)) == SQLITE_ROW)
+                from = col(sl, 0);
         }
     }
     if (m->rc != 0)
         return m->rc;
-    if ((rs != SQLITE_DONE && rs != SQLITE_ROW) || (re != SQLITE_DONE && re != SQLITE_ROW))
+    if (rs != SQLITE_DONE || re != SQLITE_DONE)
         return -1;
     /* Returns after the last row still happen if they fall in the run. */
     if (!m->rr && m->c->duration > 0)

@@ -126,23 +126,36 @@ static int open_db(const char *path, struct db **db)
     return 0;
 }
 
-/* Say on stderr what the default window left out and how to see it. */
-static void note_window(const struct chart_result *r)
+/* Say on stderr what the window leaves out, or crowds, and what to do. */
+static void note_window(const struct chart_request *q, const struct chart_result *r)
 {
-    char to[32], dur[32];
+    char to[32], readable[32], dur[32];
 
     if (r->unfinished)
-        fprintf(stderr, "mcsim: gantt: note: run %lld is unfinished (interrupted while "
-                        "recording): the chart shows what was recorded\n",
+        fprintf(stderr,
+                "mcsim: gantt: note: run %lld is unfinished (interrupted while "
+                "recording): the chart shows what was recorded\n",
                 (long long)r->run_id);
-    if (!r->shortened)
-        return;
     summary_format_time(to, sizeof to, (uint64_t)r->to, r->cpu_hz);
+    summary_format_time(readable, sizeof readable, (uint64_t)r->readable_to, r->cpu_hz);
     summary_format_time(dur, sizeof dur, r->duration, r->cpu_hz);
-    fprintf(stderr, "mcsim: gantt: note: the whole run (%s) is too dense to read in one chart; "
-                    "drawn up to %s. Choose the window with --from and --to (--to %s draws it "
-                    "all)\n",
-            dur, to, dur);
+    if (r->shortened && r->from == 0)
+        fprintf(stderr,
+                "mcsim: gantt: note: the whole run (%s) is too dense to read in one "
+                "chart; drawn up to %s. Choose the window with --from and --to "
+                "(--to %s draws it all)\n",
+                dur, to, dur);
+    else if (r->shortened)
+        fprintf(stderr,
+                "mcsim: gantt: note: the rest of the run from %s to %s is too dense to "
+                "read in one chart; drawn up to %s. Choose the end with --to (--to %s "
+                "draws it all)\n",
+                q->from, dur, to, dur);
+    else if (r->dense)
+        fprintf(stderr,
+                "mcsim: gantt: note: the window is too dense to read: bars and marks "
+                "run together (up to --to %s they stay apart)\n",
+                readable);
 }
 
 int cmd_gantt(int argc, char **argv)
@@ -159,7 +172,7 @@ int cmd_gantt(int argc, char **argv)
         return status;
     switch (chart_gantt(db_sqlite(db), &a.req, &res, err, sizeof err)) {
     case CHART_OK:
-        note_window(&res);
+        note_window(&a.req, &res);
         status = 0;
         break;
     case CHART_EINPUT:

@@ -59,6 +59,36 @@ static void print_header(FILE *f, const struct scenario *s, const struct eng_res
             s->duration ? 100.0 * (double)r->kernel_cycles / (double)s->duration : 0.0);
 }
 
+/* The overheads of run_stats: cycles per scheduling decision (all entries
+ * and system calls) and interrupt latency (arrival to the handler's first
+ * instruction). */
+static void print_overheads(FILE *f, sqlite3 *db, int64_t run_id)
+{
+    sqlite3_stmt *st;
+
+    if (sqlite3_prepare_v2(db,
+                           "SELECT decisions, cycles_per_decision, syscall_cycles_per_decision,"
+                           " timer_programs, irqs_handled, worst_irq_latency, avg_irq_latency"
+                           " FROM run_stats WHERE run_id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, run_id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        fprintf(f,
+                "scheduling: %" PRId64 " decisions, %.0f kernel cycles each (%.0f in a system"
+                " call), %" PRId64 " timer reprogrammings\n",
+                (int64_t)sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1),
+                sqlite3_column_double(st, 2), (int64_t)sqlite3_column_int64(st, 3));
+        if (sqlite3_column_int64(st, 4) > 0)
+            fprintf(f,
+                    "irq latency (arrival to the handler's first instruction): worst %" PRId64
+                    " cycles, average %.0f, over %" PRId64 " interrupts\n",
+                    (int64_t)sqlite3_column_int64(st, 5), sqlite3_column_double(st, 6),
+                    (int64_t)sqlite3_column_int64(st, 4));
+    }
+    sqlite3_finalize(st);
+}
+
 static void print_totals(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s)
 {
     fprintf(f, "jobs:");
@@ -120,9 +150,15 @@ void summary_print(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *
                    const struct eng_result *r, const char *db_path)
 {
     print_header(f, s, r, run_id, db_path);
+    print_overheads(f, db, run_id);
     print_totals(f, db, run_id, s);
     fprintf(f, "  %-16s %4s %-6s %6s %6s %12s %12s %7s\n", "thread", "prio", "crit", "jobs",
             "missed", "worst resp", "cpu", "util");
     for (uint32_t i = 0; i < s->n_threads; i++)
         print_thread(f, db, run_id, s, i);
+    fprintf(f,
+            "more per thread (responses, CPU charged, throttled time, faults, irq latency, "
+            "kernel cycles):\n  sqlite3 -header -column %s 'SELECT * FROM stats WHERE run_id = %"
+            PRId64 "'\n",
+            db_path, run_id);
 }

@@ -1,8 +1,10 @@
 /*
- * The summary `mcsim run` prints after the verdicts: jobs and misses per
- * criticality, throttles, timeout faults, interrupts delivered and lost,
- * and per thread its jobs, misses, worst response and CPU share. Computed
- * from the recorded tables of the run.
+ * The summary `mcsim run` prints after the verdicts: kernel work, cycles
+ * per scheduling decision and interrupt latency (the run_stats view), jobs
+ * and misses per criticality, throttles, timeout faults, interrupts
+ * delivered and lost, per thread its jobs, misses, worst response and CPU
+ * share, and how to query the stats view for more. Computed from the
+ * recorded tables of the run.
  */
 #ifndef MCSIM_CLI_SUMMARY_H
 #define MCSIM_CLI_SUMMARY_H

@@ -72,6 +72,18 @@ static void *xcalloc(struct world *w, size_t n, size_t size)
     return p;
 }
 
+/* The earliest next arrival of any device, recomputed only when arrivals
+ * are raised: every turn of the loop asks, most turns raise nothing. */
+static void update_first_arrival(struct world *w)
+{
+    cycles_t next = HAL_SIM_NEVER;
+    for (uint32_t i = 0; i < w->s->n_devices; i++) {
+        if (w->next_arrival[i] < next)
+            next = w->next_arrival[i];
+    }
+    w->first_arrival = next;
+}
+
 /* The user-level world (uworld.c) and the engine's devices; the engine's
  * copies of u's fields (world.h) are taken once here. */
 static void init_world(struct world *w)
@@ -95,6 +107,7 @@ static void init_world(struct world *w)
         device_gen_init(&w->devices[i], s, i, w->opt->seed);
         w->next_arrival[i] = device_gen_next(&w->devices[i]);
     }
+    update_first_arrival(w);
 }
 
 static void free_world(struct world *w)
@@ -128,20 +141,10 @@ static void boot(struct world *w)
 
 /* ------------------------------------------------------- the main loop */
 
-static cycles_t next_device_arrival(const struct world *w)
-{
-    cycles_t next = HAL_SIM_NEVER;
-    for (uint32_t i = 0; i < w->s->n_devices; i++) {
-        if (w->next_arrival[i] < next)
-            next = w->next_arrival[i];
-    }
-    return next;
-}
-
 static cycles_t next_event(const struct world *w)
 {
     cycles_t next = hal_sim_timer_cycle();
-    cycles_t dev = next_device_arrival(w);
+    cycles_t dev = w->first_arrival;
 
     if (dev < next)
         next = dev;
@@ -158,19 +161,22 @@ static void raise_arrivals(struct world *w)
 {
     cycles_t now = hal_sim_now();
 
-    for (uint32_t i = 0; i < w->s->n_devices; i++) {
-        while (w->next_arrival[i] <= now && w->next_arrival[i] < w->duration) {
-            uint32_t line = w->s->devices[i].irq;
-            cycles_t at = w->next_arrival[i];
-            if (hal_sim_irq_raise(line)) {
-                w->lines[line].pending = true;
-                w->lines[line].arrival = at;
-                w->lines[line].device = (int32_t)i;
-            } else {
-                rec_irq(w, i, line, at, SINK_NO_TIME, true);
+    if (w->first_arrival <= now) {
+        for (uint32_t i = 0; i < w->s->n_devices; i++) {
+            while (w->next_arrival[i] <= now && w->next_arrival[i] < w->duration) {
+                uint32_t line = w->s->devices[i].irq;
+                cycles_t at = w->next_arrival[i];
+                if (hal_sim_irq_raise(line)) {
+                    w->lines[line].pending = true;
+                    w->lines[line].arrival = at;
+                    w->lines[line].device = (int32_t)i;
+                } else {
+                    rec_irq(w, i, line, at, SINK_NO_TIME, true);
+                }
+                w->next_arrival[i] = device_gen_next(&w->devices[i]);
             }
-            w->next_arrival[i] = device_gen_next(&w->devices[i]);
         }
+        update_first_arrival(w);
     }
     while (w->next_start < w->n_start_times && w->start_times[w->next_start] <= now) {
         hal_sim_irq_raise(HAL_SIM_START_IRQ);

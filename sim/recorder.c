@@ -205,6 +205,7 @@ static void release_held(struct world *w, uint32_t line, cycles_t start)
 
     l->held = false;
     w->n_held--;
+    w->held_lines[line / 64] &= ~((uint64_t)1 << (line % 64));
     emit_irq(w, (uint32_t)l->held_device, line, l->held_arrival, l->held_delivered, false,
              l->woken ? l->woken : SINK_NO_THREAD, l->woken ? start : SINK_NO_TIME);
 }
@@ -224,6 +225,7 @@ void rec_irq_taken(struct world *w, uint32_t line, cycles_t now)
     l->held_device = l->device;
     l->woken = 0;
     w->n_held++;
+    w->held_lines[line / 64] |= (uint64_t)1 << (line % 64);
 }
 
 /* The interrupt latency ends where the thread the interrupt woke runs its
@@ -232,11 +234,14 @@ void rec_irq_taken(struct world *w, uint32_t line, cycles_t now)
  * the end of the entry that took them. */
 static void irq_handlers_run(struct world *w, const struct hal_sim_entry *e)
 {
-    for (uint32_t line = 0; w->n_held > 0 && line < HAL_SIM_DEVICE_LINES; line++) {
-        const struct irq_line_state *l = &w->lines[line];
+    for (uint32_t word = 0; word < HAL_SIM_DEVICE_LINES / 64; word++) {
+        for (uint64_t bits = w->held_lines[word]; bits != 0; bits &= bits - 1) {
+            uint32_t line = word * 64 + (uint32_t)__builtin_ctzll(bits);
+            const struct irq_line_state *l = &w->lines[line];
 
-        if (l->held && (l->woken == 0 || l->woken == e->to))
-            release_held(w, line, e->start + e->cycles);
+            if (l->woken == 0 || l->woken == e->to)
+                release_held(w, line, e->start + e->cycles);
+        }
     }
 }
 

@@ -75,6 +75,7 @@ struct world {
 
     struct device_gen *devices;
     cycles_t *next_arrival;    /* per device */
+    cycles_t first_arrival;    /* the earliest of next_arrival[] */
     struct irq_line_state lines[260];
     cycles_t *start_times;     /* distinct start times > 0, ascending */
     uint32_t n_start_times, next_start;
@@ -87,6 +88,8 @@ struct world {
     char error[256];
 
     uint32_t n_held;           /* lines whose delivery waits for its handler */
+    uint64_t held_lines[HAL_SIM_DEVICE_LINES / 64]; /* those lines, one bit each, so that
+                                                       each kernel entry visits only them */
     /* per thread id ([PROGRAM_MAX_THREADS + 1]: the idle CPU) and kind */
     struct kernel_tally tally[PROGRAM_MAX_THREADS + 2][HAL_SIM_ENTRY_KINDS];
 };

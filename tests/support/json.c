@@ -230,8 +230,12 @@ static size_t utf8_valid(const struct parser *p)
 /* After the opening quote: the decoded string, malloc'd, into *out. */
 static bool string_body(struct parser *p, char **out, size_t *out_len)
 {
-    /* Decoding never makes a string longer than its source. */
-    unsigned char *buf = malloc(p->len - p->pos + 1);
+    /* Decoding never makes a string longer than its source, which ends at
+     * the first quote not escaped (or at the end of the text). */
+    size_t span = 0;
+    while (p->pos + span < p->len && p->s[p->pos + span] != '"')
+        span += p->s[p->pos + span] == '\\' ? 2 : 1;
+    unsigned char *buf = malloc(span + 1);
     size_t n = 0;
     if (!buf)
         return fail(p, "out of memory"), false;

@@ -634,6 +634,58 @@ static void test_refill_r01_unblock_merge(void **state)
     assert_true(inspect(h).queued);
 }
 
+/* ------------------------------------------- unblock: wake vs switch-in */
+
+/*
+ * 3.5: a sporadic context's unblock check runs when its thread is woken,
+ * a constant-bandwidth one's when it is switched in. H (100, 4/10) runs
+ * [0,1) and waits; {1,3},{10,1}. At 8 it is woken while E (200, 1/8,
+ * released at 8) runs until 9. Sporadic: at 8 the head moves to 8 and
+ * absorbs {10,1}; H runs [9,13) and is due again at 18. Constant
+ * bandwidth: nothing at 8; at 9 the head moves to 9 (merging); due at 19.
+ */
+struct wake_case {
+    uint64_t flags;
+    struct rf at8[2];
+    unsigned n_at8;
+    struct rf at13;
+};
+
+static const struct wake_case wake_cases[] = {
+    {SC_FLAG_SPORADIC, {{8 * MS, 4 * MS}}, 1, {18 * MS, 4 * MS}},
+    {0, {{1 * MS, 3 * MS}, {10 * MS, 1 * MS}}, 2, {19 * MS, 4 * MS}},
+};
+
+static void test_refill_unblock_at_wake_or_switch_in(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < NELEM(wake_cases); i++) {
+        const struct wake_case *c = &wake_cases[i];
+        cptr_t h_sc, h, e, n, handler;
+
+        boot();
+        h = ktest_thread(H_ID, 100, 4 * MS, 10 * MS, &h_sc);
+        configure(h_sc, 4 * MS, 10 * MS, 0, H_ID, c->flags);
+        e = ktest_thread(E_ID, 200, 1 * MS, 8 * MS, NULL);
+        n = irq_notification(&handler);
+        resume(h);
+        resume(e);
+        assert_int_equal(root_lower(1), E_ID);
+        assert_int_equal(yield(), H_ID); /* E due at 8 */
+        run_to(1 * MS);
+        assert_int_equal(wait_on(n), ROOT_ID);
+        REFILLS(h_sc, {1 * MS, 3 * MS}, {10 * MS, 1 * MS});
+        assert_int_equal(run_to(8 * MS), E_ID);
+        fire(E_ID);
+        assert_true(inspect(h).queued);
+        expect_refills(h_sc, c->at8, c->n_at8);
+        assert_int_equal(run_to(9 * MS), H_ID);
+        assert_int_equal(run_to(13 * MS - 1), H_ID);
+        assert_int_equal(run_to(13 * MS), ROOT_ID);
+        expect_refills(h_sc, &c->at13, 1);
+    }
+}
+
 /* ------------------------------------------------------------------ B2 */
 
 /* B2: A and B (100, round robin 10/10), A first. A blocks at 3; B runs
@@ -782,6 +834,7 @@ int main(void)
         cmocka_unit_test(test_refill_b12_min_budget_deferral),
         cmocka_unit_test(test_refill_b13_yield_periodic),
         cmocka_unit_test(test_refill_r01_unblock_merge),
+        cmocka_unit_test(test_refill_unblock_at_wake_or_switch_in),
         cmocka_unit_test(test_refill_b2_rr_cumulative),
         cmocka_unit_test(test_refill_update_runnable),
         cmocka_unit_test(test_refill_update_throttled),

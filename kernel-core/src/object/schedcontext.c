@@ -118,6 +118,14 @@ void sc_complete_yield_to(struct tcb *yielder)
     yielder->yield_to = NULL;
 }
 
+void sc_cancel_yield_to(struct tcb *yielder)
+{
+    if (yielder->yield_to == NULL)
+        return;
+    yielder->yield_to->yield_from = NULL;
+    yielder->yield_to = NULL;
+}
+
 void sc_finalise(struct sched_context *sc)
 {
     sc_unbind_tcb(sc);

@@ -29,6 +29,11 @@ void sc_unblock_if_sporadic(struct sched_context *sc);
 /* Complete a pending YieldTo to sc. */
 void sc_complete_yield_to(struct tcb *yielder);
 
+/* Forget a pending YieldTo of `yielder` without replying to it and
+ * without resetting the context's consumed time (seL4
+ * schedContext_cancelYieldTo, used by suspend). */
+void sc_cancel_yield_to(struct tcb *yielder);
+
 /* Finalise a context whose last cap is deleted. */
 void sc_finalise(struct sched_context *sc);
 

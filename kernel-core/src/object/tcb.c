@@ -20,6 +20,7 @@
  * (hal_context_restart).
  */
 #include "object/tcb.h"
+#include <hal.h>
 #include "kernel/ktrace.h"
 #include "kernel/refill.h"
 #include "kernel/sched.h"
@@ -28,22 +29,42 @@
 #include "object/notification.h"
 #include "object/schedcontext.h"
 
-static bool tcb_is_stopped(const struct tcb *t)
+static bool tcb_is_blocked(const struct tcb *t)
 {
-    return t->state == TS_INACTIVE || t->state == TS_BLOCKED_ON_RECEIVE ||
-           t->state == TS_BLOCKED_ON_SEND || t->state == TS_BLOCKED_ON_REPLY ||
-           t->state == TS_BLOCKED_ON_NOTIFICATION;
+    return t->state == TS_BLOCKED_ON_RECEIVE || t->state == TS_BLOCKED_ON_SEND ||
+           t->state == TS_BLOCKED_ON_REPLY || t->state == TS_BLOCKED_ON_NOTIFICATION;
 }
 
-/* seL4 suspend. */
+static bool tcb_is_stopped(const struct tcb *t)
+{
+    return t->state == TS_INACTIVE || tcb_is_blocked(t);
+}
+
+/*
+ * Cancel t's IPC, leaving it Inactive. A thread blocked in a system call
+ * makes the call again when it is restarted (SEL4-MCS-REFERENCE.md 2.5:
+ * seL4 keeps a blocked thread's restart pc at its call; only a Running
+ * thread's is moved past it, updateRestartPC). Restart here resumes at
+ * the saved pc, which is after the call, so it is rewound now. A thread
+ * blocked delivering a timeout fault was not in a call: its pc is where
+ * the fault found it.
+ */
+static void tcb_cancel_call(struct tcb *t)
+{
+    if (tcb_is_blocked(t) && t->fault == FAULT_NONE)
+        hal_context_restart(&t->ctx);
+    ep_cancel_ipc(t);
+}
+
+/* seL4 suspend: a pending YieldTo is forgotten, not answered
+ * (schedContext_cancelYieldTo). */
 void tcb_suspend(struct tcb *t)
 {
-    ep_cancel_ipc(t);
+    tcb_cancel_call(t);
     sched_set_state(t, TS_INACTIVE);
     sched_dequeue(t);
     sched_release_remove(t);
-    if (t->yield_to)
-        sc_complete_yield_to(t);
+    sc_cancel_yield_to(t);
     ktrace(TR_SUSPEND, t, 0, 0, 0);
 }
 
@@ -52,7 +73,7 @@ void tcb_resume(struct tcb *t)
 {
     if (!tcb_is_stopped(t))
         return;
-    ep_cancel_ipc(t);
+    tcb_cancel_call(t);
     t->fault = FAULT_NONE;
     if (t->timeslice == 0)
         t->timeslice = ks.cfg.timeslice;
@@ -243,6 +264,9 @@ static enum kerr decode_write_registers(struct invocation *inv, struct tcb *t)
         return ERR_TRUNCATED_MESSAGE;
     if (t == inv->caller)
         return ERR_ILLEGAL_OPERATION;
+    /* Stop a blocked thread first: the pc written replaces its call's. */
+    if ((inv_mr(inv, 0) & 1u) && tcb_is_blocked(t))
+        tcb_cancel_call(t);
     t->ctx.pc = inv_mr(inv, 1);
     for (unsigned i = 2; i < inv->length; i++)
         t->ctx.x[i - 2] = inv_mr(inv, i);
@@ -259,10 +283,10 @@ static enum kerr decode_bind_notification(struct invocation *inv, struct tcb *t)
         return ERR_TRUNCATED_MESSAGE;
     if (t->bound_ntfn)
         return ERR_ILLEGAL_OPERATION;
-    if (inv->extra[0]->cap.type != CAP_NOTIFICATION || !(inv->extra[0]->cap.rights & RIGHT_READ)) {
-        inv_error_detail(1, 1, 0);
-        return ERR_INVALID_CAPABILITY;
-    }
+    /* seL4 decodeBindNotification: a cap that is not a notification, or
+     * one without Read, is an IllegalOperation (not InvalidCapability). */
+    if (inv->extra[0]->cap.type != CAP_NOTIFICATION || !(inv->extra[0]->cap.rights & RIGHT_READ))
+        return ERR_ILLEGAL_OPERATION;
     n = inv->extra[0]->cap.obj;
     if (n->bound_tcb || n->state == NTFN_WAITING)
         return ERR_ILLEGAL_OPERATION;

@@ -1,0 +1,46 @@
+/*
+ * Private to chart_query.c and chart_window.c: the helpers both use to
+ * run statements and grow the arrays of a struct chart_data.
+ */
+#ifndef MCSIM_CLI_CHART_QUERY_INT_H
+#define MCSIM_CLI_CHART_QUERY_INT_H
+
+#include <string.h>
+
+#include "chart_query.h"
+
+/* Make room for one more element in *p (n used, *cap allocated, of
+ * `size` bytes each); -1 if out of memory. */
+int cq_grow(void **p, size_t n, size_t *cap, size_t size);
+
+/* Append a zeroed element to array `name` of d; NULL if out of memory. */
+#define CQ_PUSH(d, name)                                                                           \
+    (cq_grow((void **)&(d)->name, (d)->n_##name, &(d)->cap_##name, sizeof *(d)->name) != 0         \
+         ? NULL                                                                                    \
+         : memset(&(d)->name[(d)->n_##name++], 0, sizeof *(d)->name))
+
+/* Write a message into err and return st. */
+enum chart_status cq_fail(char *err, size_t errlen, enum chart_status st, const char *fmt, ...);
+
+/* CHART_EINTERNAL with SQLite's last message on db. */
+enum chart_status cq_sql_fail(sqlite3 *db, char *err, size_t errlen);
+
+/* CHART_EINTERNAL: out of memory. */
+enum chart_status cq_oom(char *err, size_t errlen);
+
+/* Column `col` of the current row as text into dst ("" for NULL). */
+void cq_copy_text(char *dst, size_t len, sqlite3_stmt *st, int col);
+
+/* Column `col` as an integer, dflt where it is NULL. */
+int64_t cq_column_or(sqlite3_stmt *st, int col, int64_t dflt);
+
+/* Prepare `sql` with ?1 bound to run_id; NULL on error (see cq_sql_fail). */
+sqlite3_stmt *cq_prepare(sqlite3 *db, const char *sql, int64_t run_id);
+
+/* Reset st and bind ?2, ?3, ... to the n values v. */
+void cq_rebind(sqlite3_stmt *st, int n, const int64_t *v);
+
+/* The index in d->threads of thread `id`, or -1. */
+int cq_thread_index(const struct chart_data *d, int64_t id);
+
+#endif /* MCSIM_CLI_CHART_QUERY_INT_H */

@@ -1,0 +1,613 @@
+/*
+ * mcsim qemu: run a scenario on the real kernel image under QEMU (AArch64
+ * virt, -icount shift=0: one instruction is one nanosecond), record the
+ * run into the same tables as `mcsim run` with runs.hal = 'qemu', check
+ * the expectations. The scenario goes to the image as a blob
+ * (sim/blob.h); the image's records come back as UART frames
+ * (sim/wire.h), decoded by cli/frame.c and recorded by sim/replay.c.
+ * Exit status as `mcsim run`: 0, 1, 2 (bad usage or input, no QEMU or no
+ * image), 3 (the run failed: the image's error, a timeout, a damaged
+ * trace).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mcsim/bootinfo.h>
+
+#include "blob.h"
+#include "commands.h"
+#include "db.h"
+#include "diag.h"
+#include "expect.h"
+#include "frame.h"
+#include "load.h"
+#include "qemu_run.h"
+#include "replay.h"
+#include "summary.h"
+#include "units.h"
+
+const char cmd_qemu_usage[] =
+    "usage: mcsim qemu SCENARIO [-o DB] [--image ELF] [--qemu PATH] [--timeout S]\n"
+    "                  [--seed N] [--duration D] [--scheduler mcs|classic]\n"
+    "                  [--trace sched|full] [--bench-ipc] [--keep DIR] [--quiet]\n"
+    "\n"
+    "Run a scenario on the kernel image under QEMU (qemu-system-aarch64 -M virt,\n"
+    "-icount shift=0: one guest instruction is one nanosecond), record the run\n"
+    "with hal 'qemu' and check its expectations, as `mcsim run` does.\n"
+    "\n"
+    "  -o DB                    the database to append the run to (default: mcsim.db)\n"
+    "  --image ELF              the image (default: $MCSIM_QEMU_IMAGE, else\n"
+    "                           build/aarch64-qemu/mcsim-qemu.elf beside this mcsim's\n"
+    "                           build directory; preset aarch64-qemu builds it)\n"
+    "  --qemu PATH              qemu-system-aarch64 to use (default: from PATH;\n"
+    "                           Debian package qemu-system-arm)\n"
+    "  --timeout S              wall-clock limit of the QEMU run in seconds (default 300)\n"
+    "  --seed, --duration, --scheduler, --trace   as for `mcsim run`\n"
+    "  --bench-ipc              count the instructions of every Call round trip and\n"
+    "                           print them (kernel and all)\n"
+    "  --keep DIR               keep the blob, the UART output and QEMU's log in DIR\n"
+    "  --quiet                  print only failed expectations and errors\n"
+    "\n"
+    "Exit status: 0 if every expectation held, 1 if one failed, 2 for bad usage,\n"
+    "bad input or a missing QEMU or image, 3 if the run failed.\n";
+
+struct qemu_args {
+    const char *scenario, *db, *image, *qemu, *timeout, *keep;
+    const char *seed, *duration, *scheduler;
+    bool trace_full, bench_ipc, quiet;
+};
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mcsim: qemu: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see 'mcsim help qemu')\n");
+    return 2;
+}
+
+static const char **option_slot(struct qemu_args *a, const char *arg)
+{
+    static const struct {
+        const char *name;
+        size_t offset;
+    } opts[] = {
+        {"-o", offsetof(struct qemu_args, db)},
+        {"--image", offsetof(struct qemu_args, image)},
+        {"--qemu", offsetof(struct qemu_args, qemu)},
+        {"--timeout", offsetof(struct qemu_args, timeout)},
+        {"--keep", offsetof(struct qemu_args, keep)},
+        {"--seed", offsetof(struct qemu_args, seed)},
+        {"--duration", offsetof(struct qemu_args, duration)},
+        {"--scheduler", offsetof(struct qemu_args, scheduler)},
+    };
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
+        if (strcmp(arg, opts[i].name) == 0)
+            return (const char **)(void *)((char *)a + opts[i].offset);
+    }
+    return NULL;
+}
+
+static int parse_args(int argc, char **argv, struct qemu_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->db = "mcsim.db";
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char **slot = option_slot(a, arg);
+        if (slot) {
+            if (i + 1 >= argc)
+                return bad_usage("option '%s' needs a value", arg);
+            *slot = argv[++i];
+        } else if (strcmp(arg, "--trace") == 0) {
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            if (strcmp(v, "sched") != 0 && strcmp(v, "full") != 0)
+                return bad_usage("--trace takes 'sched' or 'full'%s", "");
+            a->trace_full = strcmp(v, "full") == 0;
+        } else if (strcmp(arg, "--bench-ipc") == 0) {
+            a->bench_ipc = true;
+        } else if (strcmp(arg, "--quiet") == 0) {
+            a->quiet = true;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return bad_usage("unknown option '%s'", arg);
+        } else if (a->scenario == NULL) {
+            a->scenario = arg;
+        } else {
+            return bad_usage("only one scenario file may be given (also got '%s')", arg);
+        }
+    }
+    if (a->scenario == NULL)
+        return bad_usage("no scenario file given%s", "");
+    return 0;
+}
+
+static int apply_overrides(const struct qemu_args *a, struct scenario *s)
+{
+    char why[200];
+
+    if (a->seed) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(a->seed, &end, 10);
+        if (errno || *end || end == a->seed || a->seed[0] == '-')
+            return bad_usage("--seed takes a whole number, not '%s'", a->seed);
+        s->seed = v;
+    }
+    if (a->duration) {
+        uint64_t cycles = 0;
+        if (!units_parse_cycles(a->duration, s->cpu_hz, &cycles, why, sizeof why) ||
+            cycles == 0)
+            return bad_usage("--duration '%s': not a duration above 0", a->duration);
+        s->duration = cycles;
+    }
+    if (a->scheduler) {
+        if (strcmp(a->scheduler, "mcs") == 0)
+            s->scheduler = SCHED_MCS;
+        else if (strcmp(a->scheduler, "classic") == 0)
+            s->scheduler = SCHED_CLASSIC;
+        else
+            return bad_usage("--scheduler takes 'mcs' or 'classic', not '%s'", a->scheduler);
+    }
+    for (uint32_t i = 0; i < s->n_steps; i++) {
+        if (s->steps[i].kind == STEP_HANDLE_TIMEOUTS &&
+            s->steps[i].timeouts.action == TIMEOUT_INHERIT)
+            return bad_usage("%s: handle_timeouts action 'inherit' is not supported",
+                             s->path);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ finding things */
+
+static bool is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The default image: $MCSIM_QEMU_IMAGE, else the aarch64-qemu preset's
+ * build directory beside this program's (build/X/mcsim ->
+ * build/aarch64-qemu/mcsim-qemu.elf). */
+static int find_image(const struct qemu_args *a, char *buf, size_t len)
+{
+    const char *env = getenv("MCSIM_QEMU_IMAGE");
+    char self[4096];
+    ssize_t n;
+
+    if (a->image) {
+        snprintf(buf, len, "%s", a->image);
+        return is_file(buf) ? 0 : -1;
+    }
+    if (env && *env) {
+        snprintf(buf, len, "%s", env);
+        return is_file(buf) ? 0 : -1;
+    }
+    n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        char *slash;
+        self[n] = 0;
+        for (int up = 0; up < 2 && (slash = strrchr(self, '/')); up++)
+            *slash = 0;
+        snprintf(buf, len, "%s/aarch64-qemu/mcsim-qemu.elf", self);
+        if (is_file(buf))
+            return 0;
+    }
+    snprintf(buf, len, "build/aarch64-qemu/mcsim-qemu.elf");
+    return is_file(buf) ? 0 : -1;
+}
+
+static int find_tools(const struct qemu_args *a, char *image, char *qemu, size_t len)
+{
+    if (qemu_find_program(a->qemu ? a->qemu : "qemu-system-aarch64", qemu, len) != 0) {
+        fprintf(stderr, "mcsim: qemu: %s not found: install the Debian package qemu-system-arm "
+                        "(apt-get install qemu-system-arm) or give --qemu PATH\n",
+                a->qemu ? a->qemu : "qemu-system-aarch64");
+        return 2;
+    }
+    if (find_image(a, image, len) != 0) {
+        fprintf(stderr, "mcsim: qemu: no image %s: build it with the aarch64-qemu preset "
+                        "(cmake --preset aarch64-qemu && cmake --build --preset aarch64-qemu; "
+                        "needs gcc-aarch64-linux-gnu) or give --image ELF\n",
+                image);
+        return 2;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ files */
+
+struct workdir {
+    char dir[4096];
+    char blob[4200], uart[4200], qemu_log[4200];
+    bool temporary;
+};
+
+static int workdir_open(struct workdir *wd, const char *keep)
+{
+    if (keep) {
+        snprintf(wd->dir, sizeof wd->dir, "%s", keep);
+        if (mkdir(keep, 0755) != 0 && errno != EEXIST) {
+            fprintf(stderr, "mcsim: qemu: --keep %s: %s\n", keep, strerror(errno));
+            return -1;
+        }
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(wd->dir, sizeof wd->dir, "%s/mcsim-qemu-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (mkdtemp(wd->dir) == NULL) {
+            fprintf(stderr, "mcsim: qemu: cannot make a temporary directory: %s\n",
+                    strerror(errno));
+            return -1;
+        }
+        wd->temporary = true;
+    }
+    snprintf(wd->blob, sizeof wd->blob, "%s/scenario.bin", wd->dir);
+    snprintf(wd->uart, sizeof wd->uart, "%s/uart.bin", wd->dir);
+    snprintf(wd->qemu_log, sizeof wd->qemu_log, "%s/qemu.log", wd->dir);
+    return 0;
+}
+
+static void workdir_close(struct workdir *wd)
+{
+    if (!wd->temporary)
+        return;
+    unlink(wd->blob);
+    unlink(wd->uart);
+    unlink(wd->qemu_log);
+    rmdir(wd->dir);
+}
+
+static int write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(data, 1, n, f) == n;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok)
+        fprintf(stderr, "mcsim: qemu: cannot write %s: %s\n", path, strerror(errno));
+    return ok ? 0 : -1;
+}
+
+static uint8_t *read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf = NULL;
+    size_t cap = 0;
+
+    *n = 0;
+    if (f == NULL)
+        return NULL;
+    for (;;) {
+        if (*n == cap) {
+            uint8_t *b = realloc(buf, cap ? 2 * cap : 1 << 16);
+            if (b == NULL)
+                break;
+            buf = b;
+            cap = cap ? 2 * cap : 1 << 16;
+        }
+        size_t got = fread(buf + *n, 1, cap - *n, f);
+        if (got == 0)
+            break;
+        *n += got;
+    }
+    fclose(f);
+    return buf;
+}
+
+static int write_blob(const struct scenario *s, uint32_t flags, const char *path,
+                      uint32_t *crc)
+{
+    size_t size = blob_encode(s, flags, NULL, 0);
+    uint8_t *buf;
+    int rc;
+
+    if (size > BLOB_MAX_BYTES) {
+        fprintf(stderr, "mcsim: qemu: the scenario is too large for the image (%zu bytes)\n",
+                size);
+        return -1;
+    }
+    buf = malloc(size);
+    if (buf == NULL)
+        return -1;
+    blob_encode(s, flags, buf, size);
+    *crc = (uint32_t)buf[12] | (uint32_t)buf[13] << 8 | (uint32_t)buf[14] << 16 |
+           (uint32_t)buf[15] << 24;
+    rc = write_file(path, buf, size);
+    free(buf);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the trace */
+
+struct trace {
+    struct wire_record *recs;
+    size_t n, cap;
+    struct wire_record hello, end;
+    bool has_hello, has_end;
+    char console[4096];
+    size_t console_len;
+    uint64_t bad;         /* frames that parsed but did not decode */
+    uint64_t skipped;
+};
+
+static void console_text(void *ctx, const char *bytes, size_t n)
+{
+    struct trace *t = ctx;
+    for (size_t i = 0; i < n && t->console_len + 1 < sizeof t->console; i++)
+        t->console[t->console_len++] = bytes[i];
+    t->console[t->console_len] = 0;
+}
+
+static int trace_add(struct trace *t, const struct wire_record *r)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 4096;
+        struct wire_record *p = realloc(t->recs, cap * sizeof *p);
+        if (p == NULL)
+            return -1;
+        t->recs = p;
+        t->cap = cap;
+    }
+    t->recs[t->n++] = *r;
+    return 0;
+}
+
+static int trace_read(struct trace *t, const uint8_t *buf, size_t n)
+{
+    struct frame_reader fr;
+    struct frame f;
+    struct wire_record r;
+
+    frame_reader_init(&fr, buf, n);
+    fr.text = console_text;
+    fr.text_ctx = t;
+    while (frame_next(&fr, &f)) {
+        if (frame_decode(&f, &r) != 0) {
+            t->bad++;
+            continue;
+        }
+        if (r.type == WIRE_HELLO) {
+            t->hello = r;
+            t->has_hello = true;
+            continue;
+        }
+        if (r.type == WIRE_END) {
+            t->end = r;
+            t->has_end = true;
+        }
+        if (trace_add(t, &r) != 0)
+            return -1;
+    }
+    t->skipped = fr.skipped;
+    return 0;
+}
+
+static void show_console(const struct trace *t)
+{
+    if (t->console_len)
+        fprintf(stderr, "%s%s", t->console,
+                t->console[t->console_len - 1] == '\n' ? "" : "\n");
+}
+
+/* Why the trace cannot be recorded, or NULL. */
+static const char *trace_problem(const struct trace *t, uint32_t blob_crc)
+{
+    if (!t->has_hello)
+        return "the image wrote no trace (no HELLO frame)";
+    if (t->hello.u.hello.version != WIRE_VERSION)
+        return "the image writes another version of the wire format";
+    if (t->hello.u.hello.blob_crc != blob_crc)
+        return "the trace is of another scenario blob";
+    if (t->bad)
+        return "the trace holds frames that do not decode";
+    if (!t->has_end)
+        return "the trace ends without an END frame (cut short)";
+    if (t->end.u.end.dropped)
+        return "the image's trace buffer overflowed: records were dropped";
+    if (t->end.u.end.records + 1 != t->n && t->end.u.end.status == WIRE_END_OK)
+        return "frames are missing from the trace";
+    return NULL;
+}
+
+/* ------------------------------------------------------------ the run */
+
+static int check(struct db *db, const struct scenario *s, bool quiet)
+{
+    struct expect_result *r = calloc(s->n_expects ? s->n_expects : 1, sizeof *r);
+    char err[DB_ERRMSG_MAX];
+    int status;
+
+    if (r == NULL)
+        return 3;
+    if (expect_evaluate(db_sqlite(db), db_run_id(db), s, expect_entry_allowance(&s->costs), r,
+                        err, sizeof err) != 0 ||
+        expect_record(db_sqlite(db), db_run_id(db), s, r, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        free(r);
+        return 3;
+    }
+    status = expect_failures(s, r) ? 1 : 0;
+    for (uint32_t i = 0; i < s->n_expects; i++) {
+        if (!quiet || (r[i].applicable && !r[i].passed))
+            expect_print_one(stdout, &s->expects[i], &r[i]);
+    }
+    free(r);
+    return status;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The instructions of each Call round trip the image measured. */
+static void print_bench(const struct trace *t)
+{
+    uint32_t *el1 = calloc(t->n + 1, sizeof *el1), *all = calloc(t->n + 1, sizeof *all);
+    size_t n = 0;
+
+    for (size_t i = 0; el1 && all && i < t->n; i++) {
+        if (t->recs[i].type == WIRE_BENCH) {
+            el1[n] = t->recs[i].u.bench.el1_insns;
+            all[n++] = t->recs[i].u.bench.all_insns;
+        }
+    }
+    if (n == 0) {
+        printf("IPC: no Call round trip was measured\n");
+    } else {
+        qsort(el1, n, sizeof *el1, cmp_u32);
+        qsort(all, n, sizeof *all, cmp_u32);
+        printf("IPC Call + reply round trips: %zu\n"
+               "  kernel instructions (EL1: both system calls, entry to exit): "
+               "min %u, median %u, max %u\n"
+               "  all instructions (svc to return, the server's user code included): "
+               "min %u, median %u, max %u\n",
+               n, el1[0], el1[n / 2], el1[n - 1], all[0], all[n / 2], all[n - 1]);
+    }
+    free(el1);
+    free(all);
+}
+
+static int record(const struct qemu_args *a, const struct scenario *s, const struct trace *t)
+{
+    struct db *db;
+    char err[DB_ERRMSG_MAX];
+    struct eng_result r;
+    struct eng_options o = {
+        .seed = s->seed,
+        .duration = s->duration,
+        .scheduler = s->scheduler,
+        .trace_full = a->trace_full,
+        .version = MCSIM_VERSION,
+    };
+    int status;
+
+    if (db_open(a->db, &db, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    o.sink = db_sink(db, (int64_t)time(NULL));
+    replay_run(s, &o, "qemu", t->hello.u.hello.tick_hz, t->recs, t->n, &r);
+    if (r.status != ENG_OK) {
+        fprintf(stderr, "mcsim: qemu: %s%s%s\n",
+                r.status == ENG_SINK_ERROR ? "recording failed: " : "the run failed: ", r.error,
+                r.status == ENG_SINK_ERROR ? db_errmsg(db) : "");
+        db_close(db);
+        return 3;
+    }
+    status = check(db, s, a->quiet);
+    if (!a->quiet && status != 3)
+        summary_print(stdout, db_sqlite(db), db_run_id(db), s, &r, a->db);
+    db_close(db);
+    return status;
+}
+
+/* Run QEMU and read its trace. 0, or the exit status to give. */
+static int run_qemu(const struct qemu_args *a, const struct qemu_job *job, uint32_t blob_crc,
+                    struct trace *t)
+{
+    struct qemu_outcome out;
+    char err[256];
+    uint8_t *buf;
+    size_t n;
+    const char *problem;
+
+    if (qemu_run(job, &out, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 3;
+    }
+    buf = read_file(job->uart_log, &n);
+    if (buf == NULL || trace_read(t, buf, n) != 0) {
+        fprintf(stderr, "mcsim: qemu: cannot read the UART output %s\n", job->uart_log);
+        free(buf);
+        return 3;
+    }
+    free(buf);
+    if (out.timed_out) {
+        show_console(t);
+        fprintf(stderr, "mcsim: qemu: QEMU did not finish within %u s (--timeout)\n",
+                job->timeout_s);
+        return 3;
+    }
+    if (out.status == 2 && !t->has_hello) {
+        show_console(t);
+        fprintf(stderr, "mcsim: qemu: the image refused the scenario blob\n");
+        return 2;
+    }
+    problem = trace_problem(t, blob_crc);
+    if (problem || (out.status != 0 && t->end.u.end.status == WIRE_END_OK)) {
+        show_console(t);
+        fprintf(stderr, "mcsim: qemu: %s (QEMU exit status %d; see %s)\n",
+                problem ? problem : "QEMU failed", out.status, job->qemu_log);
+        return 3;
+    }
+    if (!a->quiet)
+        fprintf(stderr, "mcsim: qemu: %zu records in %.2f s of wall-clock time\n", t->n,
+                out.seconds);
+    return 0;
+}
+
+static int run(const struct qemu_args *a, struct scenario *s)
+{
+    char image[4096], qemu[4096];
+    struct workdir wd = {0};
+    struct trace t = {0};
+    uint32_t crc = 0, flags = (a->trace_full ? BLOB_TRACE_FULL : 0) |
+                              (a->bench_ipc ? BLOB_BENCH_IPC : 0);
+    unsigned long timeout = 300;
+    int status;
+
+    if (a->timeout) {
+        char *end;
+        timeout = strtoul(a->timeout, &end, 10);
+        if (*end || timeout == 0)
+            return bad_usage("--timeout takes a whole number of seconds above 0, not '%s'",
+                             a->timeout);
+    }
+    if ((status = find_tools(a, image, qemu, sizeof image)) != 0)
+        return status;
+    if (workdir_open(&wd, a->keep) != 0)
+        return 3;
+    struct qemu_job job = {.qemu = qemu, .image = image, .blob = wd.blob,
+                           .uart_log = wd.uart, .qemu_log = wd.qemu_log,
+                           .timeout_s = (unsigned)timeout};
+    status = write_blob(s, flags, wd.blob, &crc) != 0 ? 3 : run_qemu(a, &job, crc, &t);
+    if (status == 0)
+        status = record(a, s, &t);
+    if (status <= 1 && a->bench_ipc)
+        print_bench(&t);
+    free(t.recs);
+    if (status <= 1)
+        workdir_close(&wd);
+    else if (wd.temporary)
+        fprintf(stderr, "mcsim: qemu: the run's files are in %s\n", wd.dir);
+    return status;
+}
+
+int cmd_qemu(int argc, char **argv)
+{
+    struct qemu_args a;
+    struct scenario s;
+    struct diag d;
+    struct load_opts opts = {.first_document_only = true};
+    int status;
+
+    if ((status = parse_args(argc, argv, &a)) != 0)
+        return status;
+    diag_init(&d);
+    status = load_scenario_opts(a.scenario, &opts, &s, &d) == 0 ? 0 : 2;
+    diag_print(&d, stderr);
+    diag_release(&d);
+    if (status != 0)
+        return status;
+    status = apply_overrides(&a, &s);
+    if (status == 0)
+        status = run(&a, &s);
+    scenario_release(&s);
+    return status;
+}

@@ -1,0 +1,135 @@
+/*
+ * The UART wire format of a QEMU run: what the ARM image writes (image/)
+ * and the host decodes (cli/frame.c) into the same rows a simulated run
+ * gives (sim/replay.h). Portable: types and little-endian helpers only.
+ *
+ * A frame is
+ *     0xA5 0x5A  type (u8)  len (u8)  payload[len]  crc32 (u32 LE)
+ * the CRC-32 (crc32.h) covering type, len and payload. Anything between
+ * frames is console text (the image's messages). A decoder that meets a
+ * bad frame skips one byte and looks for the next sync pair, so text or
+ * damage cannot make it misread a frame whose CRC holds.
+ *
+ * Payload layouts, little-endian, in order (times: ticks are the ARM
+ * kernel's, nanoseconds; cycles are the scenario's):
+ *   HELLO     version u16, tick_hz u64, blob_crc u32, flags u32
+ *   TIMELINE  (empty): boot is over; the timeline starts at 0
+ *   KTRACE    kind u8, thread u32, object u64, arg u64, arg2 u64, time u64 (ticks)
+ *   JOB_BEGIN thread u32, has_hint u8, hint u64, now u64 (cycles)
+ *   JOB_END   thread u32, now u64 (cycles)
+ *   IRQ       device u32, line u32, arrival u64, delivered u64 (cycles;
+ *             UINT64_MAX: never), lost u8
+ *   BUDGET    thread u32, sc_thread u32, time u64 (cycles), kind u8, amount u64 (cycles)
+ *   REFILL    thread u32, idx u32, time u64, amount u64 (ticks)
+ *   BENCH     thread u32, el1_insns u32, all_insns u32 (one Call round trip)
+ *   FAIL      text (the run failed: why)
+ *   END       status u8, end u64 (cycles), kernel_entries u64, records u64, dropped u64
+ */
+#ifndef MCSIM_SIM_WIRE_H
+#define MCSIM_SIM_WIRE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <mcsim/trace.h>
+
+#define WIRE_SYNC0 0xA5u
+#define WIRE_SYNC1 0x5Au
+#define WIRE_VERSION 1u
+#define WIRE_MAX_PAYLOAD 255u
+#define WIRE_OVERHEAD 8u /* sync, type, len, crc */
+
+enum wire_type {
+    WIRE_HELLO = 1,
+    WIRE_TIMELINE,
+    WIRE_KTRACE,
+    WIRE_JOB_BEGIN,
+    WIRE_JOB_END,
+    WIRE_IRQ,
+    WIRE_BUDGET,
+    WIRE_REFILL,
+    WIRE_BENCH,
+    WIRE_FAIL,
+    WIRE_END,
+    WIRE_TYPE_COUNT
+};
+
+/* END status: how the run ended. */
+enum wire_end_status {
+    WIRE_END_OK = 0,       /* the run reached its duration */
+    WIRE_END_FAILED = 1,   /* a FAIL frame says why */
+};
+
+/* Payload sizes of the fixed-size types (FAIL is variable). */
+#define WIRE_HELLO_LEN 18u
+#define WIRE_TIMELINE_LEN 0u
+#define WIRE_KTRACE_LEN 37u
+#define WIRE_JOB_BEGIN_LEN 21u
+#define WIRE_JOB_END_LEN 12u
+#define WIRE_IRQ_LEN 25u
+#define WIRE_BUDGET_LEN 25u
+#define WIRE_REFILL_LEN 24u
+#define WIRE_BENCH_LEN 12u
+#define WIRE_END_LEN 33u
+
+/* A frame's payload, decoded (cli/frame.c). Times as the layouts say. */
+struct wire_record {
+    enum wire_type type;
+    union {
+        struct {
+            uint16_t version;
+            uint64_t tick_hz;
+            uint32_t blob_crc, flags;
+        } hello;
+        struct trace_record ktrace;
+        struct {
+            uint32_t thread;
+            bool has_hint;
+            uint64_t hint, now;
+        } job; /* JOB_BEGIN, JOB_END (no hint) */
+        struct {
+            uint32_t device, line;
+            uint64_t arrival, delivered;
+            bool lost;
+        } irq;
+        struct {
+            uint32_t thread, sc_thread;
+            uint64_t time;
+            uint8_t kind; /* enum sink_budget_kind */
+            uint64_t amount;
+        } budget;
+        struct {
+            uint32_t thread, idx;
+            uint64_t time, amount;
+        } refill;
+        struct {
+            uint32_t thread, el1_insns, all_insns;
+        } bench;
+        struct {
+            char text[WIRE_MAX_PAYLOAD + 1];
+        } fail;
+        struct {
+            uint8_t status;
+            uint64_t end, kernel_entries, records, dropped;
+        } end;
+    } u;
+};
+
+/* Little-endian writers and readers over a byte cursor. */
+static inline uint8_t *wire_put(uint8_t *p, uint64_t v, unsigned bytes)
+{
+    for (unsigned i = 0; i < bytes; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+    return p + bytes;
+}
+
+static inline uint64_t wire_get(const uint8_t **p, unsigned bytes)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < bytes; i++)
+        v |= (uint64_t)(*p)[i] << (8 * i);
+    *p += bytes;
+    return v;
+}
+
+#endif /* MCSIM_SIM_WIRE_H */
