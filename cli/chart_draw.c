@@ -149,6 +149,13 @@ void cv_time(const struct canvas *c, char *buf, size_t len, int64_t cycles)
         summary_format_time(buf, len, (uint64_t)cycles, c->cpu_hz);
 }
 
+/* Titles and row names in the bold face of the chart's font. */
+static void cv_bold(struct canvas *c, Agnode_t *n)
+{
+    if (n != NULL && agsafeset(n, "fontname", "Helvetica-Bold", CH_FONT) != 0)
+        c->failed = true;
+}
+
 static int canvas_open(struct canvas *c)
 {
     c->g = agopen("gantt", Agdirected, NULL);
@@ -222,7 +229,7 @@ static void draw_title(struct canvas *c, const struct chart_data *d)
         snprintf(sub, sizeof sub, "run %lld: %s to %s of %s%s", (long long)d->run.run_id, from, to,
                  dur, d->run.finished ? "" : " (unfinished: interrupted while recording)");
     n = cv_text(c, "title", CH_PAD, CH_PAD + 12, CH_LABEL_W + CH_PLOT_W, title, 17, CH_TEXT, 'l');
-    agsafeset(n, "fontname", "Helvetica-Bold", CH_FONT);
+    cv_bold(c, n);
     cv_text(c, "subtitle", CH_PAD, CH_PAD + 33, CH_LABEL_W + CH_PLOT_W, sub, 11.5, CH_MUTED, 'l');
 }
 
@@ -276,7 +283,7 @@ static void draw_row_label(struct canvas *c, const struct chart_data *d, size_t 
         snprintf(name, sizeof name, "rowinfo2_%s", t->name);
         cv_text(c, name, CH_PAD + 6, y + 43, CH_LABEL_W - 10, l3, 9.5, CH_MUTED, 'l');
     }
-    agsafeset(n, "fontname", "Helvetica-Bold", CH_FONT);
+    cv_bold(c, n);
 }
 
 static void draw_bands(struct canvas *c, const struct chart_data *d)

@@ -186,25 +186,33 @@ static double level_y(const struct chart_line *l, int64_t left, double y)
     return y + ROW_BUDGET_BOT - f * (ROW_BUDGET_BOT - ROW_BUDGET_TOP);
 }
 
+static size_t count_corners(const struct chart_line *l)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < l->n; k++)
+        n += corner(l->pts, k, l->n);
+    return n;
+}
+
+/* The budget line, unless it has too many corners to read. */
 static void draw_line(struct canvas *c, const struct chart_data *d, size_t li, double y)
 {
     const struct chart_line *l = &d->lines[li];
     char name[64];
-    size_t prev = 0, drawn = 0;
+    size_t prev = 0;
 
-    if (l->n < 2 || l->n > 4 * MAX_LINE_POINTS)
+    if (l->n < 2 || count_corners(l) > MAX_LINE_POINTS)
         return;
     snprintf(name, sizeof name, "budgetzero_%zu", li);
     cv_box(c, name, c->x0, y + ROW_BUDGET_BOT - 0.3, c->x0 + CH_PLOT_W, y + ROW_BUDGET_BOT + 0.3,
            "#C4C8CE");
-    for (size_t k = 1; k < l->n && drawn < MAX_LINE_POINTS; k++) {
+    for (size_t k = 1; k < l->n; k++) {
         if (!corner(l->pts, k, l->n))
             continue;
         snprintf(name, sizeof name, "budget_%zu_%zu", li, k);
         cv_line(c, name, cv_x(c, l->pts[prev].time), level_y(l, l->pts[prev].left, y),
                 cv_x(c, l->pts[k].time), level_y(l, l->pts[k].left, y), "#30343B", 1.0);
         prev = k;
-        drawn++;
     }
 }
 

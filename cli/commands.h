@@ -12,6 +12,9 @@
  * database alone (cli/check.c). */
 int cmd_check(int argc, char **argv);
 
+/* Compare two recorded runs of one scenario (cli/diff.c). */
+int cmd_diff(int argc, char **argv);
+
 /* Write a recorded run as a Chrome trace or CSV files (cli/export.c). */
 int cmd_export(int argc, char **argv);
 
@@ -22,6 +25,10 @@ int cmd_gantt(int argc, char **argv);
  * (cli/graph.c). */
 int cmd_graph(int argc, char **argv);
 
+/* Run a scenario on the kernel image under QEMU and record it
+ * (cli/qemu.c). */
+int cmd_qemu(int argc, char **argv);
+
 /* Run a scenario and record it (cli/run.c). */
 int cmd_run(int argc, char **argv);
 
@@ -31,9 +38,11 @@ int cmd_validate(int argc, char **argv);
 /* Each command's usage text, printed by `mcsim help COMMAND` and
  * `mcsim COMMAND --help`: a "usage: ..." line, then one line per option. */
 extern const char cmd_check_usage[];
+extern const char cmd_diff_usage[];
 extern const char cmd_export_usage[];
 extern const char cmd_gantt_usage[];
 extern const char cmd_graph_usage[];
+extern const char cmd_qemu_usage[];
 extern const char cmd_run_usage[];
 extern const char cmd_validate_usage[];
 

@@ -170,11 +170,11 @@ int cmd_export(int argc, char **argv)
         return 2;
     }
     if (!finished)
-        fprintf(stderr, "mcsim: export: warning: run %lld is unfinished (interrupted): its rows "
-                        "stop where it stopped\n",
+        fprintf(stderr,
+                "mcsim: export: warning: run %lld is unfinished (interrupted): its rows "
+                "stop where it stopped\n",
                 (long long)run);
-    rc = a.format == FORMAT_CHROME ? write_chrome(db, run, a.output)
-                                   : write_csv(db, run, a.output);
+    rc = a.format == FORMAT_CHROME ? write_chrome(db, run, a.output) : write_csv(db, run, a.output);
     sqlite3_close(db);
     return rc;
 }

@@ -47,9 +47,10 @@ int export_chrome(sqlite3 *db, int64_t run_id, FILE *out, char *err, size_t err_
 /*
  * Write every table and view of the database into DIR/NAME.csv, rows of
  * run `run_id` only (those with its run_id; scenario_files: its file; a
- * table tied to no run: whole), creating `dir` and its parents if missing: a header row, RFC 4180 quoting, CRLF line
- * endings, NULL as an empty field and an empty text as "". Existing files
- * of those names are replaced.
+ * table tied to no run: whole), creating `dir` and its parents if
+ * missing: a header row, RFC 4180 quoting, CRLF line endings, NULL as an
+ * empty field and an empty text as "". Existing files of those names are
+ * replaced.
  */
 int export_csv(sqlite3 *db, int64_t run_id, const char *dir, char *err, size_t err_len);
 

@@ -45,19 +45,19 @@ struct ret {
 struct model {
     const struct eb_context *c;
     bool rr;
-    uint64_t r;            /* remaining: what the counter shows */
-    struct ret *q;         /* returns not yet due, by due time, from q[head] */
+    uint64_t r;    /* remaining: what the counter shows */
+    struct ret *q; /* returns not yet due, by due time, from q[head] */
     size_t head, count, cap;
-    uint64_t queued;       /* sum of the queue's amounts */
-    uint64_t parked;       /* comes back at the next replenish (rule 4) */
-    bool throttled;        /* between a throttle and the next replenish */
-    bool emitted;          /* a sample was passed on; `last` is its value */
+    uint64_t queued; /* sum of the queue's amounts */
+    uint64_t parked; /* comes back at the next replenish (rule 4) */
+    bool throttled;  /* between a throttle and the next replenish */
+    bool emitted;    /* a sample was passed on; `last` is its value */
     uint64_t last;
-    bool held;             /* a sample is held back: a later one at the same time replaces it */
+    bool held; /* a sample is held back: a later one at the same time replaces it */
     uint64_t held_time, held_value;
     eb_emit_fn emit;
     void *ctx;
-    int rc;                /* emit's first non-zero value, or -1 out of memory */
+    int rc; /* emit's first non-zero value, or -1 out of memory */
 };
 
 /* Pass on the held sample unless it repeats the last value. */

@@ -22,8 +22,8 @@ struct chrome {
     FILE *f;
     uint64_t hz, duration;
     bool mcs;
-    int64_t device_tid; /* tid of line 0 */
-    bool first;         /* no event written yet */
+    int64_t device_tid;  /* tid of line 0 */
+    bool first;          /* no event written yet */
     const char *counter; /* the counter being written (eb_track's emit) */
 };
 
@@ -100,10 +100,11 @@ static const char *col_text(sqlite3_stmt *st, int i)
     return (const char *)sqlite3_column_text(st, i);
 }
 
-/* Open an event: {"name":NAME,"cat":CAT,"ph":PH,"pid":P[,"tid":T] and,
- * for any but metadata, "ts". The caller closes it. */
-static void begin(struct chrome *c, const char *name, const char *cat, const char *ph,
-                  int64_t tid, bool has_tid, uint64_t ts)
+/* Open an event: {"name":NAME[,"cat":CAT],"ph":PH,"pid":P[,"tid":T],
+ * "ts":TS (0 for metadata, which some readers still want). The caller
+ * closes it. */
+static void begin(struct chrome *c, const char *name, const char *cat, const char *ph, int64_t tid,
+                  bool has_tid, uint64_t ts)
 {
     fputs(c->first ? "\n" : ",\n", c->f);
     c->first = false;
@@ -114,10 +115,8 @@ static void begin(struct chrome *c, const char *name, const char *cat, const cha
     fprintf(c->f, ",\"ph\":\"%s\",\"pid\":%lld", ph, (long long)c->run);
     if (has_tid)
         fprintf(c->f, ",\"tid\":%lld", (long long)tid);
-    if (strcmp(ph, "M") != 0) {
-        fputs(",\"ts\":", c->f);
-        put_us(c, ts);
-    }
+    fputs(",\"ts\":", c->f);
+    put_us(c, ts);
 }
 
 /* An instant event on thread track `tid`; the caller writes its args'

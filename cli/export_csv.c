@@ -124,9 +124,9 @@ static bool has_column(sqlite3_stmt *st, const char *name)
 
 /* How a table's rows are tied to a run. */
 enum filter {
-    BY_RUN_ID,  /* a run_id column */
-    BY_SHA256,  /* a sha256 column and no run_id (scenario_files): the run's file */
-    WHOLE,      /* neither: every row */
+    BY_RUN_ID, /* a run_id column */
+    BY_SHA256, /* a sha256 column and no run_id (scenario_files): the run's file */
+    WHOLE,     /* neither: every row */
 };
 
 /* "SELECT * FROM "table"" with the name quoted as an SQL identifier, then

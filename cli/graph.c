@@ -91,7 +91,7 @@ static int parse_args(int argc, char **argv, struct graph_args *a)
     if (!a->output)
         return bad_usage("no output file given (-o FILE.svg|png|pdf|dot)", NULL);
     if (format_of(a->output) == FMT_UNKNOWN)
-        return bad_usage("cannot tell the format of '", a->output);
+        return bad_usage("unknown format (expected .svg, .png, .pdf or .dot): '", a->output);
     return 0;
 }
 
@@ -155,8 +155,8 @@ static int render(const char *dot, const char *path, enum graph_format fmt)
     (void)dot;
     (void)path;
     fprintf(stderr,
-            "mcsim: graph: this mcsim was built without Graphviz (libgvc): it can write only "
-            "%s.dot\n",
+            "mcsim: graph: this mcsim was built without Graphviz (libgvc): it cannot write %s, "
+            "only .dot\n",
             format_name[fmt]);
     return 3;
 }

@@ -28,10 +28,17 @@ const char *gdot_level_colour(uint32_t rank, uint32_t n_levels)
 }
 
 static const char *const edge_label[GM_EDGE_KINDS] = {
-    [GM_CALL] = "call",     [GM_SEND] = "send",     [GM_NBSEND] = "nbsend",
-    [GM_RECV] = "recv",     [GM_SIGNAL] = "signal", [GM_WAIT] = "wait",
-    [GM_POLL] = "poll",     [GM_IRQ] = "irq",       [GM_ACK] = "irq_ack",
-    [GM_FAULT] = "timeout faults", [GM_HANDLE] = "handle_timeouts",
+    [GM_CALL] = "call",
+    [GM_SEND] = "send",
+    [GM_NBSEND] = "nbsend",
+    [GM_RECV] = "recv",
+    [GM_SIGNAL] = "signal",
+    [GM_WAIT] = "wait",
+    [GM_POLL] = "poll",
+    [GM_IRQ] = "irq",
+    [GM_ACK] = "irq_ack",
+    [GM_FAULT] = "timeout faults",
+    [GM_HANDLE] = "handle_timeouts",
 };
 
 static const char node_prefix[] = {
@@ -57,11 +64,21 @@ static void put_html(struct strbuf *out, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
-        case '&': sb_puts(out, "&amp;"); break;
-        case '<': sb_puts(out, "&lt;"); break;
-        case '>': sb_puts(out, "&gt;"); break;
-        case '"': sb_puts(out, "&quot;"); break;
-        default: sb_printf(out, "%c", *s); break;
+        case '&':
+            sb_puts(out, "&amp;");
+            break;
+        case '<':
+            sb_puts(out, "&lt;");
+            break;
+        case '>':
+            sb_puts(out, "&gt;");
+            break;
+        case '"':
+            sb_puts(out, "&quot;");
+            break;
+        default:
+            sb_printf(out, "%c", *s);
+            break;
         }
     }
 }
@@ -69,10 +86,14 @@ static void put_html(struct strbuf *out, const char *s)
 static const char *node_name(const struct scenario *s, struct gm_ref r)
 {
     switch (r.kind) {
-    case GM_THREAD: return s->threads[r.index].name;
-    case GM_ENDPOINT: return s->endpoints[r.index].name;
-    case GM_NOTIFICATION: return s->notifications[r.index].name;
-    default: return s->devices[r.index].name;
+    case GM_THREAD:
+        return s->threads[r.index].name;
+    case GM_ENDPOINT:
+        return s->endpoints[r.index].name;
+    case GM_NOTIFICATION:
+        return s->notifications[r.index].name;
+    default:
+        return s->devices[r.index].name;
     }
 }
 

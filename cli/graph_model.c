@@ -137,8 +137,8 @@ static void build_edges(struct builder *b)
     }
     for (uint32_t d = 0; d < s->n_devices; d++)
         if (s->devices[d].notification != SCN_NONE)
-            add_edge(b, GM_IRQ, ref(GM_DEVICE, d),
-                     ref(GM_NOTIFICATION, s->devices[d].notification), s->devices[d].loc);
+            add_edge(b, GM_IRQ, ref(GM_DEVICE, d), ref(GM_NOTIFICATION, s->devices[d].notification),
+                     s->devices[d].loc);
 }
 
 /* A device's rank: that of the most critical thread acknowledging it
@@ -197,12 +197,11 @@ static void check_call(struct builder *b, struct gm_edge *call)
 
     for (size_t i = 0; i < m->n_edges; i++) {
         struct gm_edge *e = &m->edges[i];
-        if (e->kind != GM_RECV || !same_ref(e->from, call->to) ||
-            gm_rank(m, b->s, e->to) >= rank)
+        if (e->kind != GM_RECV || !same_ref(e->from, call->to) || gm_rank(m, b->s, e->to) >= rank)
             continue;
         call->violation = e->violation = true;
-        add_violation(b, (struct gm_violation){GM_CALLS_LOWER, t, call->to.index, e->to.index,
-                                               call->loc});
+        add_violation(
+            b, (struct gm_violation){GM_CALLS_LOWER, t, call->to.index, e->to.index, call->loc});
     }
 }
 
@@ -234,8 +233,8 @@ static void check_wait(struct builder *b, struct gm_edge *wait)
     for (size_t i = 0; i < m->n_edges; i++)
         if (is_signaller(&m->edges[i], wait->from))
             m->edges[i].violation = true;
-    add_violation(b, (struct gm_violation){GM_WAITS_ON_LOWER, t, wait->from.index, SCN_NONE,
-                                           wait->loc});
+    add_violation(
+        b, (struct gm_violation){GM_WAITS_ON_LOWER, t, wait->from.index, SCN_NONE, wait->loc});
 }
 
 static void check_rule(struct builder *b)
@@ -282,7 +281,7 @@ static const char *level(const struct scenario *s, uint32_t rank)
 
 /* "thread 'a' (lo), device 'nic' (lo)": the signallers of notification n. */
 static void list_signallers(const struct gm_model *m, const struct scenario *s, uint32_t n,
-                           struct strbuf *t)
+                            struct strbuf *t)
 {
     const char *sep = "";
     for (size_t i = 0; i < m->n_edges; i++) {
@@ -291,10 +290,10 @@ static void list_signallers(const struct gm_model *m, const struct scenario *s, 
             continue;
         if (e->from.kind == GM_THREAD)
             sb_printf(t, "%sthread '%s' (%s)", sep, s->threads[e->from.index].name,
-                     level(s, gm_rank(m, s, e->from)));
+                      level(s, gm_rank(m, s, e->from)));
         else
             sb_printf(t, "%sdevice '%s' (%s)", sep, s->devices[e->from.index].name,
-                     level(s, gm_rank(m, s, e->from)));
+                      level(s, gm_rank(m, s, e->from)));
         sep = ", ";
     }
 }
@@ -317,8 +316,7 @@ static void report_one(const struct gm_model *m, const struct scenario *s,
     diag_warning(d, s->path, v->loc.line, v->loc.col,
                  "thread '%s' (%s) waits on notification '%s', signalled only by %s: it "
                  "depends on a less critical level",
-                 t->name, level(s, t->criticality), s->notifications[v->object].name,
-                 sb_str(&who));
+                 t->name, level(s, t->criticality), s->notifications[v->object].name, sb_str(&who));
     sb_release(&who);
 }
 

@@ -40,17 +40,17 @@
 enum gm_node_kind { GM_THREAD, GM_ENDPOINT, GM_NOTIFICATION, GM_DEVICE };
 
 enum gm_edge_kind {
-    GM_CALL,    /* thread -> endpoint */
-    GM_SEND,    /* thread -> endpoint */
-    GM_NBSEND,  /* thread -> endpoint */
-    GM_RECV,    /* endpoint -> thread (recv, reply_recv) */
-    GM_SIGNAL,  /* thread -> notification */
-    GM_WAIT,    /* notification -> thread */
-    GM_POLL,    /* notification -> thread */
-    GM_IRQ,     /* device -> notification: interrupt delivery */
-    GM_ACK,     /* thread -> device: irq_ack */
-    GM_FAULT,   /* thread -> endpoint: its timeout faults (timeout_endpoint) */
-    GM_HANDLE,  /* endpoint -> thread: handle_timeouts */
+    GM_CALL,   /* thread -> endpoint */
+    GM_SEND,   /* thread -> endpoint */
+    GM_NBSEND, /* thread -> endpoint */
+    GM_RECV,   /* endpoint -> thread (recv, reply_recv) */
+    GM_SIGNAL, /* thread -> notification */
+    GM_WAIT,   /* notification -> thread */
+    GM_POLL,   /* notification -> thread */
+    GM_IRQ,    /* device -> notification: interrupt delivery */
+    GM_ACK,    /* thread -> device: irq_ack */
+    GM_FAULT,  /* thread -> endpoint: its timeout faults (timeout_endpoint) */
+    GM_HANDLE, /* endpoint -> thread: handle_timeouts */
     GM_EDGE_KINDS
 };
 
@@ -62,22 +62,22 @@ struct gm_ref {
 struct gm_edge {
     enum gm_edge_kind kind;
     struct gm_ref from, to;
-    struct scn_loc loc;  /* the first step making it (the thread's place for GM_FAULT, the
-                            device's for GM_IRQ) */
-    bool violation;      /* part of a dependency that breaks the rule */
+    struct scn_loc loc; /* the first step making it (the thread's place for GM_FAULT, the
+                           device's for GM_IRQ) */
+    bool violation;     /* part of a dependency that breaks the rule */
 };
 
 enum gm_violation_kind {
-    GM_CALLS_LOWER,      /* thread calls endpoint served by `other`, a thread of lower rank */
-    GM_WAITS_ON_LOWER,   /* thread waits on a notification signalled only by lower ranks */
+    GM_CALLS_LOWER,    /* thread calls endpoint served by `other`, a thread of lower rank */
+    GM_WAITS_ON_LOWER, /* thread waits on a notification signalled only by lower ranks */
 };
 
 struct gm_violation {
     enum gm_violation_kind kind;
-    uint32_t thread;     /* the dependent thread */
-    uint32_t object;     /* the endpoint or notification */
-    uint32_t other;      /* GM_CALLS_LOWER: the server thread */
-    struct scn_loc loc;  /* the thread's first call or wait step on the object */
+    uint32_t thread;    /* the dependent thread */
+    uint32_t object;    /* the endpoint or notification */
+    uint32_t other;     /* GM_CALLS_LOWER: the server thread */
+    struct scn_loc loc; /* the thread's first call or wait step on the object */
 };
 
 struct gm_model {
@@ -91,8 +91,8 @@ struct gm_model {
 /*
  * Build the model of a loaded, valid scenario `s` into `m` (need not be
  * initialised). Returns 0, or -1 when out of memory with `m` released.
- * Release with gm_release; `s` must outlive no part of `m` (it holds
- * indices only).
+ * Release with gm_release. `m` refers to `s` by indices only, so the two
+ * may be released in any order.
  */
 int gm_build(struct gm_model *m, const struct scenario *s);
 

@@ -17,9 +17,11 @@ struct command {
 
 static const struct command commands[] = {
     {"check", cmd_check, cmd_check_usage, "re-check a recorded run's expectations and guarantees"},
+    {"diff", cmd_diff, cmd_diff_usage, "compare two runs of a scenario (a simulated and a QEMU one)"},
     {"export", cmd_export, cmd_export_usage, "write a recorded run as a Chrome trace or CSV files"},
     {"gantt", cmd_gantt, cmd_gantt_usage, "draw a Gantt chart of a recorded run (svg, png, pdf)"},
     {"graph", cmd_graph, cmd_graph_usage, "draw a scenario's structure, check criticality rules"},
+    {"qemu", cmd_qemu, cmd_qemu_usage, "run a scenario on the kernel image under QEMU, record it"},
     {"run", cmd_run, cmd_run_usage, "run a scenario, record its schedule, check its expectations"},
     {"validate", cmd_validate, cmd_validate_usage, "check scenario files, report every error"},
 };

@@ -88,7 +88,7 @@ static bool replay_one(struct world *w, const struct wire_record *rec, cycles_t 
 static void replay_all(struct world *w, uint64_t tick_hz, const struct wire_record *recs,
                        size_t n)
 {
-    struct hal_sim_config hc = {.cpu_hz = w->s->cpu_hz, .timer_hz = tick_hz, .untyped_bits = 12};
+    struct hal_sim_config hc = {.cpu_hz = w->s->cpu_hz, .timer_hz = tick_hz, .untyped_bits = 19};
     cycles_t end = 0;
     size_t i;
 

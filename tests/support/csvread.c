@@ -120,8 +120,8 @@ static int field(struct reader *r)
         r->pos += 2;
         return end_record(r);
     }
-    return fail(r, r->s[r->pos] == '\r' ? "a bare CR (expected CRLF)"
-                                        : "text after a quoted field");
+    return fail(r,
+                r->s[r->pos] == '\r' ? "a bare CR (expected CRLF)" : "text after a quoted field");
 }
 
 int csv_parse(const char *text, size_t len, struct csv_table *out, char *err, size_t err_len)

@@ -12,9 +12,9 @@
 #include <stddef.h>
 
 struct csv_field {
-    char *text;   /* decoded, NUL-terminated */
+    char *text; /* decoded, NUL-terminated */
     size_t len;
-    bool quoted;  /* written in quotes (so "" is an empty text, not a missing value) */
+    bool quoted; /* written in quotes (so "" is an empty text, not a missing value) */
 };
 
 struct csv_table {

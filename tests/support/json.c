@@ -59,7 +59,8 @@ static struct json *parse_literal(struct parser *p)
         const char *word;
         enum json_type type;
         bool value;
-    } words[] = {{"null", JSON_NULL, false}, {"true", JSON_BOOL, true}, {"false", JSON_BOOL, false}};
+    } words[] = {
+        {"null", JSON_NULL, false}, {"true", JSON_BOOL, true}, {"false", JSON_BOOL, false}};
     for (size_t i = 0; i < 3; i++) {
         size_t n = strlen(words[i].word);
         if (p->len - p->pos >= n && memcmp(p->s + p->pos, words[i].word, n) == 0) {
@@ -215,7 +216,12 @@ static size_t utf8_valid(const struct parser *p)
 {
     const unsigned char *s = p->s + p->pos;
     size_t left = p->len - p->pos;
-    size_t n = s[0] < 0x80 ? 1 : s[0] < 0xc2 ? 0 : s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : s[0] < 0xf5 ? 4 : 0;
+    size_t n = s[0] < 0x80   ? 1
+               : s[0] < 0xc2 ? 0
+               : s[0] < 0xe0 ? 2
+               : s[0] < 0xf0 ? 3
+               : s[0] < 0xf5 ? 4
+                             : 0;
     if (n == 0 || n > left)
         return 0;
     for (size_t i = 1; i < n; i++)
@@ -244,7 +250,8 @@ static bool string_body(struct parser *p, char **out, size_t *out_len)
         size_t k;
         if (c < 0 || c < 0x20) {
             free(buf);
-            return fail(p, c < 0 ? "an unterminated string" : "a raw control character in a string"),
+            return fail(p,
+                        c < 0 ? "an unterminated string" : "a raw control character in a string"),
                    false;
         }
         if (c == '"')
@@ -284,8 +291,7 @@ static struct json *parse_string(struct parser *p)
 
 /* ---- arrays and objects ---- */
 
-static bool add_item(struct parser *p, struct json *v, struct json *item, char *key,
-                     size_t *cap)
+static bool add_item(struct parser *p, struct json *v, struct json *item, char *key, size_t *cap)
 {
     if (v->count == *cap) {
         size_t n = *cap ? 2 * *cap : 8;

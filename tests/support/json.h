@@ -18,8 +18,8 @@ enum json_type { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSO
 struct json {
     enum json_type type;
     bool boolean;
-    char *text;          /* JSON_NUMBER: the number as written; JSON_STRING: the decoded
-                            string (NUL-terminated; `len` bytes, which may hold NULs) */
+    char *text; /* JSON_NUMBER: the number as written; JSON_STRING: the decoded
+                   string (NUL-terminated; `len` bytes, which may hold NULs) */
     size_t len;
     double number;       /* JSON_NUMBER */
     size_t count;        /* JSON_ARRAY, JSON_OBJECT: members */

@@ -257,7 +257,8 @@ static void check_instants(sqlite3 *db, int64_t run, const struct json *ev)
         {"release", "SELECT count(*) FROM jobs WHERE run_id = %lld"},
         {"complete", "SELECT count(finish_time) FROM jobs WHERE run_id = %lld"},
         {"deadline_miss", "SELECT count(*) FROM jobs WHERE run_id = %lld AND missed = 1"},
-        {"throttle", "SELECT count(*) FROM budget_events WHERE run_id = %lld AND kind = 'throttle'"},
+        {"throttle",
+         "SELECT count(*) FROM budget_events WHERE run_id = %lld AND kind = 'throttle'"},
         {"replenish",
          "SELECT count(*) FROM budget_events WHERE run_id = %lld AND kind = 'replenish'"},
         {"timeout_fault",
@@ -292,15 +293,16 @@ static void check_anchors(sqlite3 *db, int64_t run, int64_t thread, uint64_t bud
                           const uint64_t *ts, const uint64_t *vs, size_t n)
 {
     sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db,
-                                        "SELECT b.time, b.kind, b.amount FROM budget_events b"
-                                        " WHERE b.run_id = ?1 AND b.sc_thread_id = ?2"
-                                        " AND b.kind IN ('throttle', 'replenish')"
-                                        " AND NOT EXISTS (SELECT 1 FROM budget_events c"
-                                        " WHERE c.run_id = b.run_id AND c.sc_thread_id ="
-                                        " b.sc_thread_id AND c.time = b.time AND c.rowid > b.rowid)",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_prepare_v2(db,
+                           "SELECT b.time, b.kind, b.amount FROM budget_events b"
+                           " WHERE b.run_id = ?1 AND b.sc_thread_id = ?2"
+                           " AND b.kind IN ('throttle', 'replenish')"
+                           " AND NOT EXISTS (SELECT 1 FROM budget_events c"
+                           " WHERE c.run_id = b.run_id AND c.sc_thread_id ="
+                           " b.sc_thread_id AND c.time = b.time AND c.rowid > b.rowid)",
+                           -1, &st, NULL),
+        SQLITE_OK);
     sqlite3_bind_int64(st, 1, run);
     sqlite3_bind_int64(st, 2, thread);
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -378,7 +380,8 @@ static void test_export_chrome(void **state)
                      SQLITE_OK);
     while (sqlite3_step(st) == SQLITE_ROW)
         check_counter(db, 2, 1000000000u, ev, sqlite3_column_int64(st, 0),
-                      (const char *)sqlite3_column_text(st, 1), (uint64_t)sqlite3_column_int64(st, 2));
+                      (const char *)sqlite3_column_text(st, 1),
+                      (uint64_t)sqlite3_column_int64(st, 2));
     sqlite3_finalize(st);
     json_free(trace);
     sqlite3_close(db);
@@ -594,9 +597,9 @@ static void test_export_errors(void **state)
     assert_int_equal(run("help export"), 0);
     /* An interrupted run is never the default, but may be asked for. */
     db = open_db("t.db");
-    assert_int_equal(sqlite3_exec(db, "UPDATE runs SET finished = 0 WHERE run_id = 2", NULL, NULL,
-                                  NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_exec(db, "UPDATE runs SET finished = 0 WHERE run_id = 2", NULL, NULL, NULL),
+        SQLITE_OK);
     sqlite3_close(db);
     assert_int_equal(run("export t.db --format chrome -o u.json"), 0);
     struct json *trace = parse_json_file("u.json");
@@ -606,9 +609,9 @@ static void test_export_errors(void **state)
     assert_string_equal(err, "mcsim: export: warning: run 2 is unfinished (interrupted): its "
                              "rows stop where it stopped\n");
     db = open_db("t.db");
-    assert_int_equal(sqlite3_exec(db, "UPDATE runs SET finished = 1 WHERE run_id = 2", NULL, NULL,
-                                  NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_exec(db, "UPDATE runs SET finished = 1 WHERE run_id = 2", NULL, NULL, NULL),
+        SQLITE_OK);
     sqlite3_close(db);
 }
 

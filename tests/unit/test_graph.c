@@ -31,12 +31,12 @@
 
 /* The two warnings of violations.yaml, as `graph` and `validate --strict`
  * print them. */
-#define WARN_CALL                                                                                \
-    VIOLATIONS ":25:17: warning: thread 'control' (hi) calls endpoint 'log', served by thread "  \
+#define WARN_CALL                                                                                  \
+    VIOLATIONS ":25:17: warning: thread 'control' (hi) calls endpoint 'log', served by thread "    \
                "'logger' (lo): it depends on a less critical level\n"
-#define WARN_WAIT                                                                                \
-    VIOLATIONS ":51:13: warning: thread 'monitor' (hi) waits on notification 'alarm', "          \
-               "signalled only by thread 'pinger' (lo), device 'button' (lo): it depends on a "  \
+#define WARN_WAIT                                                                                  \
+    VIOLATIONS ":51:13: warning: thread 'monitor' (hi) waits on notification 'alarm', "            \
+               "signalled only by thread 'pinger' (lo), device 'button' (lo): it depends on a "    \
                "less critical level\n"
 
 /* ---- the model, from files and from text ---- */
@@ -77,10 +77,18 @@ static const struct gm_edge *find_edge(const struct gm_model *m, const struct sc
         const struct gm_ref refs[2] = {e->from, e->to};
         for (int k = 0; k < 2; k++) {
             switch (refs[k].kind) {
-            case GM_THREAD: names[k] = s->threads[refs[k].index].name; break;
-            case GM_ENDPOINT: names[k] = s->endpoints[refs[k].index].name; break;
-            case GM_NOTIFICATION: names[k] = s->notifications[refs[k].index].name; break;
-            default: names[k] = s->devices[refs[k].index].name; break;
+            case GM_THREAD:
+                names[k] = s->threads[refs[k].index].name;
+                break;
+            case GM_ENDPOINT:
+                names[k] = s->endpoints[refs[k].index].name;
+                break;
+            case GM_NOTIFICATION:
+                names[k] = s->notifications[refs[k].index].name;
+                break;
+            default:
+                names[k] = s->devices[refs[k].index].name;
+                break;
             }
         }
         if (e->kind == kind && strcmp(names[0], from) == 0 && strcmp(names[1], to) == 0)
@@ -265,10 +273,9 @@ static void test_graph_dot(void **state)
     gdot_write(&m, &s, &dot);
     assert_false(dot.failed);
     assert_true(strncmp(sb_str(&dot), "digraph \"graph-violations\" {\n", 29) == 0);
-    assert_non_null(strstr(sb_str(&dot),
-                           "    t_control -> e_log [label=\"call (violation)\", "
-                           "color=\"#d62728\", fontcolor=\"#d62728\", penwidth=2.5, "
-                           "arrowhead=normal, style=bold];\n"));
+    assert_non_null(strstr(sb_str(&dot), "    t_control -> e_log [label=\"call (violation)\", "
+                                         "color=\"#d62728\", fontcolor=\"#d62728\", penwidth=2.5, "
+                                         "arrowhead=normal, style=bold];\n"));
     assert_non_null(strstr(sb_str(&dot),
                            "    t_control -> e_sensor [label=\"call\", arrowhead=normal, "
                            "style=bold];\n"));
@@ -404,13 +411,13 @@ static void test_graph_command_usage(void **state)
     assert_int_equal(run("graph " CLEAN), 2);
     assert_non_null(strstr(err, "mcsim: graph: no output file given"));
     assert_int_equal(run("graph " CLEAN " -o c.gif"), 2);
-    assert_string_equal(err, "mcsim: graph: cannot tell the format of 'c.gif'\n"
+    assert_string_equal(err, "mcsim: graph: unknown format (expected .svg, .png, .pdf or .dot): "
+                             "'c.gif'\n"
                              "(see 'mcsim help graph')\n");
     assert_int_equal(run("graph -o c.svg"), 2);
     assert_int_equal(run("graph a.yaml b.yaml -o c.svg"), 2);
     assert_int_equal(run("graph --bogus " CLEAN " -o c.svg"), 2);
-    assert_int_equal(run("graph " MCSIM_SOURCE_DIR "/tests/data/load/bad_timer.yaml -o c.svg"),
-                     2);
+    assert_int_equal(run("graph " MCSIM_SOURCE_DIR "/tests/data/load/bad_timer.yaml -o c.svg"), 2);
     assert_non_null(strstr(err, "bad_timer.yaml:3:39: error: "));
     assert_non_null(strstr(err, "bad_timer.yaml: 1 error\n"));
     assert_int_equal(run("graph no_such.yaml -o missing.svg"), 2);
@@ -429,13 +436,12 @@ static void test_graph_validate_strict(void **state)
     assert_string_equal(out, CLEAN ": ok\n");
     assert_string_equal(err, WARN_CALL WARN_WAIT VIOLATIONS ": 2 criticality violations\n");
     /* An error still decides: exit 2. */
-    assert_int_equal(run("validate --strict " VIOLATIONS " " MCSIM_SOURCE_DIR
-                         "/tests/data/load/bad_timer.yaml"),
-                     2);
+    assert_int_equal(
+        run("validate --strict " VIOLATIONS " " MCSIM_SOURCE_DIR "/tests/data/load/bad_timer.yaml"),
+        2);
     assert_non_null(strstr(err, WARN_CALL WARN_WAIT VIOLATIONS ": 2 criticality violations\n"));
-    assert_int_equal(run("validate --strict " CLEAN " " MCSIM_SOURCE_DIR
-                         "/scenarios/network_driver.yaml"),
-                     0);
+    assert_int_equal(
+        run("validate --strict " CLEAN " " MCSIM_SOURCE_DIR "/scenarios/network_driver.yaml"), 0);
     assert_string_equal(err, "");
 }
 

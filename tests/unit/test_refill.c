@@ -73,14 +73,14 @@ static uint32_t root_lower(uint64_t prio)
     return call(ROOT_TCB, INV_TCB_SET_PRIORITY, 1, &prio, &auth, 1);
 }
 
-static void configure(cptr_t sc, uint64_t budget, uint64_t period, uint64_t extra,
-                      uint64_t badge, uint64_t flags)
+static void configure(cptr_t sc, uint64_t budget, uint64_t period, uint64_t extra, uint64_t badge,
+                      uint64_t flags)
 {
     uint64_t mrs[5] = {budget, period, extra, badge, flags};
 
-    assert_int_equal(ktest_invoke(ROOT_SCHED_CONTROL, INV_SCHED_CONTROL_CONFIGURE_FLAGS, 5, mrs,
-                                  &sc, 1, NULL),
-                     ERR_NONE);
+    assert_int_equal(
+        ktest_invoke(ROOT_SCHED_CONTROL, INV_SCHED_CONTROL_CONFIGURE_FLAGS, 5, mrs, &sc, 1, NULL),
+        ERR_NONE);
 }
 
 static uint32_t yield(void)
@@ -208,8 +208,8 @@ static void expect_schedule(const struct slice *want, unsigned n_want)
     bool same = n == n_want;
 
     for (unsigned i = 0; same && i < n; i++)
-        same = got[i].id == want[i].id && got[i].start == want[i].start &&
-               got[i].end == want[i].end;
+        same =
+            got[i].id == want[i].id && got[i].start == want[i].start && got[i].end == want[i].end;
     if (!same) {
         print_slices("expected", want, n_want);
         print_slices("actual  ", got, n);
@@ -246,15 +246,15 @@ static void expect_refills(cptr_t sc, const struct rf *want, unsigned n_want)
 }
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
-#define SCHEDULE(...)                                                                          \
-    do {                                                                                       \
-        static const struct slice want_[] = {__VA_ARGS__};                                     \
-        expect_schedule(want_, NELEM(want_));                                                  \
+#define SCHEDULE(...)                                                                              \
+    do {                                                                                           \
+        static const struct slice want_[] = {__VA_ARGS__};                                         \
+        expect_schedule(want_, NELEM(want_));                                                      \
     } while (0)
-#define REFILLS(sc, ...)                                                                       \
-    do {                                                                                       \
-        static const struct rf want_[] = {__VA_ARGS__};                                        \
-        expect_refills(sc, want_, NELEM(want_));                                               \
+#define REFILLS(sc, ...)                                                                           \
+    do {                                                                                           \
+        static const struct rf want_[] = {__VA_ARGS__};                                            \
+        expect_refills(sc, want_, NELEM(want_));                                                   \
     } while (0)
 
 /* ------------------------------------------------------------------ B7 */
@@ -270,17 +270,29 @@ static void expect_refills(cptr_t sc, const struct rf *want, unsigned n_want)
  * switched in at 5; sporadic keeps it anchored at the release, 0. */
 struct b7_case {
     uint64_t flags;
-    struct rf at7;                  /* H's single refill after its first run */
+    struct rf at7; /* H's single refill after its first run */
     struct slice want[7];
 };
 
 static const struct b7_case b7_cases[] = {
-    {0, {15 * MS, 2 * MS},
-     {{E_ID, 0, 5 * MS}, {H_ID, 5 * MS, 7 * MS}, {R, 7 * MS, 15 * MS}, {H_ID, 15 * MS, 17 * MS},
-      {R, 17 * MS, 25 * MS}, {H_ID, 25 * MS, 27 * MS}, {R, 27 * MS, 30 * MS}}},
-    {SC_FLAG_SPORADIC, {10 * MS, 2 * MS},
-     {{E_ID, 0, 5 * MS}, {H_ID, 5 * MS, 7 * MS}, {R, 7 * MS, 10 * MS}, {H_ID, 10 * MS, 12 * MS},
-      {R, 12 * MS, 20 * MS}, {H_ID, 20 * MS, 22 * MS}, {R, 22 * MS, 30 * MS}}},
+    {0,
+     {15 * MS, 2 * MS},
+     {{E_ID, 0, 5 * MS},
+      {H_ID, 5 * MS, 7 * MS},
+      {R, 7 * MS, 15 * MS},
+      {H_ID, 15 * MS, 17 * MS},
+      {R, 17 * MS, 25 * MS},
+      {H_ID, 25 * MS, 27 * MS},
+      {R, 27 * MS, 30 * MS}}},
+    {SC_FLAG_SPORADIC,
+     {10 * MS, 2 * MS},
+     {{E_ID, 0, 5 * MS},
+      {H_ID, 5 * MS, 7 * MS},
+      {R, 7 * MS, 10 * MS},
+      {H_ID, 10 * MS, 12 * MS},
+      {R, 12 * MS, 20 * MS},
+      {H_ID, 20 * MS, 22 * MS},
+      {R, 22 * MS, 30 * MS}}},
 };
 
 static void run_b7(const struct b7_case *c)
@@ -321,7 +333,7 @@ static void test_refill_b7_sporadic_window(void **state)
 /* H (100, 4/10, extra_refills 0) spins; E (200) runs [1,3) once. */
 struct b8_case {
     uint64_t flags;
-    struct rf at3[2], at6[2];       /* H's refills when E blocks, after H's charge */
+    struct rf at3[2], at6[2]; /* H's refills when E blocks, after H's charge */
     unsigned n_at6;
     struct slice want[12];
     unsigned n_want;
@@ -334,10 +346,18 @@ static const struct b8_case b8_cases[] = {
      {{3 * MS, 3 * MS}, {10 * MS, 1 * MS}},
      {{10 * MS, 1 * MS}, {13 * MS, 3 * MS}},
      2,
-     {{H_ID, 0, 1 * MS}, {E_ID, 1 * MS, 3 * MS}, {H_ID, 3 * MS, 6 * MS}, {R, 6 * MS, 10 * MS},
-      {H_ID, 10 * MS, 11 * MS}, {R, 11 * MS, 13 * MS}, {H_ID, 13 * MS, 16 * MS},
-      {R, 16 * MS, 20 * MS}, {H_ID, 20 * MS, 21 * MS}, {R, 21 * MS, 23 * MS},
-      {H_ID, 23 * MS, 26 * MS}, {R, 26 * MS, 30 * MS}},
+     {{H_ID, 0, 1 * MS},
+      {E_ID, 1 * MS, 3 * MS},
+      {H_ID, 3 * MS, 6 * MS},
+      {R, 6 * MS, 10 * MS},
+      {H_ID, 10 * MS, 11 * MS},
+      {R, 11 * MS, 13 * MS},
+      {H_ID, 13 * MS, 16 * MS},
+      {R, 16 * MS, 20 * MS},
+      {H_ID, 20 * MS, 21 * MS},
+      {R, 21 * MS, 23 * MS},
+      {H_ID, 23 * MS, 26 * MS},
+      {R, 26 * MS, 30 * MS}},
      12},
     /* B9, sporadic: no unblock check at switch-in; at 6 the head {1,3}
      * moves to {11,3} and merges with the tail {10,1}. */
@@ -345,8 +365,13 @@ static const struct b8_case b8_cases[] = {
      {{1 * MS, 3 * MS}, {10 * MS, 1 * MS}},
      {{10 * MS, 4 * MS}},
      1,
-     {{H_ID, 0, 1 * MS}, {E_ID, 1 * MS, 3 * MS}, {H_ID, 3 * MS, 6 * MS}, {R, 6 * MS, 10 * MS},
-      {H_ID, 10 * MS, 14 * MS}, {R, 14 * MS, 20 * MS}, {H_ID, 20 * MS, 24 * MS},
+     {{H_ID, 0, 1 * MS},
+      {E_ID, 1 * MS, 3 * MS},
+      {H_ID, 3 * MS, 6 * MS},
+      {R, 6 * MS, 10 * MS},
+      {H_ID, 10 * MS, 14 * MS},
+      {R, 14 * MS, 20 * MS},
+      {H_ID, 20 * MS, 24 * MS},
       {R, 24 * MS, 30 * MS}},
      8},
 };
@@ -445,21 +470,42 @@ static const struct b11_case b11_cases[] = {
     {0,
      {{3 * MS, 2 * MS}, {11 * MS, 2 * MS}},
      2,
-     {{H_ID, 0, 1 * MS}, {E_ID, 1 * MS, 2 * MS}, {H_ID, 2 * MS, 3 * MS}, {E_ID, 3 * MS, 4 * MS},
-      {H_ID, 4 * MS, 6 * MS}, {R, 6 * MS, 11 * MS}, {H_ID, 11 * MS, 13 * MS},
-      {R, 13 * MS, 14 * MS}, {H_ID, 14 * MS, 16 * MS}, {R, 16 * MS, 21 * MS},
-      {H_ID, 21 * MS, 23 * MS}, {R, 23 * MS, 24 * MS}, {H_ID, 24 * MS, 26 * MS},
+     {{H_ID, 0, 1 * MS},
+      {E_ID, 1 * MS, 2 * MS},
+      {H_ID, 2 * MS, 3 * MS},
+      {E_ID, 3 * MS, 4 * MS},
+      {H_ID, 4 * MS, 6 * MS},
+      {R, 6 * MS, 11 * MS},
+      {H_ID, 11 * MS, 13 * MS},
+      {R, 13 * MS, 14 * MS},
+      {H_ID, 14 * MS, 16 * MS},
+      {R, 16 * MS, 21 * MS},
+      {H_ID, 21 * MS, 23 * MS},
+      {R, 23 * MS, 24 * MS},
+      {H_ID, 24 * MS, 26 * MS},
       {R, 26 * MS, 30 * MS}},
      14},
     {2,
      {{3 * MS, 2 * MS}, {10 * MS, 1 * MS}, {12 * MS, 1 * MS}},
      3,
-     {{H_ID, 0, 1 * MS}, {E_ID, 1 * MS, 2 * MS}, {H_ID, 2 * MS, 3 * MS}, {E_ID, 3 * MS, 4 * MS},
-      {H_ID, 4 * MS, 6 * MS}, {R, 6 * MS, 10 * MS}, {H_ID, 10 * MS, 11 * MS},
-      {R, 11 * MS, 12 * MS}, {H_ID, 12 * MS, 13 * MS}, {R, 13 * MS, 14 * MS},
-      {H_ID, 14 * MS, 16 * MS}, {R, 16 * MS, 20 * MS}, {H_ID, 20 * MS, 21 * MS},
-      {R, 21 * MS, 22 * MS}, {H_ID, 22 * MS, 23 * MS}, {R, 23 * MS, 24 * MS},
-      {H_ID, 24 * MS, 26 * MS}, {R, 26 * MS, 30 * MS}},
+     {{H_ID, 0, 1 * MS},
+      {E_ID, 1 * MS, 2 * MS},
+      {H_ID, 2 * MS, 3 * MS},
+      {E_ID, 3 * MS, 4 * MS},
+      {H_ID, 4 * MS, 6 * MS},
+      {R, 6 * MS, 10 * MS},
+      {H_ID, 10 * MS, 11 * MS},
+      {R, 11 * MS, 12 * MS},
+      {H_ID, 12 * MS, 13 * MS},
+      {R, 13 * MS, 14 * MS},
+      {H_ID, 14 * MS, 16 * MS},
+      {R, 16 * MS, 20 * MS},
+      {H_ID, 20 * MS, 21 * MS},
+      {R, 21 * MS, 22 * MS},
+      {H_ID, 22 * MS, 23 * MS},
+      {R, 23 * MS, 24 * MS},
+      {H_ID, 24 * MS, 26 * MS},
+      {R, 26 * MS, 30 * MS}},
      18},
 };
 
@@ -731,7 +777,7 @@ struct update_case {
     uint64_t budget, period;
     struct rf want[2];
     unsigned n;
-    uint64_t next_stop;             /* when H, resumed at 3, stops */
+    uint64_t next_stop; /* when H, resumed at 3, stops */
 };
 
 static const struct update_case update_cases[] = {

@@ -162,8 +162,8 @@ static void expect_schedule(const struct slice *want, unsigned n_want)
     bool same = n == n_want;
 
     for (unsigned i = 0; same && i < n; i++)
-        same = got[i].id == want[i].id && got[i].start == want[i].start &&
-               got[i].end == want[i].end;
+        same =
+            got[i].id == want[i].id && got[i].start == want[i].start && got[i].end == want[i].end;
     if (!same) {
         print_slices("expected", want, n_want);
         print_slices("actual  ", got, n);
@@ -171,10 +171,10 @@ static void expect_schedule(const struct slice *want, unsigned n_want)
     }
 }
 
-#define SCHEDULE(...)                                                                          \
-    do {                                                                                       \
-        static const struct slice want_[] = {__VA_ARGS__};                                     \
-        expect_schedule(want_, NELEM(want_));                                                  \
+#define SCHEDULE(...)                                                                              \
+    do {                                                                                           \
+        static const struct slice want_[] = {__VA_ARGS__};                                         \
+        expect_schedule(want_, NELEM(want_));                                                      \
     } while (0)
 
 /* The thread ids of the records of `kind` at time `t`, in order. */
@@ -381,10 +381,16 @@ struct b6_case {
 };
 
 static const struct b6_case b6_cases[] = {
-    {2, {{R, 0, 10 * MS}, {B_ID, 10 * MS, 11 * MS}, {A_ID, 11 * MS, 12 * MS},
-         {R, 12 * MS, 20 * MS}}, 4},
-    {3, {{R, 0, 10 * MS}, {C_ID, 10 * MS, 11 * MS}, {B_ID, 11 * MS, 12 * MS},
-         {A_ID, 12 * MS, 13 * MS}, {R, 13 * MS, 20 * MS}}, 5},
+    {2,
+     {{R, 0, 10 * MS}, {B_ID, 10 * MS, 11 * MS}, {A_ID, 11 * MS, 12 * MS}, {R, 12 * MS, 20 * MS}},
+     4},
+    {3,
+     {{R, 0, 10 * MS},
+      {C_ID, 10 * MS, 11 * MS},
+      {B_ID, 11 * MS, 12 * MS},
+      {A_ID, 12 * MS, 13 * MS},
+      {R, 13 * MS, 20 * MS}},
+     5},
 };
 
 static void test_sched_b6_lifo_release(void **state)
@@ -453,15 +459,14 @@ static void test_sched_release_queue_order(void **state)
         if (n >= NELEM(want_ids) || r->thread != want_ids[n] || r->time != want_times[n])
             fail_msg("release %u: expected thread %u at %llu us, got thread %u at %llu us", n,
                      n < NELEM(want_ids) ? want_ids[n] : 0,
-                     (unsigned long long)(n < NELEM(want_ids) ? want_times[n] / US : 0),
-                     r->thread, (unsigned long long)(r->time / US));
+                     (unsigned long long)(n < NELEM(want_ids) ? want_times[n] / US : 0), r->thread,
+                     (unsigned long long)(r->time / US));
         n++;
     }
     assert_int_equal(n, NELEM(want_ids));
-    SCHEDULE({R, 0, 5 * MS}, {H_ID, 5 * MS, 6 * MS}, {R, 6 * MS, 10 * MS},
-             {C_ID, 10 * MS, 11 * MS}, {B_ID, 11 * MS, 12 * MS}, {A_ID, 12 * MS, 13 * MS},
-             {H_ID, 13 * MS, 14 * MS}, {R, 14 * MS, 18 * MS}, {H_ID, 18 * MS, 19 * MS},
-             {R, 19 * MS, 20 * MS});
+    SCHEDULE({R, 0, 5 * MS}, {H_ID, 5 * MS, 6 * MS}, {R, 6 * MS, 10 * MS}, {C_ID, 10 * MS, 11 * MS},
+             {B_ID, 11 * MS, 12 * MS}, {A_ID, 12 * MS, 13 * MS}, {H_ID, 13 * MS, 14 * MS},
+             {R, 14 * MS, 18 * MS}, {H_ID, 18 * MS, 19 * MS}, {R, 19 * MS, 20 * MS});
 }
 
 /* ----------------------------------------------------------------- timer */
@@ -507,16 +512,16 @@ static void expect_timers(const struct timer_rec *want, unsigned n_want)
 static void test_sched_timer_programming(void **state)
 {
     static const struct timer_rec want[] = {
-        {0, 1 * MS},          /* P switched in: its budget end */
-        {0, 3 * MS},          /* P throttled, H runs: P's release (3) before H's end (4) */
-        {3 * MS, 4 * MS},     /* P released and runs: 3 + 1 */
-                              /* P yields at 3, H runs to 3 + 1: unchanged, no record */
-        {4 * MS, 6 * MS},     /* H throttled, root runs: P's release */
-        {6 * MS, 7 * MS},     /* P runs */
-        {6 * MS, 9 * MS},     /* P yields: its release at 9 before H's at 10 */
-        {9 * MS, 10 * MS},    /* P runs: its end (10) = H's release (10) */
-                              /* P yields at 9, root: H's release, 10: unchanged */
-        {10 * MS, 12 * MS},   /* H runs: P's release (12) before H's end (14) */
+        {0, 1 * MS},        /* P switched in: its budget end */
+        {0, 3 * MS},        /* P throttled, H runs: P's release (3) before H's end (4) */
+        {3 * MS, 4 * MS},   /* P released and runs: 3 + 1 */
+                            /* P yields at 3, H runs to 3 + 1: unchanged, no record */
+        {4 * MS, 6 * MS},   /* H throttled, root runs: P's release */
+        {6 * MS, 7 * MS},   /* P runs */
+        {6 * MS, 9 * MS},   /* P yields: its release at 9 before H's at 10 */
+        {9 * MS, 10 * MS},  /* P runs: its end (10) = H's release (10) */
+                            /* P yields at 9, root: H's release, 10: unchanged */
+        {10 * MS, 12 * MS}, /* H runs: P's release (12) before H's end (14) */
     };
     cptr_t h, p;
 

@@ -23,8 +23,8 @@
 
 #define MS 1000000u
 #define US 1000u
-#define M 20000u                         /* MIN_BUDGET of the bench */
-#define MAX_PERIOD ((uint64_t)1 << 60)   /* kernel's limit (schedcontext.c MAX_PERIOD_TICKS) */
+#define M 20000u                       /* MIN_BUDGET of the bench */
+#define MAX_PERIOD ((uint64_t)1 << 60) /* kernel's limit (schedcontext.c MAX_PERIOD_TICKS) */
 #define ROOT_ID 1u
 #define LINE 3u
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -172,8 +172,7 @@ static cptr_t delete_slot(cptr_t slot)
 {
     uint64_t mrs[2] = {slot, 64};
 
-    assert_int_equal(ktest_invoke(ROOT_CNODE, INV_CNODE_DELETE, 2, mrs, NULL, 0, NULL),
-                     ERR_NONE);
+    assert_int_equal(ktest_invoke(ROOT_CNODE, INV_CNODE_DELETE, 2, mrs, NULL, 0, NULL), ERR_NONE);
     return slot;
 }
 
@@ -230,8 +229,8 @@ static void run_cfg_case(const struct cfg_case *c, const cptr_t *targets)
     invoke_msg(ROOT_SCHED_CONTROL, INV_SCHED_CONTROL_CONFIGURE_FLAGS, c->len, mrs,
                &targets[c->target], c->target == T_NONE ? 0 : 1, &m);
     assert_int_equal(ktest_current(), ROOT_ID);
-    if (m.label != c->want || m.length != c->n_detail ||
-        (c->n_detail > 0 && m.mr[0] != c->d0) || (c->n_detail > 1 && m.mr[1] != c->d1))
+    if (m.label != c->want || m.length != c->n_detail || (c->n_detail > 0 && m.mr[0] != c->d0) ||
+        (c->n_detail > 1 && m.mr[1] != c->d1))
         fail_msg("%s: expected error %d detail %u [%llu, %llu], got %llu detail %u "
                  "[%llu, %llu]",
                  c->what, c->want, c->n_detail, (unsigned long long)c->d0,
@@ -428,8 +427,8 @@ static void test_schedcontext_unbind_errors(void **state)
     t_other = ktest_thread(44, 50, 0, 0, NULL);
 
     fails(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, &t_other, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    fails(ROOT_SC, INV_SC_UNBIND_OBJECT, 0, NULL, (cptr_t[]){ROOT_TCB}, 1,
-          ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    fails(ROOT_SC, INV_SC_UNBIND_OBJECT, 0, NULL, (cptr_t[]){ROOT_TCB}, 1, ERR_ILLEGAL_OPERATION, 0,
+          0, 0);
     fails(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, &n, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
     fails(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, &ep, 1, ERR_INVALID_CAPABILITY, 1, 1, 0);
     fails(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, NULL, 0, ERR_TRUNCATED_MESSAGE, 0, 0, 0);

@@ -172,8 +172,8 @@ struct prio_case {
     uint64_t value;
     enum auth auth;
     enum kerr want;
-    uint64_t max;                   /* RangeError detail [0, max] */
-    uint8_t prio_after, mcp_after;  /* V's */
+    uint64_t max;                  /* RangeError detail [0, max] */
+    uint8_t prio_after, mcp_after; /* V's */
 };
 
 static const struct prio_case prio_cases[] = {
@@ -186,8 +186,7 @@ static const struct prio_case prio_cases[] = {
     {"authority MCP 20: 21", INV_TCB_SET_PRIORITY, 1, 21, A_W, ERR_RANGE, 20, 200, 100},
     {"authority MCP 20: 20", INV_TCB_SET_PRIORITY, 1, 20, A_W, ERR_NONE, 0, 20, 100},
     {"authority MCP 20: mcp 0", INV_TCB_SET_MC_PRIORITY, 1, 0, A_W, ERR_NONE, 0, 20, 0},
-    {"authority an endpoint", INV_TCB_SET_PRIORITY, 1, 1, A_EP, ERR_INVALID_CAPABILITY, 0, 20,
-     0},
+    {"authority an endpoint", INV_TCB_SET_PRIORITY, 1, 1, A_EP, ERR_INVALID_CAPABILITY, 0, 20, 0},
     {"no authority", INV_TCB_SET_PRIORITY, 1, 1, A_NONE, ERR_TRUNCATED_MESSAGE, 0, 20, 0},
     {"no value", INV_TCB_SET_MC_PRIORITY, 0, 1, A_T, ERR_TRUNCATED_MESSAGE, 0, 20, 0},
 };
@@ -226,8 +225,8 @@ static void test_tcb_b27_mcp(void **state)
             assert_int_equal(m.mr[0], 1);
         }
         if (inspect(v).prio != c->prio_after || inspect(v).mcp != c->mcp_after)
-            fail_msg("%s: expected prio %u mcp %u, got %u %u", c->what, c->prio_after,
-                     c->mcp_after, inspect(v).prio, inspect(v).mcp);
+            fail_msg("%s: expected prio %u mcp %u, got %u %u", c->what, c->prio_after, c->mcp_after,
+                     inspect(v).prio, inspect(v).mcp);
     }
 }
 
@@ -245,8 +244,22 @@ static cptr_t blocked_without_sc(uint32_t id, cptr_t n)
     return t;
 }
 
-enum obj { O_T1, O_T2, O_T3, O_ROOT, O_W, O_SC1, O_SC_FREE, O_SC_UNCONF, O_ROOT_SC, O_EP,
-           O_EP_NO_WRITE, O_NTFN, O_NULL, O_COUNT };
+enum obj {
+    O_T1,
+    O_T2,
+    O_T3,
+    O_ROOT,
+    O_W,
+    O_SC1,
+    O_SC_FREE,
+    O_SC_UNCONF,
+    O_ROOT_SC,
+    O_EP,
+    O_EP_NO_WRITE,
+    O_NTFN,
+    O_NULL,
+    O_COUNT
+};
 
 struct ssp_case {
     const char *what;
@@ -265,16 +278,14 @@ struct ssp_case {
 static const struct ssp_case ssp_errors[] = {
     {"1 MR", O_T2, 1, 3, 10, 10, O_ROOT, O_NULL, O_NULL, ERR_TRUNCATED_MESSAGE, 0, 0, 0},
     {"2 caps", O_T2, 2, 2, 10, 10, O_ROOT, O_NULL, O_NULL, ERR_TRUNCATED_MESSAGE, 0, 0, 0},
-    {"authority an endpoint", O_T2, 2, 3, 10, 10, O_EP, O_NULL, O_NULL, ERR_INVALID_CAPABILITY,
-     1, 1, 0},
-    {"mcp above the authority's", O_T2, 2, 3, 101, 10, O_W, O_NULL, O_NULL, ERR_RANGE, 2, 0,
-     100},
-    {"prio above the authority's", O_T2, 2, 3, 10, 101, O_W, O_NULL, O_NULL, ERR_RANGE, 2, 0,
-     100},
-    {"context an endpoint", O_T2, 2, 3, 10, 10, O_ROOT, O_EP, O_NULL, ERR_INVALID_CAPABILITY, 1,
-     2, 0},
-    {"context bound elsewhere", O_T2, 2, 3, 10, 10, O_ROOT, O_SC1, O_NULL,
-     ERR_ILLEGAL_OPERATION, 0, 0, 0},
+    {"authority an endpoint", O_T2, 2, 3, 10, 10, O_EP, O_NULL, O_NULL, ERR_INVALID_CAPABILITY, 1,
+     1, 0},
+    {"mcp above the authority's", O_T2, 2, 3, 101, 10, O_W, O_NULL, O_NULL, ERR_RANGE, 2, 0, 100},
+    {"prio above the authority's", O_T2, 2, 3, 10, 101, O_W, O_NULL, O_NULL, ERR_RANGE, 2, 0, 100},
+    {"context an endpoint", O_T2, 2, 3, 10, 10, O_ROOT, O_EP, O_NULL, ERR_INVALID_CAPABILITY, 1, 2,
+     0},
+    {"context bound elsewhere", O_T2, 2, 3, 10, 10, O_ROOT, O_SC1, O_NULL, ERR_ILLEGAL_OPERATION, 0,
+     0, 0},
     {"target has another context", O_T1, 2, 3, 10, 10, O_ROOT, O_SC_FREE, O_NULL,
      ERR_ILLEGAL_OPERATION, 0, 0, 0},
     {"blocked target, unconfigured context", O_T3, 2, 3, 10, 10, O_ROOT, O_SC_UNCONF, O_NULL,
@@ -363,7 +374,7 @@ enum tep_kind { TEP_EP, TEP_NTFN, TEP_NULL, TEP_NONE };
 struct tep_case {
     const char *what;
     enum tep_kind kind;
-    uint64_t rights;                /* of the endpoint cap (TEP_EP) */
+    uint64_t rights; /* of the endpoint cap (TEP_EP) */
     enum kerr want;
 };
 
@@ -396,8 +407,7 @@ static void test_tcb_set_timeout_endpoint_checks(void **state)
             cap = mint(ep, c->rights, 0);
         else if (c->kind == TEP_NTFN)
             cap = ntfn;
-        invoke_msg(t, INV_TCB_SET_TIMEOUT_ENDPOINT, 0, NULL, &cap, c->kind == TEP_NONE ? 0 : 1,
-                   &m);
+        invoke_msg(t, INV_TCB_SET_TIMEOUT_ENDPOINT, 0, NULL, &cap, c->kind == TEP_NONE ? 0 : 1, &m);
         if (m.label != c->want)
             fail_msg("%s: expected error %d, got %llu", c->what, c->want,
                      (unsigned long long)m.label);
@@ -577,9 +587,9 @@ static void test_tcb_resume_remakes_blocked_call(void **state)
     assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, NULL), ROOT_ID);
     assert_int_equal(inspect(r).state, ST_BLOCKED_ON_RECEIVE);
     /* The endpoint still works: a Send reaches R. */
-    assert_int_equal(ktest_syscall(SYS_SEND, ep, 0, 0,
-                                   &(struct ktest_msg){.label = 7, .length = 1, .mr = {42}}),
-                     11);
+    assert_int_equal(
+        ktest_syscall(SYS_SEND, ep, 0, 0, &(struct ktest_msg){.label = 7, .length = 1, .mr = {42}}),
+        11);
     assert_int_equal(ktest_context()->x[REG_MR0], 42);
 }
 
@@ -605,9 +615,8 @@ static void test_tcb_suspend_cancels_yield_to(void **state)
     assert_int_equal(root_lower(1), 20);
     assert_int_equal(wait_on(n), 10);
     run_to(1 * MS);
-    assert_int_equal(ktest_syscall(SYS_CALL, u_sc, 0, 0,
-                                   &(struct ktest_msg){.label = INV_SC_YIELD_TO}),
-                     11);
+    assert_int_equal(
+        ktest_syscall(SYS_CALL, u_sc, 0, 0, &(struct ktest_msg){.label = INV_SC_YIELD_TO}), 11);
     run_to(2 * MS);
     assert_true(ktest_irq(LINE));
     assert_int_equal(ktest_current(), 20);
@@ -619,7 +628,7 @@ static void test_tcb_suspend_cancels_yield_to(void **state)
     assert_int_equal(wait_on(never), 10); /* T before U: resumed at the head */
     assert_int_equal(ktest_context()->x[REG_INFO], msginfo_make(ERR_NONE, 0, 0));
     assert_int_equal(inspect_sc(u_sc).consumed, 1 * MS);
-    (void)u;
+    assert_int_equal(inspect(u).state, ST_RUNNING);
 }
 
 /* --------------------------------------------------------- registers */
@@ -693,8 +702,7 @@ static void test_tcb_bind_notification_errors(void **state)
 
     fails(t1, INV_TCB_BIND_NOTIFICATION, 0, NULL, NULL, 0, ERR_TRUNCATED_MESSAGE, 0, 0, 0);
     fails(t1, INV_TCB_BIND_NOTIFICATION, 0, NULL, &ep, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    fails(t1, INV_TCB_BIND_NOTIFICATION, 0, NULL, &n_no_read, 1, ERR_ILLEGAL_OPERATION, 0, 0,
-          0);
+    fails(t1, INV_TCB_BIND_NOTIFICATION, 0, NULL, &n_no_read, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
     fails(t1, INV_TCB_BIND_NOTIFICATION, 0, NULL, &n3, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
     fails(t1, INV_TCB_UNBIND_NOTIFICATION, 0, NULL, NULL, 0, ERR_ILLEGAL_OPERATION, 0, 0, 0);
     call(t1, INV_TCB_BIND_NOTIFICATION, 0, NULL, &n1, 1);

@@ -1,0 +1,555 @@
+/*
+ * mcsim diff: compare two runs of one scenario (diff.h). Prints a table of
+ * the per-thread comparison and exits 0 when the runs agree, 1 when the
+ * completion order differs or a response time differs by more than the
+ * tolerance, 2 for bad usage or runs that cannot be compared.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "diff.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "summary.h"
+
+const char cmd_diff_usage[] =
+    "usage: mcsim diff DB [--run A --run B] [--tolerance T]\n"
+    "\n"
+    "Compare two finished runs of one scenario, B against A: the order in which\n"
+    "jobs complete (per thread and overall), each job's response time, deadline\n"
+    "misses and throttles. Prints the differences as a table.\n"
+    "\n"
+    "  --run N        a run to compare; give it twice (A, then B). Default: B is\n"
+    "                 the latest finished run, A the latest finished run before it\n"
+    "                 of the same scenario and scheduler, preferring another hal\n"
+    "                 (so `mcsim run` and `mcsim qemu` into one DB compare as is)\n"
+    "  --tolerance T  how far a response time of B may be from A's, such as 1%\n"
+    "                 (default) or 0.05\n"
+    "\n"
+    "Exit status: 0 if the runs agree, 1 if the completion order differs or a\n"
+    "response time differs by more than the tolerance, 2 for bad usage or runs\n"
+    "that cannot be compared.\n";
+
+/* ------------------------------------------------------------ comparing */
+
+static int cmp_finish(const void *x, const void *y)
+{
+    const struct diff_job *a = *(const struct diff_job *const *)x;
+    const struct diff_job *b = *(const struct diff_job *const *)y;
+
+    if (a->finish != b->finish)
+        return a->finish < b->finish ? -1 : 1;
+    if (a->thread != b->thread)
+        return a->thread < b->thread ? -1 : 1;
+    return a->job < b->job ? -1 : a->job > b->job;
+}
+
+/* The finished jobs of r (of one thread, or all when thread is
+ * UINT32_MAX) in completion order. */
+static const struct diff_job **completion_order(const struct diff_run *r, uint32_t thread,
+                                                size_t *n)
+{
+    const struct diff_job **v = calloc(r->n_jobs + 1, sizeof *v);
+
+    *n = 0;
+    if (v == NULL)
+        return NULL;
+    for (size_t i = 0; i < r->n_jobs; i++) {
+        if (r->jobs[i].finished && (thread == UINT32_MAX || r->jobs[i].thread == thread))
+            v[(*n)++] = &r->jobs[i];
+    }
+    qsort(v, *n, sizeof *v, cmp_finish);
+    return v;
+}
+
+/* Whether two completion orders are the same; *at = where they part. */
+static int same_order(const struct diff_run *a, const struct diff_run *b, uint32_t thread,
+                      bool *same, size_t *at, size_t *na, size_t *nb)
+{
+    const struct diff_job **oa = completion_order(a, thread, na);
+    const struct diff_job **ob = completion_order(b, thread, nb);
+    size_t i = 0;
+
+    if (oa == NULL || ob == NULL) {
+        free(oa);
+        free(ob);
+        return -1;
+    }
+    while (i < *na && i < *nb && oa[i]->thread == ob[i]->thread && oa[i]->job == ob[i]->job)
+        i++;
+    *same = i == *na && i == *nb;
+    *at = i;
+    free(oa);
+    free(ob);
+    return 0;
+}
+
+static const struct diff_job *find_job(const struct diff_run *r, uint32_t thread, uint32_t job)
+{
+    for (size_t i = 0; i < r->n_jobs; i++) {
+        if (r->jobs[i].thread == thread && r->jobs[i].job == job)
+            return &r->jobs[i];
+    }
+    return NULL;
+}
+
+static uint64_t throttles_of(const struct diff_run *r, uint32_t thread)
+{
+    for (size_t i = 0; i < r->n_threads; i++) {
+        if (r->threads[i].id == thread)
+            return r->threads[i].throttles;
+    }
+    return 0;
+}
+
+/* Count jobs and compare the responses of thread t's jobs. */
+static void compare_responses(const struct diff_run *a, const struct diff_run *b,
+                              struct diff_thread_result *t, double tolerance)
+{
+    for (size_t i = 0; i < a->n_jobs; i++) {
+        const struct diff_job *ja = &a->jobs[i], *jb;
+        double rel;
+
+        if (ja->thread != t->id)
+            continue;
+        t->finished_a += ja->finished;
+        t->missed_a += ja->missed;
+        jb = find_job(b, ja->thread, ja->job);
+        if (!ja->finished || jb == NULL || !jb->finished)
+            continue;
+        t->compared++;
+        rel = fabs((double)jb->response - (double)ja->response) /
+              (double)(ja->response ? ja->response : 1);
+        if (rel > tolerance)
+            t->over++;
+        if (t->worst_job == 0 || rel > t->worst_rel) {
+            t->worst_rel = rel;
+            t->worst_diff = (int64_t)(jb->response - ja->response);
+            t->worst_job = ja->job;
+        }
+    }
+    for (size_t i = 0; i < b->n_jobs; i++) {
+        if (b->jobs[i].thread == t->id) {
+            t->finished_b += b->jobs[i].finished;
+            t->missed_b += b->jobs[i].missed;
+        }
+    }
+}
+
+static void note_worst(struct diff_report *r, const struct diff_run *a,
+                       const struct diff_thread_result *t)
+{
+    const struct diff_job *ja;
+
+    if (t->worst_job == 0 || (r->worst_job != 0 && t->worst_rel <= r->worst_rel))
+        return;
+    ja = find_job(a, t->id, t->worst_job);
+    r->worst_rel = t->worst_rel;
+    r->worst_diff = t->worst_diff;
+    r->worst_thread = t->id;
+    r->worst_job = t->worst_job;
+    r->worst_a = ja->response;
+    r->worst_b = (uint64_t)((int64_t)ja->response + t->worst_diff);
+}
+
+int diff_compare(const struct diff_run *a, const struct diff_run *b, double tolerance,
+                 struct diff_report *r)
+{
+    memset(r, 0, sizeof *r);
+    r->tolerance = tolerance;
+    r->threads = calloc(a->n_threads + 1, sizeof *r->threads);
+    if (r->threads == NULL)
+        return -1;
+    if (same_order(a, b, UINT32_MAX, &r->order_same, &r->first_divergence, &r->order_len_a,
+                   &r->order_len_b) != 0)
+        return -1;
+    for (size_t i = 0; i < a->n_threads; i++) {
+        struct diff_thread_result *t = &r->threads[r->n_threads++];
+        size_t at, na, nb;
+
+        t->id = a->threads[i].id;
+        t->name = a->threads[i].name;
+        t->throttles_a = a->threads[i].throttles;
+        t->throttles_b = throttles_of(b, t->id);
+        if (same_order(a, b, t->id, &t->order_same, &at, &na, &nb) != 0)
+            return -1;
+        compare_responses(a, b, t, tolerance);
+        r->over += t->over;
+        note_worst(r, a, t);
+    }
+    return 0;
+}
+
+bool diff_differs(const struct diff_report *r)
+{
+    if (!r->order_same || r->over > 0)
+        return true;
+    for (size_t i = 0; i < r->n_threads; i++) {
+        if (!r->threads[i].order_same)
+            return true;
+    }
+    return false;
+}
+
+void diff_report_release(struct diff_report *r)
+{
+    free(r->threads);
+    memset(r, 0, sizeof *r);
+}
+
+bool diff_parse_tolerance(const char *text, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+
+    if (end == text || v < 0 || !isfinite(v))
+        return false;
+    if (*end == '%') {
+        v /= 100;
+        end++;
+    }
+    if (*end)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* ------------------------------------------------------------ loading */
+
+static int query_error(sqlite3 *db, char *err, size_t len)
+{
+    snprintf(err, len, "mcsim: diff: %s", sqlite3_errmsg(db));
+    return -1;
+}
+
+static int load_run_row(sqlite3 *db, struct diff_run *out, char *err, size_t len)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (sqlite3_prepare_v2(db,
+                           "SELECT scenario, scheduler, hal, seed, duration, finished FROM runs "
+                           "WHERE run_id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return query_error(db, err, len);
+    sqlite3_bind_int64(st, 1, out->run_id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        snprintf(out->scenario, sizeof out->scenario, "%s", sqlite3_column_text(st, 0));
+        snprintf(out->scheduler, sizeof out->scheduler, "%s", sqlite3_column_text(st, 1));
+        snprintf(out->hal, sizeof out->hal, "%s", sqlite3_column_text(st, 2));
+        out->seed = (uint64_t)sqlite3_column_int64(st, 3);
+        out->duration = (uint64_t)sqlite3_column_int64(st, 4);
+    }
+    if (rc == SQLITE_ROW && sqlite3_column_int(st, 5) == 0) {
+        snprintf(err, len, "mcsim: diff: run %lld is unfinished", (long long)out->run_id);
+        rc = SQLITE_ERROR;
+    } else if (rc != SQLITE_ROW) {
+        snprintf(err, len, "mcsim: diff: there is no run %lld", (long long)out->run_id);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
+static int load_threads(sqlite3 *db, struct diff_run *out, char *err, size_t len)
+{
+    sqlite3_stmt *st;
+    size_t cap = 16;
+
+    out->threads = calloc(cap, sizeof *out->threads);
+    if (out->threads == NULL ||
+        sqlite3_prepare_v2(db,
+                           "SELECT t.thread_id, t.name, (SELECT count(*) FROM budget_events b "
+                           "WHERE b.run_id = t.run_id AND b.thread_id = t.thread_id AND "
+                           "b.kind = 'throttle') FROM threads t WHERE t.run_id = ? AND "
+                           "t.thread_id > 0 ORDER BY t.thread_id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return query_error(db, err, len);
+    sqlite3_bind_int64(st, 1, out->run_id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (out->n_threads == cap) {
+            struct diff_thread *p = realloc(out->threads, 2 * cap * sizeof *p);
+            if (p == NULL)
+                break;
+            out->threads = p;
+            cap *= 2;
+        }
+        struct diff_thread *t = &out->threads[out->n_threads++];
+        t->id = (uint32_t)sqlite3_column_int64(st, 0);
+        snprintf(t->name, sizeof t->name, "%s", sqlite3_column_text(st, 1));
+        t->throttles = (uint64_t)sqlite3_column_int64(st, 2);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int load_jobs(sqlite3 *db, struct diff_run *out, char *err, size_t len)
+{
+    sqlite3_stmt *st;
+    size_t cap = 256;
+
+    out->jobs = calloc(cap, sizeof *out->jobs);
+    if (out->jobs == NULL ||
+        sqlite3_prepare_v2(db,
+                           "SELECT thread_id, job, finish_time, response, missed FROM jobs "
+                           "WHERE run_id = ? ORDER BY thread_id, job",
+                           -1, &st, NULL) != SQLITE_OK)
+        return query_error(db, err, len);
+    sqlite3_bind_int64(st, 1, out->run_id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (out->n_jobs == cap) {
+            struct diff_job *p = realloc(out->jobs, 2 * cap * sizeof *p);
+            if (p == NULL) {
+                sqlite3_finalize(st);
+                snprintf(err, len, "mcsim: diff: out of memory");
+                return -1;
+            }
+            out->jobs = p;
+            cap *= 2;
+        }
+        struct diff_job *j = &out->jobs[out->n_jobs++];
+        j->thread = (uint32_t)sqlite3_column_int64(st, 0);
+        j->job = (uint32_t)sqlite3_column_int64(st, 1);
+        j->finished = sqlite3_column_type(st, 2) != SQLITE_NULL;
+        j->finish = (uint64_t)sqlite3_column_int64(st, 2);
+        j->response = (uint64_t)sqlite3_column_int64(st, 3);
+        j->missed = sqlite3_column_int(st, 4) != 0;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int diff_load(sqlite3 *db, int64_t run_id, struct diff_run *out, char *err, size_t len)
+{
+    memset(out, 0, sizeof *out);
+    out->run_id = run_id;
+    if (load_run_row(db, out, err, len) != 0 || load_threads(db, out, err, len) != 0 ||
+        load_jobs(db, out, err, len) != 0) {
+        diff_run_release(out);
+        return -1;
+    }
+    return 0;
+}
+
+void diff_run_release(struct diff_run *r)
+{
+    free(r->jobs);
+    free(r->threads);
+    r->jobs = NULL;
+    r->threads = NULL;
+}
+
+/* ------------------------------------------------------------ the command */
+
+struct diff_args {
+    const char *db;
+    int64_t runs[2];
+    int n_runs;
+    double tolerance;
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mcsim: diff: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see 'mcsim help diff')\n");
+    return 2;
+}
+
+static int parse_args(int argc, char **argv, struct diff_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->tolerance = 0.01;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--run") == 0 || strcmp(arg, "--tolerance") == 0) {
+            char *end;
+            if (i + 1 >= argc)
+                return usage_error("option '%s' needs a value", arg);
+            const char *v = argv[++i];
+            if (arg[2] == 't') {
+                if (!diff_parse_tolerance(v, &a->tolerance))
+                    return usage_error("--tolerance takes a percentage such as 1%%, not '%s'",
+                                       v);
+            } else if (a->n_runs == 2) {
+                return usage_error("--run may be given twice only%s", "");
+            } else {
+                a->runs[a->n_runs++] = strtoll(v, &end, 10);
+                if (*end || end == v)
+                    return usage_error("--run takes a run id, not '%s'", v);
+            }
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return usage_error("unknown option '%s'", arg);
+        } else if (a->db == NULL) {
+            a->db = arg;
+        } else {
+            return usage_error("only one database may be given (also got '%s')", arg);
+        }
+    }
+    if (a->db == NULL)
+        return usage_error("no database given%s", "");
+    if (a->n_runs == 1)
+        return usage_error("give --run twice (A, then B), or not at all%s", "");
+    return 0;
+}
+
+static int64_t query_id(sqlite3 *db, const char *sql, int64_t arg)
+{
+    sqlite3_stmt *st;
+    int64_t id = -1;
+
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, arg);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return id;
+}
+
+/* The default pair: the latest finished run, and the latest finished run
+ * before it of the same scenario and scheduler, another hal first. */
+static int default_runs(sqlite3 *db, struct diff_args *a)
+{
+    a->runs[1] = query_id(db, "SELECT max(run_id) FROM runs WHERE finished = 1 AND ?1 IS NOT NULL", 0);
+    if (a->runs[1] < 0) {
+        fprintf(stderr, "mcsim: diff: %s has no finished run\n", a->db);
+        return 2;
+    }
+    a->runs[0] = query_id(db,
+                          "SELECT r.run_id FROM runs r, runs b WHERE b.run_id = ?1 AND "
+                          "r.run_id < b.run_id AND r.finished = 1 AND r.scenario = b.scenario "
+                          "AND r.scheduler = b.scheduler ORDER BY r.hal = b.hal, r.run_id DESC "
+                          "LIMIT 1",
+                          a->runs[1]);
+    if (a->runs[0] < 0) {
+        fprintf(stderr, "mcsim: diff: no earlier finished run of the scenario and scheduler of "
+                        "run %lld to compare it with (give --run A --run B)\n",
+                (long long)a->runs[1]);
+        return 2;
+    }
+    return 0;
+}
+
+static void print_time(char *buf, size_t len, int64_t cycles, uint64_t hz, bool sign)
+{
+    char t[48];
+    summary_format_time(t, sizeof t, (uint64_t)(cycles < 0 ? -cycles : cycles), hz);
+    snprintf(buf, len, "%s%s", sign ? (cycles < 0 ? "-" : "+") : "", t);
+}
+
+static void print_report(const struct diff_run *a, const struct diff_run *b,
+                         const struct diff_report *r, uint64_t hz)
+{
+    char d[64], ra[48], rb[48];
+
+    printf("mcsim diff: run %lld (%s) against run %lld (%s): %s, %s, seed %llu\n",
+           (long long)b->run_id, b->hal, (long long)a->run_id, a->hal, a->scenario, a->scheduler,
+           (unsigned long long)a->seed);
+    printf("  %-16s %11s %7s %11s %13s %26s %9s\n", "thread", "jobs A/B", "order", "missed A/B",
+           "throttles A/B", "worst response diff (job)", "over tol");
+    for (size_t i = 0; i < r->n_threads; i++) {
+        const struct diff_thread_result *t = &r->threads[i];
+        char jobs[32], missed[32], thr[48], worst[400];
+        snprintf(jobs, sizeof jobs, "%zu/%zu", t->finished_a, t->finished_b);
+        snprintf(missed, sizeof missed, "%zu/%zu", t->missed_a, t->missed_b);
+        snprintf(thr, sizeof thr, "%llu/%llu", (unsigned long long)t->throttles_a,
+                 (unsigned long long)t->throttles_b);
+        if (t->worst_job) {
+            print_time(d, sizeof d, t->worst_diff, hz, true);
+            snprintf(worst, sizeof worst, "%s %+.2f%% (%u)", d,
+                     100.0 * (t->worst_diff < 0 ? -t->worst_rel : t->worst_rel), t->worst_job);
+        } else {
+            snprintf(worst, sizeof worst, "-");
+        }
+        printf("  %-16s %11s %7s %11s %13s %26s %9zu\n", t->name, jobs,
+               t->order_same ? "same" : "DIFFERS", missed, thr, worst, t->over);
+    }
+    printf("completion order: %s (%zu and %zu jobs finished)", r->order_same ? "the same" : "differs",
+           r->order_len_a, r->order_len_b);
+    if (!r->order_same)
+        printf(", first difference at completion %zu", r->first_divergence + 1);
+    printf("\n");
+    if (r->worst_job) {
+        print_time(d, sizeof d, r->worst_diff, hz, true);
+        print_time(ra, sizeof ra, (int64_t)r->worst_a, hz, false);
+        print_time(rb, sizeof rb, (int64_t)r->worst_b, hz, false);
+        const char *name = "?";
+        for (size_t i = 0; i < r->n_threads; i++) {
+            if (r->threads[i].id == r->worst_thread)
+                name = r->threads[i].name;
+        }
+        printf("worst response-time difference: %s (%+.2f%%), %s job %u: %s in run %lld, %s in "
+               "run %lld\n",
+               d, 100.0 * (r->worst_diff < 0 ? -r->worst_rel : r->worst_rel), name,
+               r->worst_job, ra, (long long)a->run_id, rb, (long long)b->run_id);
+    }
+    printf("%zu response times differ by more than %g%%\n", r->over, 100 * r->tolerance);
+}
+
+static uint64_t run_cpu_hz(sqlite3 *db, int64_t run)
+{
+    int64_t hz = query_id(db, "SELECT cpu_hz FROM runs WHERE run_id = ?1", run);
+    return hz > 0 ? (uint64_t)hz : 1000000000u;
+}
+
+static int compare(sqlite3 *db, const struct diff_args *a)
+{
+    struct diff_run ra, rb;
+    struct diff_report rep;
+    char err[512];
+    int status;
+
+    if (diff_load(db, a->runs[0], &ra, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    if (diff_load(db, a->runs[1], &rb, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        diff_run_release(&ra);
+        return 2;
+    }
+    if (strcmp(ra.scenario, rb.scenario) != 0) {
+        fprintf(stderr, "mcsim: diff: runs %lld and %lld are of different scenarios (%s, %s)\n",
+                (long long)ra.run_id, (long long)rb.run_id, ra.scenario, rb.scenario);
+        status = 2;
+    } else if (diff_compare(&ra, &rb, a->tolerance, &rep) != 0) {
+        fprintf(stderr, "mcsim: diff: out of memory\n");
+        status = 3;
+    } else {
+        if (strcmp(ra.scheduler, rb.scheduler) != 0 || ra.seed != rb.seed ||
+            ra.duration != rb.duration)
+            fprintf(stderr, "mcsim: diff: note: the runs differ in scheduler, seed or "
+                            "duration\n");
+        print_report(&ra, &rb, &rep, run_cpu_hz(db, ra.run_id));
+        status = diff_differs(&rep) ? 1 : 0;
+        diff_report_release(&rep);
+    }
+    diff_run_release(&ra);
+    diff_run_release(&rb);
+    return status;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+    struct diff_args a;
+    sqlite3 *db = NULL;
+    int status;
+
+    if ((status = parse_args(argc, argv, &a)) != 0)
+        return status;
+    if (sqlite3_open_v2(a.db, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        fprintf(stderr, "mcsim: diff: cannot open %s: %s\n", a.db,
+                db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return 2;
+    }
+    status = a.n_runs == 0 ? default_runs(db, &a) : 0;
+    if (status == 0)
+        status = compare(db, &a);
+    sqlite3_close(db);
+    return status;
+}
