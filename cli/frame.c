@@ -128,6 +128,7 @@ static void decode_fixed(const uint8_t *p, struct wire_record *o)
         o->u.end.kernel_entries = wire_get(&p, 8);
         o->u.end.records = wire_get(&p, 8);
         o->u.end.dropped = wire_get(&p, 8);
+        o->u.end.kernel_insns = wire_get(&p, 8);
         break;
     default:
         break;
@@ -200,7 +201,8 @@ static uint8_t *encode_fixed(const struct wire_record *o, uint8_t *p)
         p = wire_put(p, o->u.end.end, 8);
         p = wire_put(p, o->u.end.kernel_entries, 8);
         p = wire_put(p, o->u.end.records, 8);
-        return wire_put(p, o->u.end.dropped, 8);
+        p = wire_put(p, o->u.end.dropped, 8);
+        return wire_put(p, o->u.end.kernel_insns, 8);
     default:
         return p;
     }

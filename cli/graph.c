@@ -4,6 +4,7 @@
  * mixed-criticality dependency rule on it (graph_model.h). The DOT text
  * comes from graph_dot.c; Graphviz (libgvc, the "dot" layout) renders it.
  */
+#include <assert.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -123,6 +124,7 @@ static int render(const char *dot, const char *path, enum graph_format fmt)
     Agraph_t *g;
     int rc = 0;
 
+    assert(fmt < FMT_UNKNOWN); /* parse_args refused any other */
     agseterrf(graphviz_message);
     if (!gvc || !(g = agmemread(dot))) {
         fprintf(stderr, "mcsim: graph: Graphviz could not read the graph\n");

@@ -246,9 +246,10 @@ static int draw_gantt(const struct run_args *a, struct db *db, int status)
     }
     summary_format_time(to, sizeof to, (uint64_t)res.to, res.cpu_hz);
     if (res.shortened)
-        fprintf(stderr, "mcsim: run: note: the chart shows 0 to %s, a readable part of the run; "
-                        "draw other parts with 'mcsim gantt %s -o FILE --run %lld --from T "
-                        "--to T'\n",
+        fprintf(stderr,
+                "mcsim: run: note: the chart shows 0 to %s, a readable part of the run; "
+                "draw other parts with 'mcsim gantt %s -o FILE --run %lld --from T "
+                "--to T'\n",
                 to, a->db, (long long)res.run_id);
     if (!a->quiet)
         printf("gantt chart: %s\n", a->gantt);
@@ -305,8 +306,9 @@ int cmd_run(int argc, char **argv)
     if ((status = parse_args(argc, argv, &a)) != 0)
         return status;
     if (a.gantt && chart_format(a.gantt) == NULL)
-        return bad_usage("--gantt %s: the file's extension chooses the format: .svg, .png or "
-                         ".pdf", a.gantt);
+        return bad_usage("--gantt %s: the file's extension chooses the format: .svg, .png "
+                         "or .pdf",
+                         a.gantt);
     if ((status = load(&a, &s)) != 0)
         return status;
     status = apply_overrides(&a, &s);

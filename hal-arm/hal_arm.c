@@ -32,6 +32,8 @@ static bool start_soft_pending; /* the start line fired while masked */
 static ticks_t kernel_deadline = HAL_ARM_NEVER;
 static uint64_t device_deadline = HAL_ARM_NEVER;
 static uint64_t entries;
+static uint64_t el1_insns;      /* on the timeline, up to the last exception */
+static uint32_t el1_last;       /* the EL1 counter then */
 
 _Static_assert(sizeof(struct user_context) == 280, "start.S assumes this layout");
 
@@ -91,6 +93,31 @@ void hal_arm_device_timer_set(uint64_t deadline)
 uint64_t hal_arm_kernel_entries(void)
 {
     return entries;
+}
+
+static void count_entry(void)
+{
+    if (hal_arm_timeline_origin != HAL_ARM_NEVER)
+        entries++;
+}
+
+/* At each exception from EL0: the EL1 instructions since the last one are
+ * those of the last exception's handling (the counter does not count at
+ * EL0); none before the timeline. Differences of the 32-bit counter are
+ * exact as long as one exception takes fewer than 2^32 instructions. */
+static void count_el1(void)
+{
+    uint32_t now = hal_arm_insns_el1();
+
+    if (hal_arm_timeline_origin != HAL_ARM_NEVER)
+        el1_insns += (uint32_t)(now - el1_last);
+    el1_last = now;
+}
+
+uint64_t hal_arm_el1_insns(void)
+{
+    count_el1();
+    return el1_insns;
 }
 
 /* ------------------------------------------------------------ lines */
@@ -195,7 +222,6 @@ static bool take_interrupt(struct user_context **next)
             continue;
         }
         gic_eoi(iar);
-        entries++;
         if (id == GIC_PPI_PTIMER) {
             /* the line is level: off before the kernel sets a new deadline */
             SYSREG_WRITE(cntp_ctl_el0, CTL_IMASK);
@@ -208,9 +234,9 @@ static bool take_interrupt(struct user_context **next)
             hooks.line_taken(id - GIC_SPI_BASE, hal_arm_now());
             *next = kernel_interrupt(id - GIC_SPI_BASE);
         } else {
-            entries--;
             continue;
         }
+        count_entry();
         return true;
     }
 }
@@ -248,6 +274,7 @@ struct user_context *hal_arm_el0_irq(void)
 {
     struct user_context *next = current_context();
 
+    count_el1();
     hooks.entry(kernel_current_trace_id());
     take_interrupt(&next); /* none for the kernel: the thread goes on */
     return resume(next);
@@ -272,14 +299,15 @@ struct user_context *hal_arm_el0_sync(uint64_t esr)
 
     if (ESR_EC(esr) != ESR_EC_SVC64)
         user_fault(esr, cur);
+    count_el1();
     hooks.entry(kernel_current_trace_id());
     switch (imm) {
     case HAL_ARM_SVC_SYSCALL:
-        entries++;
+        count_entry();
         next = kernel_syscall();
         break;
     case HAL_ARM_SVC_EXIT:
-        entries++;
+        count_entry();
         next = kernel_thread_exit();
         break;
     case HAL_ARM_SVC_SYSCALL_END_BOOT:

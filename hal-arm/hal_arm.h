@@ -119,8 +119,11 @@ void hal_arm_device_timer_set(uint64_t deadline);
  * is taken when it is unmasked and EL0 runs. */
 void hal_arm_raise(uint32_t line);
 
-/* Kernel entries so far (system calls, interrupts, thread exits). */
+/* Kernel entries on the timeline so far (system calls, interrupts,
+ * thread exits), and the instructions retired at EL1 on the timeline (the
+ * kernel, hal-arm and the image's hooks), kept in 64 bits. */
 uint64_t hal_arm_kernel_entries(void);
+uint64_t hal_arm_el1_insns(void);
 
 /* The UART: one byte, a string, or formatted text (%s %c %d %u %x %lu
  * %llu %lx %llx %ld %lld %zu %p and %%; widths are ignored). */

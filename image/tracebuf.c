@@ -141,7 +141,8 @@ static void write_end(int status, uint64_t end)
     q = wire_put(q, end, 8);
     q = wire_put(q, hal_arm_kernel_entries(), 8);
     q = wire_put(q, used, 8);
-    wire_put(q, dropped, 8);
+    q = wire_put(q, dropped, 8);
+    wire_put(q, hal_arm_el1_insns(), 8);
     write_frame(WIRE_END, p, sizeof p);
 }
 

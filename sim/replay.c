@@ -77,6 +77,7 @@ static bool replay_one(struct world *w, const struct wire_record *rec, cycles_t 
         world_fail(w, "%s", rec->u.fail.text);
     case WIRE_END:
         w->res->kernel_entries = rec->u.end.kernel_entries;
+        w->res->kernel_cycles = hal_sim_ticks_to_cycles(rec->u.end.kernel_insns);
         *end = rec->u.end.end < w->duration ? rec->u.end.end : w->duration;
         return false;
     default:

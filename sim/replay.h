@@ -21,7 +21,8 @@
  * the rows, run_begin with hal `meta_hal`). The records must be complete:
  * a TIMELINE, then an END; a FAIL makes the result ENG_INTERNAL_ERROR
  * with its text. Fills r (end, kernel entries, trace records) as eng_run
- * does.
+ * does; its kernel cycles are the END record's kernel instructions, taken
+ * as ticks (one instruction is one nanosecond under -icount shift=0).
  */
 enum eng_status replay_run(const struct scenario *s, const struct eng_options *o,
                            const char *meta_hal, uint64_t tick_hz,

@@ -23,7 +23,9 @@
  *   REFILL    thread u32, idx u32, time u64, amount u64 (ticks)
  *   BENCH     thread u32, el1_insns u32, all_insns u32 (one Call round trip)
  *   FAIL      text (the run failed: why)
- *   END       status u8, end u64 (cycles), kernel_entries u64, records u64, dropped u64
+ *   END       status u8, end u64 (cycles), kernel_entries u64, records u64, dropped u64,
+ *             kernel_insns u64 (instructions retired at EL1 on the timeline:
+ *             the kernel, hal-arm and the device model)
  */
 #ifndef MCSIM_SIM_WIRE_H
 #define MCSIM_SIM_WIRE_H
@@ -70,7 +72,7 @@ enum wire_end_status {
 #define WIRE_BUDGET_LEN 25u
 #define WIRE_REFILL_LEN 24u
 #define WIRE_BENCH_LEN 12u
-#define WIRE_END_LEN 33u
+#define WIRE_END_LEN 41u
 
 /* A frame's payload, decoded (cli/frame.c). Times as the layouts say. */
 struct wire_record {
@@ -110,7 +112,7 @@ struct wire_record {
         } fail;
         struct {
             uint8_t status;
-            uint64_t end, kernel_entries, records, dropped;
+            uint64_t end, kernel_entries, records, dropped, kernel_insns;
         } end;
     } u;
 };
