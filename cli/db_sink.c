@@ -77,10 +77,14 @@ static void bind_thread(sqlite3_stmt *st, int i, uint32_t thread)
         sqlite3_bind_int64(st, i, thread);
 }
 
+/* SQLITE_STATIC: SQLite does not copy the text. Safe because every
+ * statement is stepped, reset and cleared (db_step) before the function
+ * that bound it returns, while the text is still alive; a copy per row is
+ * a malloc, a memcpy and a free (2% of a recorded run). */
 static void bind_text(sqlite3_stmt *st, int i, const char *text)
 {
     if (text)
-        sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, i, text, -1, SQLITE_STATIC);
     else
         sqlite3_bind_null(st, i);
 }
