@@ -263,7 +263,7 @@ static void thread_details(const struct canvas *c, const struct chart_data *d,
 static void draw_row_label(struct canvas *c, const struct chart_data *d, size_t r, double y)
 {
     const struct chart_row *row = &d->rows[r];
-    char name[96], l2[96], l3[96];
+    char name[96], l2[160], l3[160];
     Agnode_t *n;
 
     if (row->device) {

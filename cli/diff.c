@@ -22,10 +22,11 @@ const char cmd_diff_usage[] =
     "jobs complete (per thread and overall), each job's response time, deadline\n"
     "misses and throttles. Prints the differences as a table.\n"
     "\n"
-    "  --run N        a run to compare; give it twice (A, then B). Default: B is\n"
-    "                 the latest finished run, A the latest finished run before it\n"
-    "                 of the same scenario and scheduler, preferring another hal\n"
-    "                 (so `mcsim run` and `mcsim qemu` into one DB compare as is)\n"
+    "  --run N        a run to compare; give it twice (A, then B). Default: the\n"
+    "                 latest finished run and the latest finished run before it of\n"
+    "                 the same scenario and scheduler, preferring another hal (so\n"
+    "                 `mcsim run` and `mcsim qemu` into one DB compare as they\n"
+    "                 are); A is the simulated one of the two\n"
     "  --tolerance T  how far a response time of B may be from A's, such as 1%\n"
     "                 (default) or 0.05\n"
     "\n"
@@ -80,8 +81,17 @@ static int same_order(const struct diff_run *a, const struct diff_run *b, uint32
     }
     while (i < *na && i < *nb && oa[i]->thread == ob[i]->thread && oa[i]->job == ob[i]->job)
         i++;
-    *same = i == *na && i == *nb;
+    *same = i == *na || i == *nb;
     *at = i;
+    /* the longer run's extra completions: at most one per thread */
+    if (*same) {
+        const struct diff_job **rest = *na > *nb ? oa : ob;
+        size_t n = *na > *nb ? *na : *nb;
+        for (size_t k = i; k < n && *same; k++) {
+            for (size_t j = i; j < k; j++)
+                *same &= rest[j]->thread != rest[k]->thread;
+        }
+    }
     free(oa);
     free(ob);
     return 0;
@@ -372,8 +382,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
             const char *v = argv[++i];
             if (arg[2] == 't') {
                 if (!diff_parse_tolerance(v, &a->tolerance))
-                    return usage_error("--tolerance takes a percentage such as 1%%, not '%s'",
-                                       v);
+                    return usage_error("--tolerance takes a percentage such as 1%%, not '%s'", v);
             } else if (a->n_runs == 2) {
                 return usage_error("--run may be given twice only%s", "");
             } else {
@@ -414,7 +423,8 @@ static int64_t query_id(sqlite3 *db, const char *sql, int64_t arg)
  * before it of the same scenario and scheduler, another hal first. */
 static int default_runs(sqlite3 *db, struct diff_args *a)
 {
-    a->runs[1] = query_id(db, "SELECT max(run_id) FROM runs WHERE finished = 1 AND ?1 IS NOT NULL", 0);
+    a->runs[1] =
+        query_id(db, "SELECT max(run_id) FROM runs WHERE finished = 1 AND ?1 IS NOT NULL", 0);
     if (a->runs[1] < 0) {
         fprintf(stderr, "mcsim: diff: %s has no finished run\n", a->db);
         return 2;
@@ -426,10 +436,18 @@ static int default_runs(sqlite3 *db, struct diff_args *a)
                           "LIMIT 1",
                           a->runs[1]);
     if (a->runs[0] < 0) {
-        fprintf(stderr, "mcsim: diff: no earlier finished run of the scenario and scheduler of "
-                        "run %lld to compare it with (give --run A --run B)\n",
+        fprintf(stderr,
+                "mcsim: diff: no earlier finished run of the scenario and scheduler of "
+                "run %lld to compare it with (give --run A --run B)\n",
                 (long long)a->runs[1]);
         return 2;
+    }
+    /* a simulated run is the reference */
+    if (query_id(db, "SELECT hal = 'sim' FROM runs WHERE run_id = ?1", a->runs[1]) == 1 &&
+        query_id(db, "SELECT hal = 'sim' FROM runs WHERE run_id = ?1", a->runs[0]) == 0) {
+        int64_t t = a->runs[0];
+        a->runs[0] = a->runs[1];
+        a->runs[1] = t;
     }
     return 0;
 }
@@ -468,8 +486,10 @@ static void print_report(const struct diff_run *a, const struct diff_run *b,
         printf("  %-16s %11s %7s %11s %13s %26s %9zu\n", t->name, jobs,
                t->order_same ? "same" : "DIFFERS", missed, thr, worst, t->over);
     }
-    printf("completion order: %s (%zu and %zu jobs finished)", r->order_same ? "the same" : "differs",
-           r->order_len_a, r->order_len_b);
+    printf("completion order: %s (%zu and %zu jobs finished)",
+           r->order_same ? "the same" : "differs", r->order_len_a, r->order_len_b);
+    if (r->order_same && r->order_len_a != r->order_len_b)
+        printf(", one run finishing jobs the other's end cut off");
     if (!r->order_same)
         printf(", first difference at completion %zu", r->first_divergence + 1);
     printf("\n");
@@ -484,8 +504,8 @@ static void print_report(const struct diff_run *a, const struct diff_run *b,
         }
         printf("worst response-time difference: %s (%+.2f%%), %s job %u: %s in run %lld, %s in "
                "run %lld\n",
-               d, 100.0 * (r->worst_diff < 0 ? -r->worst_rel : r->worst_rel), name,
-               r->worst_job, ra, (long long)a->run_id, rb, (long long)b->run_id);
+               d, 100.0 * (r->worst_diff < 0 ? -r->worst_rel : r->worst_rel), name, r->worst_job,
+               ra, (long long)a->run_id, rb, (long long)b->run_id);
     }
     printf("%zu response times differ by more than %g%%\n", r->over, 100 * r->tolerance);
 }

@@ -16,15 +16,15 @@
 
 struct diff_job {
     uint32_t thread;
-    uint32_t job;          /* 1, 2, ... per thread */
+    uint32_t job; /* 1, 2, ... per thread */
     bool finished;
-    uint64_t finish;       /* cycles; meaningful when finished */
-    uint64_t response;     /* cycles; meaningful when finished */
+    uint64_t finish;   /* cycles; meaningful when finished */
+    uint64_t response; /* cycles; meaningful when finished */
     bool missed;
 };
 
 struct diff_thread {
-    uint32_t id;           /* thread_id */
+    uint32_t id; /* thread_id */
     char name[64];
     uint64_t throttles;
 };
@@ -33,7 +33,7 @@ struct diff_run {
     int64_t run_id;
     char scenario[64], scheduler[8], hal[8];
     uint64_t seed, duration;
-    struct diff_job *jobs;       /* any order */
+    struct diff_job *jobs; /* any order */
     size_t n_jobs;
     struct diff_thread *threads; /* ascending id */
     size_t n_threads;
@@ -42,30 +42,35 @@ struct diff_run {
 /* The comparison of one thread, A against B. */
 struct diff_thread_result {
     uint32_t id;
-    const char *name;              /* A's */
+    const char *name; /* A's */
     size_t finished_a, finished_b;
     size_t missed_a, missed_b;
     uint64_t throttles_a, throttles_b;
-    bool order_same;               /* the same jobs finished, in the same order */
-    size_t compared;               /* jobs finished in both */
-    size_t over;                   /* of which: response differs beyond the tolerance */
-    double worst_rel;              /* the largest |B - A| / A of a response */
-    int64_t worst_diff;            /* B - A of that job, cycles */
-    uint32_t worst_job;            /* 0 if none compared */
+    bool order_same;    /* the same jobs finished, in the same order (see
+                           diff_report.order_same for the end of the run) */
+    size_t compared;    /* jobs finished in both */
+    size_t over;        /* of which: response differs beyond the tolerance */
+    double worst_rel;   /* the largest |B - A| / A of a response */
+    int64_t worst_diff; /* B - A of that job, cycles */
+    uint32_t worst_job; /* 0 if none compared */
 };
 
 struct diff_report {
-    double tolerance;              /* as a fraction: 0.01 is 1% */
-    bool order_same;               /* overall completion order */
+    double tolerance; /* as a fraction: 0.01 is 1% */
+    /* The overall completion order is the same: one run's sequence of
+     * completions is the other's, or its start, the longer one finishing
+     * at most one more job per thread (jobs cut off by the end of the run
+     * in the other, which are no difference of order). */
+    bool order_same;
     size_t order_len_a, order_len_b;
-    size_t first_divergence;       /* index into the overall order where they part */
+    size_t first_divergence; /* index into the overall order where they part */
     struct diff_thread_result *threads;
     size_t n_threads;
-    size_t over;                   /* responses beyond the tolerance, all threads */
+    size_t over; /* responses beyond the tolerance, all threads */
     double worst_rel;
     int64_t worst_diff;
     uint32_t worst_thread, worst_job; /* worst_job 0: no job compared */
-    uint64_t worst_a, worst_b;     /* that job's responses */
+    uint64_t worst_a, worst_b;        /* that job's responses */
 };
 
 /* Compare run b against run a (the reference) with `tolerance` (a

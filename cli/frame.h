@@ -22,9 +22,9 @@ struct frame {
 struct frame_reader {
     const uint8_t *buf;
     size_t len, pos;
-    uint64_t frames;      /* good frames returned */
-    uint64_t skipped;     /* bytes skipped that were neither a frame nor console text
-                             (a damaged frame, or stray bytes) */
+    uint64_t frames;  /* good frames returned */
+    uint64_t skipped; /* bytes skipped that were neither a frame nor console text
+                         (a damaged frame, or stray bytes) */
     /* where console text goes (may be NULL): bytes outside frames, as met */
     void (*text)(void *ctx, const char *bytes, size_t n);
     void *text_ctx;

@@ -141,8 +141,7 @@ static int apply_overrides(const struct qemu_args *a, struct scenario *s)
     }
     if (a->duration) {
         uint64_t cycles = 0;
-        if (!units_parse_cycles(a->duration, s->cpu_hz, &cycles, why, sizeof why) ||
-            cycles == 0)
+        if (!units_parse_cycles(a->duration, s->cpu_hz, &cycles, why, sizeof why) || cycles == 0)
             return bad_usage("--duration '%s': not a duration above 0", a->duration);
         s->duration = cycles;
     }
@@ -157,8 +156,7 @@ static int apply_overrides(const struct qemu_args *a, struct scenario *s)
     for (uint32_t i = 0; i < s->n_steps; i++) {
         if (s->steps[i].kind == STEP_HANDLE_TIMEOUTS &&
             s->steps[i].timeouts.action == TIMEOUT_INHERIT)
-            return bad_usage("%s: handle_timeouts action 'inherit' is not supported",
-                             s->path);
+            return bad_usage("%s: handle_timeouts action 'inherit' is not supported", s->path);
     }
     return 0;
 }
@@ -205,213 +203,21 @@ static int find_image(const struct qemu_args *a, char *buf, size_t len)
 static int find_tools(const struct qemu_args *a, char *image, char *qemu, size_t len)
 {
     if (qemu_find_program(a->qemu ? a->qemu : "qemu-system-aarch64", qemu, len) != 0) {
-        fprintf(stderr, "mcsim: qemu: %s not found: install the Debian package qemu-system-arm "
-                        "(apt-get install qemu-system-arm) or give --qemu PATH\n",
+        fprintf(stderr,
+                "mcsim: qemu: %s not found: install the Debian package qemu-system-arm "
+                "(apt-get install qemu-system-arm) or give --qemu PATH\n",
                 a->qemu ? a->qemu : "qemu-system-aarch64");
         return 2;
     }
     if (find_image(a, image, len) != 0) {
-        fprintf(stderr, "mcsim: qemu: no image %s: build it with the aarch64-qemu preset "
-                        "(cmake --preset aarch64-qemu && cmake --build --preset aarch64-qemu; "
-                        "needs gcc-aarch64-linux-gnu) or give --image ELF\n",
+        fprintf(stderr,
+                "mcsim: qemu: no image %s: build it with the aarch64-qemu preset "
+                "(cmake --preset aarch64-qemu && cmake --build --preset aarch64-qemu; "
+                "needs gcc-aarch64-linux-gnu) or give --image ELF\n",
                 image);
         return 2;
     }
     return 0;
-}
-
-/* ------------------------------------------------------------ files */
-
-struct workdir {
-    char dir[4096];
-    char blob[4200], uart[4200], qemu_log[4200];
-    bool temporary;
-};
-
-static int workdir_open(struct workdir *wd, const char *keep)
-{
-    if (keep) {
-        snprintf(wd->dir, sizeof wd->dir, "%s", keep);
-        if (mkdir(keep, 0755) != 0 && errno != EEXIST) {
-            fprintf(stderr, "mcsim: qemu: --keep %s: %s\n", keep, strerror(errno));
-            return -1;
-        }
-    } else {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(wd->dir, sizeof wd->dir, "%s/mcsim-qemu-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        if (mkdtemp(wd->dir) == NULL) {
-            fprintf(stderr, "mcsim: qemu: cannot make a temporary directory: %s\n",
-                    strerror(errno));
-            return -1;
-        }
-        wd->temporary = true;
-    }
-    snprintf(wd->blob, sizeof wd->blob, "%s/scenario.bin", wd->dir);
-    snprintf(wd->uart, sizeof wd->uart, "%s/uart.bin", wd->dir);
-    snprintf(wd->qemu_log, sizeof wd->qemu_log, "%s/qemu.log", wd->dir);
-    return 0;
-}
-
-static void workdir_close(struct workdir *wd)
-{
-    if (!wd->temporary)
-        return;
-    unlink(wd->blob);
-    unlink(wd->uart);
-    unlink(wd->qemu_log);
-    rmdir(wd->dir);
-}
-
-static int write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    int ok = f && fwrite(data, 1, n, f) == n;
-    if (f && fclose(f) != 0)
-        ok = 0;
-    if (!ok)
-        fprintf(stderr, "mcsim: qemu: cannot write %s: %s\n", path, strerror(errno));
-    return ok ? 0 : -1;
-}
-
-static uint8_t *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *buf = NULL;
-    size_t cap = 0;
-
-    *n = 0;
-    if (f == NULL)
-        return NULL;
-    for (;;) {
-        if (*n == cap) {
-            uint8_t *b = realloc(buf, cap ? 2 * cap : 1 << 16);
-            if (b == NULL)
-                break;
-            buf = b;
-            cap = cap ? 2 * cap : 1 << 16;
-        }
-        size_t got = fread(buf + *n, 1, cap - *n, f);
-        if (got == 0)
-            break;
-        *n += got;
-    }
-    fclose(f);
-    return buf;
-}
-
-static int write_blob(const struct scenario *s, uint32_t flags, const char *path,
-                      uint32_t *crc)
-{
-    size_t size = blob_encode(s, flags, NULL, 0);
-    uint8_t *buf;
-    int rc;
-
-    if (size > BLOB_MAX_BYTES) {
-        fprintf(stderr, "mcsim: qemu: the scenario is too large for the image (%zu bytes)\n",
-                size);
-        return -1;
-    }
-    buf = malloc(size);
-    if (buf == NULL)
-        return -1;
-    blob_encode(s, flags, buf, size);
-    *crc = (uint32_t)buf[12] | (uint32_t)buf[13] << 8 | (uint32_t)buf[14] << 16 |
-           (uint32_t)buf[15] << 24;
-    rc = write_file(path, buf, size);
-    free(buf);
-    return rc;
-}
-
-/* ------------------------------------------------------------ the trace */
-
-struct trace {
-    struct wire_record *recs;
-    size_t n, cap;
-    struct wire_record hello, end;
-    bool has_hello, has_end;
-    char console[4096];
-    size_t console_len;
-    uint64_t bad;         /* frames that parsed but did not decode */
-    uint64_t skipped;
-};
-
-static void console_text(void *ctx, const char *bytes, size_t n)
-{
-    struct trace *t = ctx;
-    for (size_t i = 0; i < n && t->console_len + 1 < sizeof t->console; i++)
-        t->console[t->console_len++] = bytes[i];
-    t->console[t->console_len] = 0;
-}
-
-static int trace_add(struct trace *t, const struct wire_record *r)
-{
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 4096;
-        struct wire_record *p = realloc(t->recs, cap * sizeof *p);
-        if (p == NULL)
-            return -1;
-        t->recs = p;
-        t->cap = cap;
-    }
-    t->recs[t->n++] = *r;
-    return 0;
-}
-
-static int trace_read(struct trace *t, const uint8_t *buf, size_t n)
-{
-    struct frame_reader fr;
-    struct frame f;
-    struct wire_record r;
-
-    frame_reader_init(&fr, buf, n);
-    fr.text = console_text;
-    fr.text_ctx = t;
-    while (frame_next(&fr, &f)) {
-        if (frame_decode(&f, &r) != 0) {
-            t->bad++;
-            continue;
-        }
-        if (r.type == WIRE_HELLO) {
-            t->hello = r;
-            t->has_hello = true;
-            continue;
-        }
-        if (r.type == WIRE_END) {
-            t->end = r;
-            t->has_end = true;
-        }
-        if (trace_add(t, &r) != 0)
-            return -1;
-    }
-    t->skipped = fr.skipped;
-    return 0;
-}
-
-static void show_console(const struct trace *t)
-{
-    if (t->console_len)
-        fprintf(stderr, "%s%s", t->console,
-                t->console[t->console_len - 1] == '\n' ? "" : "\n");
-}
-
-/* Why the trace cannot be recorded, or NULL. */
-static const char *trace_problem(const struct trace *t, uint32_t blob_crc)
-{
-    if (!t->has_hello)
-        return "the image wrote no trace (no HELLO frame)";
-    if (t->hello.u.hello.version != WIRE_VERSION)
-        return "the image writes another version of the wire format";
-    if (t->hello.u.hello.blob_crc != blob_crc)
-        return "the trace is of another scenario blob";
-    if (t->bad)
-        return "the trace holds frames that do not decode";
-    if (!t->has_end)
-        return "the trace ends without an END frame (cut short)";
-    if (t->end.u.end.dropped)
-        return "the image's trace buffer overflowed: records were dropped";
-    if (t->end.u.end.records + 1 != t->n && t->end.u.end.status == WIRE_END_OK)
-        return "frames are missing from the trace";
-    return NULL;
 }
 
 /* ------------------------------------------------------------ the run */
@@ -424,8 +230,8 @@ static int check(struct db *db, const struct scenario *s, bool quiet)
 
     if (r == NULL)
         return 3;
-    if (expect_evaluate(db_sqlite(db), db_run_id(db), s, expect_entry_allowance(&s->costs), r,
-                        err, sizeof err) != 0 ||
+    if (expect_evaluate(db_sqlite(db), db_run_id(db), s, expect_entry_allowance(&s->costs), r, err,
+                        sizeof err) != 0 ||
         expect_record(db_sqlite(db), db_run_id(db), s, r, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         free(r);
@@ -447,7 +253,7 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* The instructions of each Call round trip the image measured. */
-static void print_bench(const struct trace *t)
+static void print_bench(const struct qemu_trace *t)
 {
     uint32_t *el1 = calloc(t->n + 1, sizeof *el1), *all = calloc(t->n + 1, sizeof *all);
     size_t n = 0;
@@ -474,7 +280,7 @@ static void print_bench(const struct trace *t)
     free(all);
 }
 
-static int record(const struct qemu_args *a, const struct scenario *s, const struct trace *t)
+static int record(const struct qemu_args *a, const struct scenario *s, const struct qemu_trace *t)
 {
     struct db *db;
     char err[DB_ERRMSG_MAX];
@@ -510,39 +316,34 @@ static int record(const struct qemu_args *a, const struct scenario *s, const str
 
 /* Run QEMU and read its trace. 0, or the exit status to give. */
 static int run_qemu(const struct qemu_args *a, const struct qemu_job *job, uint32_t blob_crc,
-                    struct trace *t)
+                    struct qemu_trace *t)
 {
     struct qemu_outcome out;
     char err[256];
-    uint8_t *buf;
-    size_t n;
     const char *problem;
 
     if (qemu_run(job, &out, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 3;
     }
-    buf = read_file(job->uart_log, &n);
-    if (buf == NULL || trace_read(t, buf, n) != 0) {
+    if (qemu_trace_read(t, job->uart_log) != 0) {
         fprintf(stderr, "mcsim: qemu: cannot read the UART output %s\n", job->uart_log);
-        free(buf);
         return 3;
     }
-    free(buf);
     if (out.timed_out) {
-        show_console(t);
+        qemu_show_console(t);
         fprintf(stderr, "mcsim: qemu: QEMU did not finish within %u s (--timeout)\n",
                 job->timeout_s);
         return 3;
     }
     if (out.status == 2 && !t->has_hello) {
-        show_console(t);
+        qemu_show_console(t);
         fprintf(stderr, "mcsim: qemu: the image refused the scenario blob\n");
         return 2;
     }
-    problem = trace_problem(t, blob_crc);
+    problem = qemu_trace_problem(t, blob_crc);
     if (problem || (out.status != 0 && t->end.u.end.status == WIRE_END_OK)) {
-        show_console(t);
+        qemu_show_console(t);
         fprintf(stderr, "mcsim: qemu: %s (QEMU exit status %d; see %s)\n",
                 problem ? problem : "QEMU failed", out.status, job->qemu_log);
         return 3;
@@ -556,10 +357,10 @@ static int run_qemu(const struct qemu_args *a, const struct qemu_job *job, uint3
 static int run(const struct qemu_args *a, struct scenario *s)
 {
     char image[4096], qemu[4096];
-    struct workdir wd = {0};
-    struct trace t = {0};
-    uint32_t crc = 0, flags = (a->trace_full ? BLOB_TRACE_FULL : 0) |
-                              (a->bench_ipc ? BLOB_BENCH_IPC : 0);
+    struct qemu_workdir wd = {0};
+    struct qemu_trace t = {0};
+    uint32_t crc = 0,
+             flags = (a->trace_full ? BLOB_TRACE_FULL : 0) | (a->bench_ipc ? BLOB_BENCH_IPC : 0);
     unsigned long timeout = 300;
     int status;
 
@@ -572,19 +373,22 @@ static int run(const struct qemu_args *a, struct scenario *s)
     }
     if ((status = find_tools(a, image, qemu, sizeof image)) != 0)
         return status;
-    if (workdir_open(&wd, a->keep) != 0)
+    if (qemu_workdir_open(&wd, a->keep) != 0)
         return 3;
-    struct qemu_job job = {.qemu = qemu, .image = image, .blob = wd.blob,
-                           .uart_log = wd.uart, .qemu_log = wd.qemu_log,
+    struct qemu_job job = {.qemu = qemu,
+                           .image = image,
+                           .blob = wd.blob,
+                           .uart_log = wd.uart,
+                           .qemu_log = wd.qemu_log,
                            .timeout_s = (unsigned)timeout};
-    status = write_blob(s, flags, wd.blob, &crc) != 0 ? 3 : run_qemu(a, &job, crc, &t);
+    status = qemu_write_blob(s, flags, wd.blob, &crc) != 0 ? 3 : run_qemu(a, &job, crc, &t);
     if (status == 0)
         status = record(a, s, &t);
     if (status <= 1 && a->bench_ipc)
         print_bench(&t);
-    free(t.recs);
+    qemu_trace_release(&t);
     if (status <= 1)
-        workdir_close(&wd);
+        qemu_workdir_close(&wd);
     else if (wd.temporary)
         fprintf(stderr, "mcsim: qemu: the run's files are in %s\n", wd.dir);
     return status;

@@ -8,9 +8,9 @@
 #include <stdint.h>
 
 #define GIC_SPURIOUS 1023u
-#define GIC_SGI_START 1u     /* the root task's start timer */
-#define GIC_PPI_VTIMER 27u   /* the image's device timer */
-#define GIC_PPI_PTIMER 30u   /* the kernel's timer */
+#define GIC_SGI_START 1u   /* the root task's start timer */
+#define GIC_PPI_VTIMER 27u /* the image's device timer */
+#define GIC_PPI_PTIMER 30u /* the kernel's timer */
 #define GIC_SPI_BASE 32u
 #define GIC_NUM_IDS 288u
 

@@ -32,8 +32,8 @@ static bool start_soft_pending; /* the start line fired while masked */
 static ticks_t kernel_deadline = HAL_ARM_NEVER;
 static uint64_t device_deadline = HAL_ARM_NEVER;
 static uint64_t entries;
-static uint64_t el1_insns;      /* on the timeline, up to the last exception */
-static uint32_t el1_last;       /* the EL1 counter then */
+static uint64_t el1_insns; /* on the timeline, up to the last exception */
+static uint32_t el1_last;  /* the EL1 counter then */
 
 _Static_assert(sizeof(struct user_context) == 280, "start.S assumes this layout");
 
@@ -286,8 +286,8 @@ static _Noreturn void user_fault(uint64_t esr, const struct user_context *c)
 
     SYSREG_READ(far_el1, far);
     hal_arm_printf("mcsim-qemu: thread %u faulted at EL0: ESR %llx, pc %llx, address %llx\n",
-                   kernel_current_trace_id(), (unsigned long long)esr,
-                   (unsigned long long)c->pc, (unsigned long long)far);
+                   kernel_current_trace_id(), (unsigned long long)esr, (unsigned long long)c->pc,
+                   (unsigned long long)far);
     die("a thread faulted at EL0");
 }
 
@@ -313,11 +313,16 @@ struct user_context *hal_arm_el0_sync(uint64_t esr)
     case HAL_ARM_SVC_SYSCALL_END_BOOT:
     case HAL_ARM_SVC_EXIT_END_BOOT:
         next = imm == HAL_ARM_SVC_EXIT_END_BOOT ? kernel_thread_exit() : kernel_syscall();
+        hooks.timeline_start();
+        if (next != NULL)
+            next = resume(next);
+        /* Time 0 is as late as it can be: only the restore of the first
+         * thread's registers runs on the timeline before its code does
+         * (or the CPU idles from 0, waiting for the first interrupt). */
         hal_arm_timeline_origin = counter_ns();
         arm_kernel_timer();
         arm_device_timer();
-        hooks.timeline_start();
-        break;
+        return resume(next);
     default:
         next = hooks.platform_call(imm, cur);
         break;
@@ -380,7 +385,7 @@ struct user_context *hal_arm_boot(struct boot_config *cfg, void *untyped, unsign
 
 _Noreturn void hal_arm_run(struct user_context *ctx)
 {
-    extern _Noreturn void hal_arm_restore(struct user_context *ctx);
+    extern _Noreturn void hal_arm_restore(struct user_context * ctx);
     hal_arm_restore(resume(ctx));
 }
 

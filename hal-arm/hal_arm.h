@@ -70,7 +70,8 @@ struct hal_arm_hooks {
     /* An exception from EL0 is about to be handled: `thread` (a trace id)
      * was running. Called before the kernel sees the exception. */
     void (*entry)(uint32_t thread);
-    /* The timeline has started (the root task's svc #2 returned). */
+    /* The timeline is about to start (the root task's svc #2 or #3 was
+     * handled; the clock still reads 0 and the timers are armed after). */
     void (*timeline_start)(void);
     /* The device timer fired at `now` (ns of the timeline). */
     void (*device_timer)(uint64_t now);

@@ -15,7 +15,7 @@
 #include "wire.h"
 
 struct dev_line {
-    bool pending;      /* arrived, not yet taken */
+    bool pending; /* arrived, not yet taken */
     cycles_t arrival;
     uint32_t device;
 };
@@ -25,12 +25,13 @@ static cycles_t *next_arrival;
 static struct dev_line lines[HAL_ARM_DEVICE_LINES];
 static uint32_t next_start;
 
-static void put_irq(uint32_t device, uint32_t line, cycles_t arrival, cycles_t delivered,
-                    bool lost)
+static void put_irq(uint32_t device, uint32_t line, cycles_t arrival, cycles_t delivered, bool lost)
 {
-    struct image_rec r = {.type = WIRE_IRQ, .len = WIRE_IRQ_LEN};
-    uint8_t *p = r.payload;
+    struct image_rec r;
+    uint8_t *p = r.u.payload;
 
+    r.type = WIRE_IRQ;
+    r.len = WIRE_IRQ_LEN;
     p = wire_put(p, device, 4);
     p = wire_put(p, line, 4);
     p = wire_put(p, arrival, 8);
@@ -74,8 +75,10 @@ static void schedule(void)
 
 void dev_timeline_start(void)
 {
-    struct image_rec r = {.type = WIRE_TIMELINE, .len = 0};
+    struct image_rec r;
 
+    r.type = WIRE_TIMELINE;
+    r.len = 0;
     tb_put(&r);
     schedule();
 }

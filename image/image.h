@@ -18,6 +18,7 @@
 
 #include <mcsim/trace.h>
 
+#include "hal_arm.h"
 #include "scenario.h"
 #include "uworld.h"
 
@@ -40,31 +41,46 @@
 #define IMAGE_EXIT_BAD_BLOB 2
 #define IMAGE_EXIT_FAILED 3
 
-/* One record on its way to the UART: a wire.h frame's type and payload. */
+/* One record on its way to the UART: a wire.h frame's type and payload,
+ * or, for the kernel's records (the most frequent, written in the
+ * kernel's own path), the trace record itself, encoded at the end. */
 struct image_rec {
     uint8_t type;
     uint8_t len;
-    uint8_t payload[38];
+    union {
+        struct trace_record ktrace; /* type WIRE_KTRACE */
+        uint8_t payload[40];        /* the other types */
+    } u;
 };
 
 /* A thread's record ring: written at EL0 by that thread only, drained at
  * EL1 when the thread enters the kernel (or the ring is full). */
-#define URING_SIZE 64u
+#define URING_SIZE 256u
 struct uring {
     volatile uint32_t head; /* written by EL0 after the record */
     volatile uint32_t tail; /* written by EL1 */
     struct image_rec recs[URING_SIZE];
 };
 
+/* A thread's user-level time (user.c): the instruction counters
+ * (hal_arm.h) at its last event (a return from the kernel, the end of a
+ * compute step), and the instructions its interpreter has run since its
+ * last compute step, which the next compute step takes off its loop. */
+struct user_mark {
+    uint32_t all, el1;
+    uint64_t debt;
+};
+
 /* The run, set up at EL1 before any thread runs. */
 struct image_run {
     struct scenario s;
     struct uworld w;
-    uint32_t flags;              /* blob.h BLOB_* */
+    uint32_t flags; /* blob.h BLOB_* */
     uint32_t blob_crc;
-    struct user_context *vregs;  /* per thread: the interpreter's registers */
-    struct uring *rings;         /* per thread */
-    uint64_t spin_overhead;      /* instructions user_spin adds to its count */
+    struct user_context *vregs; /* per thread: the interpreter's registers */
+    struct uring *rings;        /* per thread */
+    struct user_mark *marks;    /* per thread */
+    uint64_t spin_overhead;     /* instructions user_spin adds to its count */
 };
 extern struct image_run image;
 
@@ -82,8 +98,8 @@ void *image_alloc(size_t n, size_t align);
 
 /* ---- time (uplat_arm.c): cycles of the scenario and ns of the clock ---- */
 
-uint64_t image_ns_to_cycles(uint64_t ns);  /* rounded down */
-uint64_t image_cycles_to_ns(uint64_t c);   /* rounded up */
+uint64_t image_ns_to_cycles(uint64_t ns); /* rounded down */
+uint64_t image_cycles_to_ns(uint64_t c);  /* rounded up */
 
 /* ---- tracebuf.c (EL1) ---- */
 
@@ -121,6 +137,25 @@ void user_svc_end_boot(struct user_context *c);
 
 /* Retire `n` instructions (user_entry.S), `image.spin_overhead` included. */
 void user_spin(uint64_t n);
+/* Thread id had an event just now (see struct user_mark). */
+static inline void user_mark(uint32_t id)
+{
+    image.marks[id].el1 = hal_arm_insns_el1();
+    image.marks[id].all = hal_arm_insns_all();
+}
+
+/* Thread id's interpreter ran since its last event: add those
+ * instructions to its debt, when no exception came in between (which
+ * would have run other code: that stretch is not counted). */
+static inline void user_add_debt(uint32_t id)
+{
+    struct user_mark *m = &image.marks[id];
+    uint32_t el1 = hal_arm_insns_el1(), all = hal_arm_insns_all();
+
+    if (el1 == m->el1)
+        m->debt += (uint32_t)(all - m->all);
+}
+
 /* Put a record on thread id's ring (flushing it when full); id is the
  * running thread. */
 void uring_put(uint32_t id, const struct image_rec *r);

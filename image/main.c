@@ -67,7 +67,8 @@ static void set_up_threads(void)
     image.vregs = image_alloc(n * sizeof *image.vregs, 16);
     image_stack_tops = image_alloc(n * sizeof *image_stack_tops, 16);
     image.rings = image_alloc(n * sizeof *image.rings, 16);
-    if (!image.vregs || !image_stack_tops || !image.rings)
+    image.marks = image_alloc(n * sizeof *image.marks, 16);
+    if (!image.vregs || !image_stack_tops || !image.rings || !image.marks)
         image_end(IMAGE_EXIT_FAILED, "out of memory for the threads");
     for (uint32_t i = 0; i < n; i++) {
         uint8_t *stack = image_alloc(IMAGE_STACK_BYTES, 16);

@@ -14,8 +14,7 @@
 #include <mcsim/kernel.h>
 
 static struct image_rec *const buffer = (struct image_rec *)IMAGE_TRACE_BASE;
-static const uint64_t capacity =
-    (IMAGE_TRACE_END - IMAGE_TRACE_BASE) / sizeof(struct image_rec);
+static const uint64_t capacity = (IMAGE_TRACE_END - IMAGE_TRACE_BASE) / sizeof(struct image_rec);
 static uint64_t used, dropped;
 
 void tb_init(void)
@@ -34,41 +33,28 @@ void tb_put(const struct image_rec *r)
 /* Kinds the host's recorder turns into rows without --trace full
  * (sim/recorder.c): switches make slices, budget kinds budget_events,
  * preempt and call_aborted always go to events. */
-static bool recorded(uint32_t kind)
-{
-    if (image.flags & BLOB_TRACE_FULL)
-        return true;
-    switch (kind) {
-    case TR_SWITCH:
-    case TR_EXHAUSTED:
-    case TR_THROTTLE:
-    case TR_REPLENISH:
-    case TR_TIMEOUT_FAULT:
-    case TR_EMERGENCY:
-    case TR_PREEMPT:
-    case TR_CALL_ABORTED:
-    case TR_INVARIANT:
-        return true;
-    default:
-        return false;
-    }
-}
+static const uint32_t sched_kinds = 1u << TR_SWITCH | 1u << TR_EXHAUSTED | 1u << TR_THROTTLE |
+                                    1u << TR_REPLENISH | 1u << TR_TIMEOUT_FAULT |
+                                    1u << TR_EMERGENCY | 1u << TR_PREEMPT | 1u << TR_CALL_ABORTED |
+                                    1u << TR_INVARIANT;
 
+/* In the kernel's path: kept short (a check and a copy). */
 void tb_kernel_trace(const struct trace_record *rec)
 {
-    struct image_rec r = {.type = WIRE_KTRACE, .len = WIRE_KTRACE_LEN};
-    uint8_t *p = r.payload;
+    struct image_rec *r;
 
-    uworld_observe_trace(&image.w, rec);
-    if (!recorded(rec->kind))
+    if (rec->kind == TR_THROTTLE || rec->kind == TR_RESTART)
+        uworld_observe_trace(&image.w, rec);
+    if (!(image.flags & BLOB_TRACE_FULL) && (rec->kind >= 32 || !(sched_kinds >> rec->kind & 1u)))
         return;
-    p = wire_put(p, rec->kind, 1);
-    p = wire_put(p, rec->thread, 4);
-    p = wire_put(p, rec->object, 8);
-    p = wire_put(p, rec->arg, 8);
-    p = wire_put(p, rec->arg2, 8);
-    wire_put(p, rec->time, 8);
-    tb_put(&r);
+    if (used == capacity) {
+        dropped++;
+        return;
+    }
+    r = &buffer[used++];
+    r->type = WIRE_KTRACE;
+    r->len = WIRE_KTRACE_LEN;
+    r->u.ktrace = *rec;
 }
 
 void tb_drain(uint32_t id)
@@ -84,6 +70,25 @@ void tb_drain(uint32_t id)
         tb_put(&g->recs[g->tail % URING_SIZE]);
         g->tail = g->tail + 1;
     }
+}
+
+static void write_frame(uint8_t type, const uint8_t *payload, uint8_t len);
+
+static void write_record(const struct image_rec *r)
+{
+    uint8_t p[WIRE_KTRACE_LEN], *q = p;
+
+    if (r->type != WIRE_KTRACE) {
+        write_frame(r->type, r->u.payload, r->len);
+        return;
+    }
+    q = wire_put(q, r->u.ktrace.kind, 1);
+    q = wire_put(q, r->u.ktrace.thread, 4);
+    q = wire_put(q, r->u.ktrace.object, 8);
+    q = wire_put(q, r->u.ktrace.arg, 8);
+    q = wire_put(q, r->u.ktrace.arg2, 8);
+    wire_put(q, r->u.ktrace.time, 8);
+    write_frame(WIRE_KTRACE, p, sizeof p);
 }
 
 static void write_frame(uint8_t type, const uint8_t *payload, uint8_t len)
@@ -123,7 +128,7 @@ static void put_refills(void)
             continue;
         for (uint32_t k = 0; k < sc.n_refills && k < 32; k++) {
             struct image_rec r = {.type = WIRE_REFILL, .len = WIRE_REFILL_LEN};
-            uint8_t *p = r.payload;
+            uint8_t *p = r.u.payload;
             p = wire_put(p, i, 4);
             p = wire_put(p, k, 4);
             p = wire_put(p, sc.refills[k].time, 8);
@@ -133,7 +138,7 @@ static void put_refills(void)
     }
 }
 
-static void write_end(int status, uint64_t end)
+static void write_end(int status, uint64_t end, uint64_t kernel_insns)
 {
     uint8_t p[WIRE_END_LEN], *q = p;
 
@@ -142,7 +147,7 @@ static void write_end(int status, uint64_t end)
     q = wire_put(q, hal_arm_kernel_entries(), 8);
     q = wire_put(q, used, 8);
     q = wire_put(q, dropped, 8);
-    wire_put(q, hal_arm_el1_insns(), 8);
+    wire_put(q, kernel_insns, 8);
     write_frame(WIRE_END, p, sizeof p);
 }
 
@@ -150,6 +155,7 @@ _Noreturn void image_end(int status, const char *why)
 {
     static bool ending;
     uint64_t end = image_ns_to_cycles(hal_arm_now());
+    uint64_t kernel_insns = hal_arm_el1_insns(); /* before the writing below */
 
     if (ending) /* a fault while ending: give up at once */
         hal_arm_exit(IMAGE_EXIT_FAILED);
@@ -164,7 +170,7 @@ _Noreturn void image_end(int status, const char *why)
     }
     write_hello();
     for (uint64_t i = 0; i < used; i++)
-        write_frame(buffer[i].type, buffer[i].payload, buffer[i].len);
+        write_record(&buffer[i]);
     if (why) {
         uint8_t n = 0;
         while (n < 200 && why[n])
@@ -172,6 +178,6 @@ _Noreturn void image_end(int status, const char *why)
         hal_arm_printf("mcsim-qemu: run failed: %s\n", why);
         write_frame(WIRE_FAIL, (const uint8_t *)why, n);
     }
-    write_end(status, end);
+    write_end(status, end, kernel_insns);
     hal_arm_exit(status);
 }

@@ -62,9 +62,11 @@ cycles_t uplat_cycles(uint64_t ticks)
 
 static void put_bench(uint32_t id, uint32_t el1, uint32_t all)
 {
-    struct image_rec r = {.type = WIRE_BENCH, .len = WIRE_BENCH_LEN};
-    uint8_t *p = r.payload;
+    struct image_rec r;
+    uint8_t *p = r.u.payload;
 
+    r.type = WIRE_BENCH;
+    r.len = WIRE_BENCH_LEN;
     p = wire_put(p, id, 4);
     p = wire_put(p, el1, 4);
     wire_put(p, all, 4);
@@ -83,6 +85,7 @@ static void call_measured(struct user_context *c, uint32_t id)
 
 void uplat_trap(struct uworld *w, struct user_context *c)
 {
+    user_add_debt(user_current());
     c->pc += 1;
     if (!image_root_built && c == w->threads[0].ctx) {
         image_root_built = true;
@@ -93,6 +96,7 @@ void uplat_trap(struct uworld *w, struct user_context *c)
     } else {
         user_svc(c);
     }
+    user_mark(user_current());
 }
 
 void uplat_boot_call(struct uworld *w, struct user_context *c, bool may_block)
@@ -125,15 +129,16 @@ _Noreturn void uplat_fail(struct uworld *w, const char *fmt, ...)
 
 static void put_job(uint32_t id, uint8_t type, bool has_hint, cycles_t hint, cycles_t now)
 {
-    struct image_rec r = {.type = type};
-    uint8_t *p = wire_put(r.payload, id, 4);
+    struct image_rec r;
+    uint8_t *p = wire_put(r.u.payload, id, 4);
 
+    r.type = type;
     if (type == WIRE_JOB_BEGIN) {
         p = wire_put(p, has_hint, 1);
         p = wire_put(p, hint, 8);
     }
     p = wire_put(p, now, 8);
-    r.len = (uint8_t)(p - r.payload);
+    r.len = (uint8_t)(p - r.u.payload);
     uring_put(id, &r);
 }
 
@@ -155,9 +160,11 @@ void uplat_job_end(struct uworld *w, struct uthread *t, cycles_t now)
 void uplat_budget(struct uworld *w, uint32_t thread, uint32_t sc_thread, cycles_t time,
                   enum sink_budget_kind kind, uint64_t amount)
 {
-    struct image_rec r = {.type = WIRE_BUDGET, .len = WIRE_BUDGET_LEN};
-    uint8_t *p = r.payload;
+    struct image_rec r;
+    uint8_t *p = r.u.payload;
 
+    r.type = WIRE_BUDGET;
+    r.len = WIRE_BUDGET_LEN;
     (void)w;
     p = wire_put(p, thread, 4);
     p = wire_put(p, sc_thread, 4);

@@ -11,12 +11,25 @@
 
 bool image_root_built;
 
+/*
+ * A compute step of `cycles`: n = its time in ns is n instructions. In
+ * the format the interpreter's own steps (job markers, loops, setting up a
+ * system call) take no time; here they are real instructions. So that
+ * over the run a thread's user-level time is the sum of its compute steps,
+ * as on the host, each compute step takes off its loop the instructions
+ * the thread's interpreter ran since its previous one (its debt, measured
+ * where no exception came in between), and the loop's own entry and exit.
+ */
 static void compute(struct uthread *t, cycles_t cycles)
 {
-    uint64_t n = image_cycles_to_ns(cycles);
+    struct user_mark *m = &image.marks[t->id];
+    uint64_t n = image_cycles_to_ns(cycles), spent;
 
-    (void)t;
-    user_spin(n > image.spin_overhead ? n - image.spin_overhead : 0);
+    user_add_debt(t->id);
+    spent = m->debt + image.spin_overhead;
+    m->debt = spent > n ? spent - n : 0;
+    user_spin(n > spent ? n - spent : 0);
+    user_mark(t->id);
 }
 
 /* The interpreter's loop for thread t; never returns (a program's end is
@@ -61,6 +74,7 @@ _Noreturn void user_main(uint32_t id)
     } else {
         t->ctx->pc = 0;
     }
+    user_mark(id);
     run(t);
 }
 

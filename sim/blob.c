@@ -18,9 +18,9 @@ struct codec {
     bool reading;
     bool bad;
     bool no_memory;
-    uint8_t *out;        /* writing: NULL to count only */
+    uint8_t *out; /* writing: NULL to count only */
     size_t cap;
-    const uint8_t *in;   /* reading */
+    const uint8_t *in; /* reading */
     size_t len;
     size_t pos;
 };
@@ -28,8 +28,14 @@ struct codec {
 /* The fewest bytes each record takes, to refuse a count the rest of the
  * blob cannot hold before allocating for it. */
 enum {
-    MIN_THREAD = 73, MIN_ENDPOINT = 9, MIN_NTFN = 31, MIN_DEVICE = 86, MIN_STEP = 54,
-    MIN_EXPECT = 58, MIN_TIME = 8, MIN_REF = 4,
+    MIN_THREAD = 73,
+    MIN_ENDPOINT = 9,
+    MIN_NTFN = 31,
+    MIN_DEVICE = 86,
+    MIN_STEP = 54,
+    MIN_EXPECT = 58,
+    MIN_TIME = 8,
+    MIN_REF = 4,
 };
 #define MAX_STEPS (1u << 20)
 #define MAX_EXPECTS 4096u
@@ -104,14 +110,14 @@ static void c_bool(struct codec *c, bool *v)
 }
 
 /* An enum as one byte, refused when not below `limit`. */
-#define C_ENUM(c, field, limit)                                                                \
-    do {                                                                                       \
-        uint8_t v_ = (uint8_t)(field);                                                         \
-        c_u8((c), &v_);                                                                        \
-        if (v_ >= (limit))                                                                     \
-            (c)->bad = true;                                                                   \
-        if ((c)->reading)                                                                      \
-            (field) = v_;                                                                      \
+#define C_ENUM(c, field, limit)                                                                    \
+    do {                                                                                           \
+        uint8_t v_ = (uint8_t)(field);                                                             \
+        c_u8((c), &v_);                                                                            \
+        if (v_ >= (limit))                                                                         \
+            (c)->bad = true;                                                                       \
+        if ((c)->reading)                                                                          \
+            (field) = v_;                                                                          \
     } while (0)
 
 /* A NUL-terminated string of a char[max]: a length byte, then the text. */
@@ -230,9 +236,9 @@ static void c_expect(struct codec *c, struct scn_expect *e)
 
 static void c_scalars(struct codec *c, struct scenario *s, uint32_t *flags)
 {
-    uint64_t *costs[] = {&s->costs.entry, &s->costs.exit, &s->costs.syscall, &s->costs.ipc,
-                         &s->costs.schedule, &s->costs.timer_program, &s->costs.irq,
-                         &s->costs.tick};
+    uint64_t *costs[] = {&s->costs.entry, &s->costs.exit,     &s->costs.syscall,
+                         &s->costs.ipc,   &s->costs.schedule, &s->costs.timer_program,
+                         &s->costs.irq,   &s->costs.tick};
 
     c_u32(c, flags);
     c_str(c, s->name, sizeof s->name);
@@ -411,8 +417,8 @@ static bool threads_ok(const struct scenario *s)
 {
     for (uint32_t i = 0; i < s->n_threads; i++) {
         const struct scn_thread *t = &s->threads[i];
-        if (!in_range(t->prog_first, t->prog_count, s->n_steps) ||
-            t->criticality >= s->n_levels || t->priority >= s->priorities ||
+        if (!in_range(t->prog_first, t->prog_count, s->n_steps) || t->criticality >= s->n_levels ||
+            t->priority >= s->priorities ||
             (t->timeout_endpoint != SCN_NONE && t->timeout_endpoint >= s->n_endpoints))
             return false;
     }
@@ -483,8 +489,8 @@ enum blob_status blob_decode(const void *buf, size_t avail, struct scenario *s, 
     if (get_le(b + 4, 2) != BLOB_VERSION)
         return BLOB_BAD_VERSION;
     length = get_le(b + 8, 4);
-    if (get_le(b + 6, 2) != BLOB_HEADER_BYTES || length < BLOB_HEADER_BYTES ||
-        length > avail || length > BLOB_MAX_BYTES)
+    if (get_le(b + 6, 2) != BLOB_HEADER_BYTES || length < BLOB_HEADER_BYTES || length > avail ||
+        length > BLOB_MAX_BYTES)
         return BLOB_BAD_LENGTH;
     if (get_le(b + 12, 4) != blob_crc(b, length))
         return BLOB_BAD_CHECKSUM;

@@ -37,13 +37,13 @@
 
 enum blob_status {
     BLOB_OK = 0,
-    BLOB_TOO_SHORT,     /* fewer bytes than a header */
+    BLOB_TOO_SHORT, /* fewer bytes than a header */
     BLOB_BAD_MAGIC,
     BLOB_BAD_VERSION,
-    BLOB_BAD_LENGTH,    /* the header's length is impossible or exceeds the bytes given */
+    BLOB_BAD_LENGTH, /* the header's length is impossible or exceeds the bytes given */
     BLOB_BAD_CHECKSUM,
-    BLOB_BAD_CONTENT,   /* the checksum holds but the content does not parse or
-                           breaks a rule of the model */
+    BLOB_BAD_CONTENT, /* the checksum holds but the content does not parse or
+                         breaks a rule of the model */
     BLOB_NO_MEMORY,
 };
 
@@ -57,8 +57,7 @@ size_t blob_encode(const struct scenario *s, uint32_t flags, void *buf, size_t c
  * be shorter: its header tells its length). On BLOB_OK, *s holds the
  * scenario (arrays from calloc; free with scenario_release) and *flags the
  * run flags; otherwise *s is zeroed and nothing is left allocated. */
-enum blob_status blob_decode(const void *buf, size_t avail, struct scenario *s,
-                             uint32_t *flags);
+enum blob_status blob_decode(const void *buf, size_t avail, struct scenario *s, uint32_t *flags);
 
 /* A one-line description of a status, for error messages. */
 const char *blob_status_text(enum blob_status st);

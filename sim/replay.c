@@ -86,8 +86,7 @@ static bool replay_one(struct world *w, const struct wire_record *rec, cycles_t 
     return true;
 }
 
-static void replay_all(struct world *w, uint64_t tick_hz, const struct wire_record *recs,
-                       size_t n)
+static void replay_all(struct world *w, uint64_t tick_hz, const struct wire_record *recs, size_t n)
 {
     struct hal_sim_config hc = {.cpu_hz = w->s->cpu_hz, .timer_hz = tick_hz, .untyped_bits = 19};
     cycles_t end = 0;
@@ -110,8 +109,8 @@ static void replay_all(struct world *w, uint64_t tick_hz, const struct wire_reco
 }
 
 enum eng_status replay_run(const struct scenario *s, const struct eng_options *o,
-                           const char *meta_hal, uint64_t tick_hz,
-                           const struct wire_record *recs, size_t n, struct eng_result *r)
+                           const char *meta_hal, uint64_t tick_hz, const struct wire_record *recs,
+                           size_t n, struct eng_result *r)
 {
     static struct world w; /* as eng_run: one at a time */
     struct sink_run_meta meta = {

@@ -25,7 +25,7 @@
  * as ticks (one instruction is one nanosecond under -icount shift=0).
  */
 enum eng_status replay_run(const struct scenario *s, const struct eng_options *o,
-                           const char *meta_hal, uint64_t tick_hz,
-                           const struct wire_record *recs, size_t n, struct eng_result *r);
+                           const char *meta_hal, uint64_t tick_hz, const struct wire_record *recs,
+                           size_t n, struct eng_result *r);
 
 #endif /* MCSIM_SIM_REPLAY_H */

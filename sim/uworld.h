@@ -30,7 +30,7 @@
 /* Registers the interpreter keeps its own state in (user registers). */
 #define REG_COMPUTE_LEFT 20
 #define REG_COMPUTE_ACTIVE 21
-#define REG_HT_STATE 22   /* handle_timeouts: the stage of the fault in hand */
+#define REG_HT_STATE 22 /* handle_timeouts: the stage of the fault in hand */
 #define REG_HT_SERVER 23
 #define REG_HT_CLIENT 24
 #define REG_HT_GRANTS 25
@@ -39,10 +39,10 @@
  * that the receiver's job is released at it (SCENARIO-FORMAT.md "Jobs"). */
 
 struct uthread {
-    uint32_t id;               /* thread id */
+    uint32_t id; /* thread id */
     struct program prog;
-    uint64_t *locals;          /* repeat counters: the thread's memory */
-    struct rng *rngs;          /* one stream per random compute step */
+    uint64_t *locals; /* repeat counters: the thread's memory */
+    struct rng *rngs; /* one stream per random compute step */
     /* its registers: on the host the saved registers in its TCB; on ARM
      * the interpreter's own register file in the thread's memory, loaded
      * into the real registers around each system call */
@@ -53,18 +53,18 @@ struct uthread {
     /* the release of a job that starts now, set by how the thread woke */
     cycles_t hint;
     bool has_hint;
-    uint32_t post_op;          /* the system call whose result is pending, or UINT32_MAX */
+    uint32_t post_op; /* the system call whose result is pending, or UINT32_MAX */
     /* the open job */
     bool in_job;
     uint32_t jobs;
     cycles_t job_release, job_start;
-    cycles_t yield_release;    /* set by a throttle during its yield */
+    cycles_t yield_release; /* set by a throttle during its yield */
     bool yielding;
-    uint32_t signal_set;       /* the notification its last signal made pending,
-                                  undone if the kernel defers the call */
-    uint64_t zero_time_ops;    /* consecutive instructions that took no time */
-    uint64_t replies;          /* requests it answered: memory it shares with its
-                                  timeout handler (one emergency grant a request) */
+    uint32_t signal_set;    /* the notification its last signal made pending,
+                               undone if the kernel defers the call */
+    uint64_t zero_time_ops; /* consecutive instructions that took no time */
+    uint64_t replies;       /* requests it answered: memory it shares with its
+                               timeout handler (one emergency grant a request) */
     /* root-task slots, for inspection at the end */
     cptr_t tcb_slot, sc_slot, cnode_slot, reply_slot;
 };
@@ -73,12 +73,12 @@ struct uworld {
     const struct scenario *s;
     bool mcs;
     cycles_t duration;
-    uint32_t start_irq;        /* the line of the platform's start timer */
+    uint32_t start_irq; /* the line of the platform's start timer */
 
-    uint32_t n_threads;        /* scenario threads + the root task */
-    struct uthread *threads;   /* [0] = root task */
+    uint32_t n_threads;      /* scenario threads + the root task */
+    struct uthread *threads; /* [0] = root task */
 
-    cycles_t *start_times;     /* distinct start times in (0, duration), ascending */
+    cycles_t *start_times; /* distinct start times in (0, duration), ascending */
     uint32_t n_start_times;
 
     /* per notification: the release time of its first unconsumed signal */
@@ -126,10 +126,10 @@ void root_build(struct uworld *w);
 /* ---- interpreter (interp.c) ---- */
 
 enum interp_action {
-    INTERP_COMPUTE,  /* the thread computes: *cycles left of its step */
-    INTERP_SYSCALL,  /* its registers hold a system call */
-    INTERP_EXIT,     /* its program ended: it halts, before any interrupt of
-                        this cycle is taken (SCENARIO-FORMAT.md "Time") */
+    INTERP_COMPUTE, /* the thread computes: *cycles left of its step */
+    INTERP_SYSCALL, /* its registers hold a system call */
+    INTERP_EXIT,    /* its program ended: it halts, before any interrupt of
+                       this cycle is taken (SCENARIO-FORMAT.md "Time") */
 };
 
 /* Run thread t's instructions that take no time, up to its next compute

@@ -58,8 +58,8 @@ enum wire_type {
 
 /* END status: how the run ended. */
 enum wire_end_status {
-    WIRE_END_OK = 0,       /* the run reached its duration */
-    WIRE_END_FAILED = 1,   /* a FAIL frame says why */
+    WIRE_END_OK = 0,     /* the run reached its duration */
+    WIRE_END_FAILED = 1, /* a FAIL frame says why */
 };
 
 /* Payload sizes of the fixed-size types (FAIL is variable). */

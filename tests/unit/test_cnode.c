@@ -21,9 +21,7 @@
 
 #include <mcsim/trace.h>
 
-#include "ktest.h"
-/* enum thread_state, which kernel_inspect_thread reports */
-#include "../../kernel-core/src/kernel/structures.h"
+#include "ktest_util.h"
 
 #define D 64 /* a full CPtr: the root CNode resolves all 64 bits */
 
@@ -68,27 +66,6 @@ static enum kerr rotate(cptr_t dest, cptr_t pivot, cptr_t src)
     return cnode_op(ROOT_CNODE, INV_CNODE_ROTATE, 8, mrs, 2);
 }
 
-static enum kerr delete_slot(cptr_t slot)
-{
-    uint64_t mrs[] = {slot, D};
-    return cnode_op(ROOT_CNODE, INV_CNODE_DELETE, 2, mrs, 0);
-}
-
-static enum kerr revoke(cptr_t slot)
-{
-    uint64_t mrs[] = {slot, D};
-    return cnode_op(ROOT_CNODE, INV_CNODE_REVOKE, 2, mrs, 0);
-}
-
-/* Occupied or empty, by a Copy of the slot onto itself (no change). */
-static bool occupied(cptr_t slot)
-{
-    enum kerr err = copy(slot, slot, RIGHTS_ALL);
-
-    assert_true(err == ERR_DELETE_FIRST || err == ERR_FAILED_LOOKUP);
-    return err == ERR_DELETE_FIRST;
-}
-
 static enum kerr retype_into(cptr_t untyped, enum object_type type, unsigned bits, cptr_t root,
                              uint64_t index, uint64_t depth, uint64_t offset, uint64_t count)
 {
@@ -102,22 +79,12 @@ static cptr_t small_untyped(unsigned bits)
     return ktest_retype(OBJ_UNTYPED, bits);
 }
 
+/* SetPriority with the root's authority; the root keeps running. */
 static void set_prio(cptr_t tcb, uint64_t prio)
 {
-    cptr_t auth = ROOT_TCB;
-    assert_int_equal(ktest_invoke(tcb, INV_TCB_SET_PRIORITY, 1, &prio, &auth, 1, NULL), ERR_NONE);
-}
+    uint32_t me = ktest_current();
 
-static uint32_t prio_of(cptr_t tcb)
-{
-    struct kinspect_thread th;
-    assert_int_equal(kernel_inspect_thread(tcb, &th), 0);
-    return th.prio;
-}
-
-static void boot(void)
-{
-    ktest_boot(NULL);
+    assert_int_equal(ktu_set_prio(tcb, ROOT_TCB, prio), me);
 }
 
 /* ------------------------------------------------------------ invocations */
@@ -125,53 +92,53 @@ static void boot(void)
 static void test_cnode_copy(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
     cptr_t dest = ktest_alloc_slot();
 
-    assert_false(occupied(dest));
+    assert_false(ktu_occupied(dest));
     assert_int_equal(copy(dest, ep, RIGHTS_ALL), ERR_NONE);
-    assert_true(occupied(dest));
-    assert_true(occupied(ep));
+    assert_true(ktu_occupied(dest));
+    assert_true(ktu_occupied(ep));
 }
 
 /* A copy of a TCB cap names the same thread. */
 static void test_cnode_copy_names_same_object(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t tcb = ktest_retype(OBJ_TCB, 0);
     cptr_t dest = ktest_alloc_slot();
 
     assert_int_equal(copy(dest, tcb, RIGHTS_ALL), ERR_NONE);
     set_prio(dest, 42);
-    assert_int_equal(prio_of(tcb), 42);
+    assert_int_equal(ktu_inspect(tcb).prio, 42);
 }
 
 static void test_cnode_move(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t tcb = ktest_retype(OBJ_TCB, 0);
     cptr_t dest = ktest_alloc_slot();
 
     set_prio(tcb, 7);
     assert_int_equal(move(dest, tcb), ERR_NONE);
-    assert_false(occupied(tcb));
-    assert_int_equal(prio_of(dest), 7);
+    assert_false(ktu_occupied(tcb));
+    assert_int_equal(ktu_inspect(dest).prio, 7);
 }
 
 static void test_cnode_mint(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
     cptr_t badged = ktest_alloc_slot();
     cptr_t zero = ktest_alloc_slot();
     cptr_t later = ktest_alloc_slot();
 
     assert_int_equal(mint(badged, ep, RIGHTS_ALL, 0x55), ERR_NONE);
-    assert_true(occupied(badged));
+    assert_true(ktu_occupied(badged));
     /* badge 0 leaves the cap unbadged, so it can still be badged */
     assert_int_equal(mint(zero, ep, RIGHTS_ALL, 0), ERR_NONE);
     assert_int_equal(mint(later, zero, RIGHTS_ALL, 9), ERR_NONE);
@@ -182,7 +149,7 @@ static void test_cnode_mint(void **state)
 static void test_cnode_badge_set_once(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ntfn = ktest_retype(OBJ_NOTIFICATION, 0);
     cptr_t badged = ktest_alloc_slot();
     cptr_t dest = ktest_alloc_slot();
@@ -191,7 +158,7 @@ static void test_cnode_badge_set_once(void **state)
     assert_int_equal(mint(dest, badged, RIGHTS_ALL, 6), ERR_ILLEGAL_OPERATION);
     assert_int_equal(mint(dest, badged, RIGHTS_ALL, 5), ERR_ILLEGAL_OPERATION);
     assert_int_equal(mint(dest, badged, RIGHTS_ALL, 0), ERR_ILLEGAL_OPERATION);
-    assert_false(occupied(dest));
+    assert_false(ktu_occupied(dest));
     assert_int_equal(copy(dest, badged, RIGHTS_ALL), ERR_NONE);
 }
 
@@ -200,29 +167,29 @@ static void test_cnode_badge_set_once(void **state)
 static void test_cnode_mutate(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t cn = ktest_retype(OBJ_CNODE, 4);
     cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
     cptr_t tcb = ktest_retype(OBJ_TCB, 0);
     cptr_t d1 = ktest_alloc_slot(), d2 = ktest_alloc_slot(), d3 = ktest_alloc_slot();
 
     assert_int_equal(mutate(d1, cn, (0x3u << 6) | 2), ERR_NONE);
-    assert_false(occupied(cn));
+    assert_false(ktu_occupied(cn));
     assert_int_equal(mutate(d2, ep, 0), ERR_ILLEGAL_OPERATION);
-    assert_true(occupied(ep));
+    assert_true(ktu_occupied(ep));
     set_prio(tcb, 3);
     assert_int_equal(mutate(d3, tcb, 12345), ERR_NONE);
-    assert_int_equal(prio_of(d3), 3);
+    assert_int_equal(ktu_inspect(d3).prio, 3);
     /* guard size 61 + radix 4 > 64 */
     assert_int_equal(mutate(cn, d1, 61), ERR_ILLEGAL_OPERATION);
-    assert_true(occupied(d1));
+    assert_true(ktu_occupied(d1));
 }
 
 /* Rotate: src -> pivot, pivot -> dest; with dest == src, a swap. */
 static void test_cnode_rotate(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t a = ktest_retype(OBJ_TCB, 0);
     cptr_t b = ktest_retype(OBJ_TCB, 0);
     cptr_t c = ktest_alloc_slot();
@@ -230,19 +197,19 @@ static void test_cnode_rotate(void **state)
     set_prio(a, 11);
     set_prio(b, 22);
     assert_int_equal(rotate(c, b, a), ERR_NONE);
-    assert_false(occupied(a));
-    assert_int_equal(prio_of(b), 11);
-    assert_int_equal(prio_of(c), 22);
+    assert_false(ktu_occupied(a));
+    assert_int_equal(ktu_inspect(b).prio, 11);
+    assert_int_equal(ktu_inspect(c).prio, 22);
 
     assert_int_equal(rotate(b, c, b), ERR_NONE); /* swap b and c */
-    assert_int_equal(prio_of(b), 22);
-    assert_int_equal(prio_of(c), 11);
+    assert_int_equal(ktu_inspect(b).prio, 22);
+    assert_int_equal(ktu_inspect(c).prio, 11);
 }
 
 static void test_cnode_rotate_errors(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t a = ktest_retype(OBJ_TCB, 0);
     cptr_t b = ktest_retype(OBJ_TCB, 0);
     cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
@@ -261,18 +228,19 @@ static void test_cnode_rotate_errors(void **state)
     assert_int_equal(rotate(empty, empty2, a), ERR_FAILED_LOOKUP); /* no pivot */
     assert_int_equal(reply[0], 0);
     assert_int_equal(rotate(empty, b, ep), ERR_ILLEGAL_OPERATION); /* cannot mutate ep */
-    assert_true(occupied(a) && occupied(b) && occupied(ep));
+    assert_true(ktu_occupied(a) && ktu_occupied(b) && ktu_occupied(ep));
 }
 
 static void test_cnode_delete(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
 
-    assert_int_equal(delete_slot(ep), ERR_NONE);
-    assert_false(occupied(ep));
-    assert_int_equal(delete_slot(ep), ERR_NONE); /* an empty slot: nothing to do */
+    assert_int_equal(ktu_slot_op(INV_CNODE_DELETE, ep), ERR_NONE);
+    assert_false(ktu_occupied(ep));
+    assert_int_equal(ktu_slot_op(INV_CNODE_DELETE, ep),
+                     ERR_NONE); /* an empty slot: nothing to do */
 }
 
 /* ---------------------------------------------------------------- errors */
@@ -350,7 +318,7 @@ static const struct cnode_error_case cnode_errors[] = {
 
 static void setup_error_fixture(void)
 {
-    boot();
+    ktest_boot(NULL);
     assert_int_equal(ktest_retype(OBJ_ENDPOINT, 0), F_EP);
     assert_int_equal(small_untyped(12), F_UT);
     assert_int_equal(ktest_alloc_slot(), F_CHILD);
@@ -368,16 +336,10 @@ static void test_cnode_errors(void **state)
         setup_error_fixture();
         err = ktest_invoke(ROOT_CNODE, c->label, c->len, c->mr, &extra,
                            c->src_root == SRC_NONE ? 0 : 1, reply);
-        if (err != c->want)
-            fail_msg("case '%s': error %d, expected %d", c->what, err, c->want);
-        for (unsigned d = 0; d < c->n_detail; d++) {
-            if (reply[d] != c->detail[d])
-                fail_msg("case '%s': detail MR%u = %llu, expected %llu", c->what, d,
-                         (unsigned long long)reply[d], (unsigned long long)c->detail[d]);
-        }
+        ktu_expect_error(c->what, err, reply, c->want, c->detail, c->n_detail);
         /* nothing changed */
-        assert_false(occupied(F_FREE));
-        assert_true(occupied(F_EP) && occupied(F_UT) && occupied(F_CHILD));
+        assert_false(ktu_occupied(F_FREE));
+        assert_true(ktu_occupied(F_EP) && ktu_occupied(F_UT) && ktu_occupied(F_CHILD));
     }
 }
 
@@ -385,7 +347,7 @@ static void test_cnode_errors(void **state)
 static void test_cnode_invoke_empty_slot(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     uint64_t mrs[] = {ROOT_FIRST_FREE, D};
     assert_int_equal(ktest_invoke(ktest_alloc_slot(), INV_CNODE_DELETE, 2, mrs, NULL, 0, NULL),
                      ERR_INVALID_CAPABILITY);
@@ -398,7 +360,7 @@ static void test_cnode_invoke_empty_slot(void **state)
 static void test_cnode_lookup_levels(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t a0 = ktest_retype(OBJ_CNODE, 4);
     cptr_t a = ktest_alloc_slot();
     cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
@@ -421,7 +383,7 @@ static void test_cnode_lookup_levels(void **state)
     /* the root invoked, A as the source root: back from B's slot 2 */
     uint64_t from_b2[] = {back, D, b2, 10, RIGHTS_ALL};
     assert_int_equal(ktest_invoke(ROOT_CNODE, INV_CNODE_COPY, 5, from_b2, &a, 1, reply), ERR_NONE);
-    assert_true(occupied(back));
+    assert_true(ktu_occupied(back));
 
     static const struct {
         uint64_t index, depth;
@@ -457,7 +419,7 @@ static void test_cnode_lookup_levels(void **state)
 static void test_cnode_lookup_thread_cspace(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ntfn = ktest_retype(OBJ_NOTIFICATION, 0);
     cptr_t cs = ktest_retype(OBJ_CNODE, 4);
     cptr_t t = ktest_thread(7, 100, 1000000, 1000000, NULL);
@@ -480,7 +442,7 @@ static void test_cnode_lookup_thread_cspace(void **state)
 static void test_cnode_revoke_deletes_every_derived_cap(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
     cptr_t c1 = ktest_alloc_slot(), c2 = ktest_alloc_slot(), m1 = ktest_alloc_slot();
     cptr_t m1c = ktest_alloc_slot(), m2 = ktest_alloc_slot();
@@ -491,12 +453,12 @@ static void test_cnode_revoke_deletes_every_derived_cap(void **state)
     assert_int_equal(copy(m1c, m1, RIGHTS_ALL), ERR_NONE);
     assert_int_equal(mint(m2, c1, RIGHTS_ALL, 6), ERR_NONE);
 
-    assert_int_equal(revoke(ep), ERR_NONE);
-    assert_true(occupied(ep));
+    assert_int_equal(ktu_slot_op(INV_CNODE_REVOKE, ep), ERR_NONE);
+    assert_true(ktu_occupied(ep));
     cptr_t gone[] = {c1, c2, m1, m1c, m2};
     for (size_t i = 0; i < 5; i++)
-        assert_false(occupied(gone[i]));
-    assert_int_equal(revoke(ep), ERR_NONE); /* nothing left to revoke */
+        assert_false(ktu_occupied(gone[i]));
+    assert_int_equal(ktu_slot_op(INV_CNODE_REVOKE, ep), ERR_NONE); /* nothing left to revoke */
 }
 
 /* A badged cap owns only the copies of its own mint; another mint of the
@@ -504,7 +466,7 @@ static void test_cnode_revoke_deletes_every_derived_cap(void **state)
 static void test_cnode_revoke_badged(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
     cptr_t b1 = ktest_alloc_slot(), b1c = ktest_alloc_slot();
     cptr_t b2 = ktest_alloc_slot(), b2c = ktest_alloc_slot();
@@ -517,16 +479,17 @@ static void test_cnode_revoke_badged(void **state)
     assert_int_equal(copy(c, ep, RIGHTS_ALL), ERR_NONE);
     assert_int_equal(copy(cc, c, RIGHTS_ALL), ERR_NONE);
 
-    assert_int_equal(revoke(b1), ERR_NONE);
-    assert_false(occupied(b1c));
-    assert_true(occupied(b1) && occupied(b2) && occupied(b2c) && occupied(ep));
+    assert_int_equal(ktu_slot_op(INV_CNODE_REVOKE, b1), ERR_NONE);
+    assert_false(ktu_occupied(b1c));
+    assert_true(ktu_occupied(b1) && ktu_occupied(b2) && ktu_occupied(b2c) && ktu_occupied(ep));
 
-    assert_int_equal(revoke(b2), ERR_NONE);
-    assert_false(occupied(b2c));
-    assert_true(occupied(b1));
+    assert_int_equal(ktu_slot_op(INV_CNODE_REVOKE, b2), ERR_NONE);
+    assert_false(ktu_occupied(b2c));
+    assert_true(ktu_occupied(b1));
 
-    assert_int_equal(revoke(c), ERR_NONE); /* a plain copy is not revocable */
-    assert_true(occupied(cc));
+    assert_int_equal(ktu_slot_op(INV_CNODE_REVOKE, c),
+                     ERR_NONE); /* a plain copy is not revocable */
+    assert_true(ktu_occupied(cc));
 }
 
 /* Deleting the first cap of a badge passes the mark to its next copy,
@@ -534,7 +497,7 @@ static void test_cnode_revoke_badged(void **state)
 static void test_cnode_delete_passes_first_badged(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
     cptr_t b1 = ktest_alloc_slot(), b1c = ktest_alloc_slot();
     cptr_t b2 = ktest_alloc_slot(), b2c = ktest_alloc_slot();
@@ -543,10 +506,10 @@ static void test_cnode_delete_passes_first_badged(void **state)
     assert_int_equal(copy(b1c, b1, RIGHTS_ALL), ERR_NONE);
     assert_int_equal(mint(b2, ep, RIGHTS_ALL, 5), ERR_NONE);
     assert_int_equal(copy(b2c, b2, RIGHTS_ALL), ERR_NONE);
-    assert_int_equal(delete_slot(b1), ERR_NONE);
-    assert_int_equal(revoke(b2), ERR_NONE);
-    assert_false(occupied(b2c));
-    assert_true(occupied(b1c));
+    assert_int_equal(ktu_slot_op(INV_CNODE_DELETE, b1), ERR_NONE);
+    assert_int_equal(ktu_slot_op(INV_CNODE_REVOKE, b2), ERR_NONE);
+    assert_false(ktu_occupied(b2c));
+    assert_true(ktu_occupied(b1c));
 }
 
 /* Revoking an untyped deletes every object cap made from it and every
@@ -554,7 +517,7 @@ static void test_cnode_delete_passes_first_badged(void **state)
 static void test_cnode_revoke_untyped(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ut = small_untyped(16);
     cptr_t first = ktest_alloc_slot();
     cptr_t s[6] = {first};
@@ -567,11 +530,11 @@ static void test_cnode_revoke_untyped(void **state)
     assert_int_equal(retype_into(ut, OBJ_UNTYPED, 8, ROOT_CNODE, 0, 0, s[5], 1), ERR_NONE);
     assert_int_equal(mint(c, s[2], RIGHTS_ALL, 77), ERR_NONE);
 
-    assert_int_equal(revoke(ut), ERR_NONE);
+    assert_int_equal(ktu_slot_op(INV_CNODE_REVOKE, ut), ERR_NONE);
     for (size_t i = 0; i < 6; i++)
-        assert_false(occupied(s[i]));
-    assert_false(occupied(c));
-    assert_true(occupied(ut));
+        assert_false(ktu_occupied(s[i]));
+    assert_false(ktu_occupied(c));
+    assert_true(ktu_occupied(ut));
 }
 
 /* An untyped with children cannot be copied (RevokeFirst); without, it
@@ -579,14 +542,14 @@ static void test_cnode_revoke_untyped(void **state)
 static void test_cnode_copy_untyped(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ut = small_untyped(12);
     cptr_t obj = ktest_alloc_slot(), dup = ktest_alloc_slot(), obj2 = ktest_alloc_slot();
 
     assert_int_equal(retype_into(ut, OBJ_ENDPOINT, 0, ROOT_CNODE, 0, 0, obj, 1), ERR_NONE);
     assert_int_equal(copy(dup, ut, RIGHTS_ALL), ERR_REVOKE_FIRST);
-    assert_int_equal(revoke(ut), ERR_NONE);
-    assert_false(occupied(obj));
+    assert_int_equal(ktu_slot_op(INV_CNODE_REVOKE, ut), ERR_NONE);
+    assert_false(ktu_occupied(obj));
     assert_int_equal(copy(dup, ut, RIGHTS_ALL), ERR_NONE);
     /* the source is marked full and has a child (the copy) */
     assert_int_equal(retype_into(ut, OBJ_ENDPOINT, 0, ROOT_CNODE, 0, 0, obj, 1),
@@ -607,7 +570,7 @@ static void test_cnode_copy_every_type(void **state)
         {OBJ_NOTIFICATION, 0}, {OBJ_CNODE, 3}, {OBJ_SCHED_CONTEXT, 8},
         {OBJ_REPLY, 0},        {OBJ_FRAME, 0}, {OBJ_VSPACE, 0},
     };
-    boot();
+    ktest_boot(NULL);
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         cptr_t obj = ktest_retype(types[i].type, types[i].bits);
         if (copy(ktest_alloc_slot(), obj, RIGHTS_ALL) != ERR_NONE)
@@ -626,7 +589,7 @@ static void test_cnode_copy_every_type(void **state)
 static void test_cnode_delete_last_cnode_cap_empties_it(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ut = small_untyped(12);
     cptr_t cn = ktest_alloc_slot();
     cptr_t first = ktest_alloc_slot();
@@ -635,7 +598,7 @@ static void test_cnode_delete_last_cnode_cap_empties_it(void **state)
 
     assert_int_equal(retype_into(ut, OBJ_CNODE, 2, ROOT_CNODE, 0, 0, cn, 1), ERR_NONE);
     assert_int_equal(retype_into(ut, OBJ_ENDPOINT, 0, cn, 0, 0, 0, 1), ERR_NONE);
-    assert_int_equal(delete_slot(cn), ERR_NONE);
+    assert_int_equal(ktu_slot_op(INV_CNODE_DELETE, cn), ERR_NONE);
     /* 4096 bytes: 128 endpoints fit only if the watermark went back to 0 */
     assert_int_equal(retype_into(ut, OBJ_ENDPOINT, 0, ROOT_CNODE, 0, 0, first, 128), ERR_NONE);
 }
@@ -644,35 +607,30 @@ static void test_cnode_delete_last_cnode_cap_empties_it(void **state)
 static void test_cnode_delete_copy_keeps_object(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t tcb = ktest_retype(OBJ_TCB, 0);
     cptr_t c = ktest_alloc_slot();
-    struct kinspect_thread th;
 
     set_prio(tcb, 9);
     assert_int_equal(copy(c, tcb, RIGHTS_ALL), ERR_NONE);
-    assert_int_equal(delete_slot(c), ERR_NONE);
-    assert_int_equal(kernel_inspect_thread(tcb, &th), 0);
-    assert_int_equal(th.prio, 9);
+    assert_int_equal(ktu_slot_op(INV_CNODE_DELETE, c), ERR_NONE);
+    assert_int_equal(ktu_inspect(tcb).prio, 9);
 }
 
 /* Deleting the last cap of a running thread's TCB suspends it. */
 static void test_cnode_delete_last_tcb_cap_suspends(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t sc;
     cptr_t t = ktest_thread(7, 100, 1000000, 1000000, &sc);
-    struct kinspect_sc s;
 
     assert_int_equal(ktest_invoke(t, INV_TCB_RESUME, 0, NULL, NULL, 0, NULL), ERR_NONE);
-    assert_int_equal(kernel_inspect_sc(sc, &s), 0);
-    assert_int_equal(s.bound_trace_id, 7);
-    assert_int_equal(delete_slot(t), ERR_NONE);
-    assert_false(occupied(t));
+    assert_int_equal(ktu_inspect_sc(sc).bound_trace_id, 7);
+    assert_int_equal(ktu_slot_op(INV_CNODE_DELETE, t), ERR_NONE);
+    assert_false(ktu_occupied(t));
     /* the context survives, unbound */
-    assert_int_equal(kernel_inspect_sc(sc, &s), 0);
-    assert_int_equal(s.bound_trace_id, 0);
+    assert_int_equal(ktu_inspect_sc(sc).bound_trace_id, 0);
 }
 
 /* A thread may delete the last cap to its own TCB: it is suspended and
@@ -680,7 +638,7 @@ static void test_cnode_delete_last_tcb_cap_suspends(void **state)
 static void test_cnode_delete_own_tcb_cap(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     struct ktest_msg msg = {.label = INV_CNODE_DELETE, .length = 2, .mr = {ROOT_TCB, D}};
 
     assert_int_equal(ktest_syscall(SYS_CALL, ROOT_CNODE, 0, 0, &msg), TRACE_IDLE);
@@ -694,12 +652,11 @@ static void test_cnode_delete_own_tcb_cap(void **state)
 static void test_cnode_delete_endpoint_restarts_blocked_thread(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
     cptr_t ntfn = ktest_retype(OBJ_NOTIFICATION, 0);
     cptr_t rep = ktest_retype(OBJ_REPLY, 0);
     cptr_t t = ktest_thread(7, 100, 1000000, 1000000, NULL);
-    struct kinspect_thread th;
     struct ktest_msg msg = {0};
     uint32_t root_id = ktest_current();
 
@@ -707,20 +664,18 @@ static void test_cnode_delete_endpoint_restarts_blocked_thread(void **state)
     /* the root waits; T signals it and blocks receiving on the endpoint */
     assert_int_equal(ktest_syscall(SYS_WAIT, ntfn, 0, 0, &msg), 7);
     assert_int_equal(ktest_syscall(SYS_NB_SEND_RECV, ntfn, rep, ep, &msg), root_id);
-    assert_int_equal(kernel_inspect_thread(t, &th), 0);
-    assert_int_equal(th.state, TS_BLOCKED_ON_RECEIVE);
+    assert_int_equal(ktu_inspect(t).state, KTU_ST_BLOCKED_ON_RECEIVE);
 
-    assert_int_equal(delete_slot(ep), ERR_NONE);
-    assert_int_equal(kernel_inspect_thread(t, &th), 0);
-    assert_int_equal(th.state, TS_RESTART);
-    assert_true(th.queued);
+    assert_int_equal(ktu_slot_op(INV_CNODE_DELETE, ep), ERR_NONE);
+    assert_int_equal(ktu_inspect(t).state, KTU_ST_RESTART);
+    assert_true(ktu_inspect(t).queued);
 }
 
 /* A minted badge is what the notification's waiter receives. */
 static void test_cnode_mint_badge_delivered(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ntfn = ktest_retype(OBJ_NOTIFICATION, 0);
     cptr_t badged = ktest_alloc_slot();
     struct ktest_msg msg = {0};
@@ -736,7 +691,7 @@ static void test_cnode_mint_badge_delivered(void **state)
 static void test_cnode_rights_never_grow(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ntfn = ktest_retype(OBJ_NOTIFICATION, 0);
     cptr_t ro = ktest_alloc_slot(), again = ktest_alloc_slot(), badged = ktest_alloc_slot();
 

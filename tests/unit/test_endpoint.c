@@ -18,91 +18,11 @@
 
 #include <mcsim/trace.h>
 
-#include "ktest.h"
+#include "ktest_util.h"
 
 #define MS 1000000u /* ticks: the bench's timer runs at 1 GHz */
-#define ROOT_ID 1u
 #define SERVER_ID 10u
 #define LABEL 0x42u
-
-/* enum thread_state of kernel-core/src/kernel/structures.h, as
- * kernel_inspect_thread reports it. */
-enum {
-    ST_INACTIVE = 0,
-    ST_RUNNING,
-    ST_RESTART,
-    ST_BLOCKED_ON_RECEIVE,
-    ST_BLOCKED_ON_SEND,
-    ST_BLOCKED_ON_REPLY,
-    ST_BLOCKED_ON_NOTIFICATION,
-};
-
-static unsigned state_of(cptr_t tcb)
-{
-    struct kinspect_thread t;
-
-    assert_int_equal(kernel_inspect_thread(tcb, &t), 0);
-    return t.state;
-}
-
-/* Boot and name the root task; the root keeps priority 255 until
- * root_lower() so that building never switches threads. */
-static void boot(uint8_t scheduler)
-{
-    struct ktest_opts o = {.scheduler = scheduler};
-    struct ktest_msg m = {.label = INV_TCB_SET_TRACE_ID, .length = 1, .mr = {ROOT_ID}};
-
-    ktest_boot(&o);
-    /* not ktest_invoke: the caller's trace id changes */
-    assert_int_equal(ktest_syscall(SYS_CALL, ROOT_TCB, 0, 0, &m), ROOT_ID);
-    assert_int_equal(m.label, ERR_NONE);
-}
-
-static void root_lower(void)
-{
-    uint64_t prio = 5;
-    cptr_t auth = ROOT_TCB;
-
-    assert_int_equal(ktest_invoke(ROOT_TCB, INV_TCB_SET_PRIORITY, 1, &prio, &auth, 1, NULL),
-                     ERR_NONE);
-}
-
-/* Invoke as the current thread, which may lose the CPU; returns who runs. */
-static uint32_t call_invoke(cptr_t cap, uint64_t label, unsigned len, const uint64_t *mrs,
-                            const cptr_t *extra, unsigned n_extra)
-{
-    struct ktest_msg m = {.label = label, .length = len, .n_extra = n_extra};
-
-    for (unsigned i = 0; i < len; i++)
-        m.mr[i] = mrs[i];
-    for (unsigned i = 0; i < n_extra; i++)
-        m.extra[i] = extra[i];
-    uint32_t next = ktest_syscall(SYS_CALL, cap, 0, 0, &m);
-    assert_int_equal(m.label, ERR_NONE);
-    return next;
-}
-
-static uint32_t resume(cptr_t tcb)
-{
-    return call_invoke(tcb, INV_TCB_RESUME, 0, NULL, NULL, 0);
-}
-
-static void set_prio(cptr_t tcb, uint64_t prio)
-{
-    cptr_t auth = ROOT_TCB;
-
-    assert_int_equal(ktest_invoke(tcb, INV_TCB_SET_PRIORITY, 1, &prio, &auth, 1, NULL), ERR_NONE);
-}
-
-static cptr_t mint(cptr_t src, uint64_t rights, uint64_t badge)
-{
-    cptr_t dest = ktest_alloc_slot();
-    uint64_t mrs[] = {dest, 64, src, 64, rights, badge};
-    cptr_t root = ROOT_CNODE;
-
-    assert_int_equal(ktest_invoke(ROOT_CNODE, INV_CNODE_MINT, 6, mrs, &root, 1, NULL), ERR_NONE);
-    return dest;
-}
 
 /* The current thread (trace id `who`) Calls ep with MR0 = tag and blocks. */
 static void call_and_block(uint32_t who, cptr_t ep, uint64_t tag)
@@ -113,19 +33,6 @@ static void call_and_block(uint32_t who, cptr_t ep, uint64_t tag)
     assert_int_not_equal(ktest_syscall(SYS_CALL, ep, 0, 0, &m), who);
 }
 
-/* Thread ids of the TR_IPC_RECV records of `receiver`, in order. */
-static unsigned recv_senders(uint32_t receiver, uint32_t *out, unsigned max)
-{
-    unsigned n = 0;
-
-    for (unsigned i = 0; i < ktest_trace_count() && n < max; i++) {
-        const struct ktest_trace *r = ktest_trace_get(i);
-        if (r->kind == TR_IPC_RECV && r->thread == receiver)
-            out[n++] = (uint32_t)r->arg;
-    }
-    return n;
-}
-
 /* Five callers of priorities 249..253 (index i has 249 + i, trace id
  * 100 + i) Call in `order`; the server then receives them one by one,
  * reusing its reply object. Returns the MR0 tags in reception order. */
@@ -134,20 +41,20 @@ static void five_callers(uint8_t scheduler, const unsigned order[5], uint64_t go
     cptr_t c[5];
     cptr_t ep, reply, server;
 
-    boot(scheduler);
+    ktu_boot(scheduler);
     ep = ktest_retype(OBJ_ENDPOINT, 0);
     reply = ktest_retype(OBJ_REPLY, 0);
     server = ktest_thread(SERVER_ID, 10, 10 * MS, 10 * MS, NULL);
     for (unsigned i = 0; i < 5; i++)
         c[i] = ktest_thread(100 + i, (uint8_t)(249 + i), 10 * MS, 10 * MS, NULL);
-    root_lower();
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
     for (unsigned k = 0; k < 5; k++) {
-        assert_int_equal(resume(c[order[k]]), 100 + order[k]);
+        assert_int_equal(ktu_resume(c[order[k]]), 100 + order[k]);
         call_and_block(100 + order[k], ep, order[k]);
-        assert_int_equal(ktest_current(), ROOT_ID);
-        assert_int_equal(state_of(c[order[k]]), ST_BLOCKED_ON_SEND);
+        assert_int_equal(ktest_current(), KTU_ROOT_ID);
+        assert_int_equal(ktu_inspect(c[order[k]]).state, KTU_ST_BLOCKED_ON_SEND);
     }
-    assert_int_equal(resume(server), SERVER_ID);
+    assert_int_equal(ktu_resume(server), SERVER_ID);
     ktest_trace_clear();
     for (unsigned k = 0; k < 5; k++) {
         struct ktest_msg m = {0};
@@ -157,11 +64,11 @@ static void five_callers(uint8_t scheduler, const unsigned order[5], uint64_t go
         assert_int_equal(m.length, 1);
         assert_int_equal(m.badge, 0);
         got[k] = m.mr[0];
-        assert_int_equal(state_of(c[got[k]]), ST_BLOCKED_ON_REPLY);
+        assert_int_equal(ktu_inspect(c[got[k]]).state, KTU_ST_BLOCKED_ON_REPLY);
         /* A Recv into a reply object still holding a caller leaves that
          * caller inactive (KERNEL-SEMANTICS.md 4). */
         if (k > 0)
-            assert_int_equal(state_of(c[got[k - 1]]), ST_INACTIVE);
+            assert_int_equal(ktu_inspect(c[got[k - 1]]).state, KTU_ST_INACTIVE);
     }
 }
 
@@ -170,15 +77,16 @@ static void test_endpoint_b17_priority_order(void **state)
 {
     static const unsigned order[5] = {2, 0, 4, 1, 3};
     uint64_t got[5];
-    uint32_t senders[8];
+    const struct ktest_trace *recv[8];
 
     (void)state;
     five_callers(SCHED_MCS, order, got);
     for (unsigned k = 0; k < 5; k++)
         assert_int_equal(got[k], 4 - k);
-    assert_int_equal(recv_senders(SERVER_ID, senders, 8), 5);
+    /* The sender of each message, in arg. */
+    assert_int_equal(ktu_records(TR_IPC_RECV, SERVER_ID, recv, 8), 5);
     for (unsigned k = 0; k < 5; k++)
-        assert_int_equal(senders[k], 104 - k);
+        assert_int_equal(recv[k]->arg, 104 - k);
 }
 
 /* B17 under classic: the same queue is FIFO, received in call order. */
@@ -193,22 +101,37 @@ static void test_endpoint_classic_fifo(void **state)
         assert_int_equal(got[k], order[k]);
 }
 
-/* Senders queued as: tags 0..n-1 by the threads in `tcbs` (ids 100+i). */
-static void queue_senders(cptr_t ep, const cptr_t *tcbs, unsigned n)
+/* A fresh kernel with endpoint ep, reply object `reply`, a server
+ * (SERVER_ID, priority 10, not resumed) and n <= 4 senders t[i] (trace id
+ * 100 + i, priority prios[i]) that Call ep in index order with tag i and
+ * block; the root runs at priority 5. */
+struct queue {
+    cptr_t ep, reply, server, t[4];
+};
+
+static void queue_senders(struct queue *q, const uint8_t *prios, unsigned n)
 {
+    ktu_boot(SCHED_MCS);
+    q->ep = ktest_retype(OBJ_ENDPOINT, 0);
+    q->reply = ktest_retype(OBJ_REPLY, 0);
+    q->server = ktest_thread(SERVER_ID, 10, 10 * MS, 10 * MS, NULL);
+    for (unsigned i = 0; i < n; i++)
+        q->t[i] = ktest_thread(100 + i, prios[i], 10 * MS, 10 * MS, NULL);
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
     for (unsigned i = 0; i < n; i++) {
-        assert_int_equal(resume(tcbs[i]), 100 + i);
-        call_and_block(100 + i, ep, i);
+        assert_int_equal(ktu_resume(q->t[i]), 100 + i);
+        call_and_block(100 + i, q->ep, i);
     }
 }
 
-/* Receive n messages as the server (already running); tags in order. */
-static void drain(cptr_t ep, cptr_t reply, uint64_t *got, unsigned n)
+/* The server runs and receives n messages; their tags in order. */
+static void drain(const struct queue *q, uint64_t *got, unsigned n)
 {
+    assert_int_equal(ktu_resume(q->server), SERVER_ID);
     for (unsigned k = 0; k < n; k++) {
         struct ktest_msg m = {0};
 
-        assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, &m), SERVER_ID);
+        assert_int_equal(ktest_syscall(SYS_RECV, q->ep, q->reply, 0, &m), SERVER_ID);
         got[k] = m.mr[0];
     }
 }
@@ -217,20 +140,12 @@ static void drain(cptr_t ep, cptr_t reply, uint64_t *got, unsigned n)
 static void test_endpoint_equal_prio_fifo(void **state)
 {
     static const uint8_t prios[4] = {100, 100, 100, 150};
-    cptr_t t[4];
+    struct queue q;
     uint64_t got[4];
 
     (void)state;
-    boot(SCHED_MCS);
-    cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
-    cptr_t reply = ktest_retype(OBJ_REPLY, 0);
-    cptr_t server = ktest_thread(SERVER_ID, 10, 10 * MS, 10 * MS, NULL);
-    for (unsigned i = 0; i < 4; i++)
-        t[i] = ktest_thread(100 + i, prios[i], 10 * MS, 10 * MS, NULL);
-    root_lower();
-    queue_senders(ep, t, 4);
-    assert_int_equal(resume(server), SERVER_ID);
-    drain(ep, reply, got, 4);
+    queue_senders(&q, prios, 4);
+    drain(&q, got, 4);
     assert_int_equal(got[0], 3);
     assert_int_equal(got[1], 0);
     assert_int_equal(got[2], 1);
@@ -242,24 +157,16 @@ static void test_endpoint_equal_prio_fifo(void **state)
 static void test_endpoint_b18_reorder(void **state)
 {
     static const uint8_t prios[3] = {100, 110, 120};
-    cptr_t t[3];
+    struct queue q;
     uint64_t got[3];
 
     (void)state;
-    boot(SCHED_MCS);
-    cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
-    cptr_t reply = ktest_retype(OBJ_REPLY, 0);
-    cptr_t server = ktest_thread(SERVER_ID, 10, 10 * MS, 10 * MS, NULL);
-    for (unsigned i = 0; i < 3; i++)
-        t[i] = ktest_thread(100 + i, prios[i], 10 * MS, 10 * MS, NULL);
-    root_lower();
-    queue_senders(ep, t, 3);
+    queue_senders(&q, prios, 3);
     /* queue now 2 (120), 1 (110), 0 (100) */
-    set_prio(t[0], 200);
-    set_prio(t[2], 50);
-    assert_int_equal(state_of(t[0]), ST_BLOCKED_ON_SEND);
-    assert_int_equal(resume(server), SERVER_ID);
-    drain(ep, reply, got, 3);
+    assert_int_equal(ktu_set_prio(q.t[0], ROOT_TCB, 200), KTU_ROOT_ID);
+    assert_int_equal(ktu_set_prio(q.t[2], ROOT_TCB, 50), KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect(q.t[0]).state, KTU_ST_BLOCKED_ON_SEND);
+    drain(&q, got, 3);
     assert_int_equal(got[0], 0);
     assert_int_equal(got[1], 1);
     assert_int_equal(got[2], 2);
@@ -268,9 +175,9 @@ static void test_endpoint_b18_reorder(void **state)
 /* The server blocks in Recv first; `sender` then sends to it. */
 static void server_waits(cptr_t server, cptr_t ep, cptr_t reply)
 {
-    assert_int_equal(resume(server), SERVER_ID);
-    assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, NULL), ROOT_ID);
-    assert_int_equal(state_of(server), ST_BLOCKED_ON_RECEIVE);
+    assert_int_equal(ktu_resume(server), SERVER_ID);
+    assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, NULL), KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect(server).state, KTU_ST_BLOCKED_ON_RECEIVE);
 }
 
 /* Label, length and MRs arrive as sent, the badge of the cap used in x0;
@@ -282,12 +189,12 @@ static void test_endpoint_message_transfer(void **state)
     struct user_context *ctx;
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     ep = ktest_retype(OBJ_ENDPOINT, 0);
     reply = ktest_retype(OBJ_REPLY, 0);
     server = ktest_thread(SERVER_ID, 100, 10 * MS, 10 * MS, NULL);
-    badged = mint(ep, RIGHTS_ALL, 0xbeef);
-    root_lower();
+    badged = ktu_mint(ep, RIGHTS_ALL, 0xbeef);
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
     server_waits(server, ep, reply);
     for (unsigned i = 0; i < 8; i++)
         m.mr[i] = 0x100 + i;
@@ -300,12 +207,12 @@ static void test_endpoint_message_transfer(void **state)
     assert_int_equal(msginfo_extra_caps(ctx->x[REG_INFO]), 0);
     for (unsigned i = 0; i < 8; i++)
         assert_int_equal(ctx->x[REG_MR0 + i], 0x100 + i);
-    assert_int_equal(state_of(server), ST_RUNNING);
-    assert_int_equal(ktest_trace_count_kind(TR_IPC_SEND, ROOT_ID), 1);
+    assert_int_equal(ktu_inspect(server).state, KTU_ST_RUNNING);
+    assert_int_equal(ktest_trace_count_kind(TR_IPC_SEND, KTU_ROOT_ID), 1);
     assert_int_equal(ktest_trace_count_kind(TR_IPC_RECV, SERVER_ID), 1);
 
     /* A length above the maximum is cut to the maximum. */
-    assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, NULL), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, NULL), KTU_ROOT_ID);
     m.length = 100;
     assert_int_equal(ktest_syscall(SYS_SEND, ep, 0, 0, &m), SERVER_ID);
     assert_int_equal(msginfo_length(ktest_context()->x[REG_INFO]), 8);
@@ -321,25 +228,25 @@ static void test_endpoint_b25_call_without_grant(void **state)
     cptr_t ep, reply, server, client, no_grant;
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     ep = ktest_retype(OBJ_ENDPOINT, 0);
     reply = ktest_retype(OBJ_REPLY, 0);
     server = ktest_thread(SERVER_ID, 100, 10 * MS, 10 * MS, NULL);
     client = ktest_thread(20, 50, 10 * MS, 10 * MS, NULL);
-    no_grant = mint(ep, RIGHT_WRITE | RIGHT_READ, 0);
-    root_lower();
+    no_grant = ktu_mint(ep, RIGHT_WRITE | RIGHT_READ, 0);
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
     server_waits(server, ep, reply);
-    assert_int_equal(resume(client), 20);
+    assert_int_equal(ktu_resume(client), 20);
     assert_int_equal(ktest_syscall(SYS_CALL, no_grant, 0, 0, &m), SERVER_ID);
-    assert_int_equal(state_of(client), ST_INACTIVE);
+    assert_int_equal(ktu_inspect(client).state, KTU_ST_INACTIVE);
     assert_int_equal(ktest_context()->x[REG_MR0], 7);
 
     /* The server now Waits (no reply object); a full-rights Call. */
-    assert_int_equal(ktest_syscall(SYS_WAIT, ep, 0, 0, NULL), ROOT_ID);
-    assert_int_equal(resume(client), 20);
+    assert_int_equal(ktest_syscall(SYS_WAIT, ep, 0, 0, NULL), KTU_ROOT_ID);
+    assert_int_equal(ktu_resume(client), 20);
     m.mr[0] = 8;
     assert_int_equal(ktest_syscall(SYS_CALL, ep, 0, 0, &m), SERVER_ID);
-    assert_int_equal(state_of(client), ST_INACTIVE);
+    assert_int_equal(ktu_inspect(client).state, KTU_ST_INACTIVE);
     assert_int_equal(ktest_context()->x[REG_MR0], 8);
 }
 
@@ -351,25 +258,25 @@ static void test_endpoint_no_write_right(void **state)
     struct ktest_msg m = {.label = LABEL, .length = 1, .mr = {5}};
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     ep = ktest_retype(OBJ_ENDPOINT, 0);
     reply = ktest_retype(OBJ_REPLY, 0);
     server = ktest_thread(SERVER_ID, 100, 10 * MS, 10 * MS, NULL);
-    read_only = mint(ep, RIGHT_READ, 0);
-    root_lower();
+    read_only = ktu_mint(ep, RIGHT_READ, 0);
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
     server_waits(server, ep, reply);
 
-    assert_int_equal(ktest_syscall(SYS_CALL, read_only, 0, 0, &m), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_CALL, read_only, 0, 0, &m), KTU_ROOT_ID);
     assert_int_equal(m.label, ERR_INVALID_CAPABILITY);
     assert_int_equal(m.length, 1);
     assert_int_equal(m.mr[0], 0);
 
     m = (struct ktest_msg){.label = LABEL, .length = 1, .mr = {5}};
-    assert_int_equal(ktest_syscall(SYS_SEND, read_only, 0, 0, &m), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_SEND, read_only, 0, 0, &m), KTU_ROOT_ID);
     assert_int_equal(m.label, LABEL); /* x1 untouched */
-    assert_int_equal(ktest_syscall(SYS_NB_SEND, read_only, 0, 0, &m), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_NB_SEND, read_only, 0, 0, &m), KTU_ROOT_ID);
     assert_int_equal(m.label, LABEL);
-    assert_int_equal(state_of(server), ST_BLOCKED_ON_RECEIVE);
+    assert_int_equal(ktu_inspect(server).state, KTU_ST_BLOCKED_ON_RECEIVE);
     assert_int_equal(ktest_trace_count_kind(TR_IPC_SEND, UINT32_MAX), 0);
 }
 
@@ -381,13 +288,13 @@ static void test_endpoint_nb_send_dropped(void **state)
     struct ktest_msg m = {.label = LABEL, .length = 1, .mr = {5}};
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     ep = ktest_retype(OBJ_ENDPOINT, 0);
     reply = ktest_retype(OBJ_REPLY, 0);
-    badged = mint(ep, RIGHTS_ALL, 9);
-    assert_int_equal(ktest_syscall(SYS_NB_SEND, badged, 0, 0, &m), ROOT_ID);
+    badged = ktu_mint(ep, RIGHTS_ALL, 9);
+    assert_int_equal(ktest_syscall(SYS_NB_SEND, badged, 0, 0, &m), KTU_ROOT_ID);
     m = (struct ktest_msg){.label = 3};
-    assert_int_equal(ktest_syscall(SYS_NB_RECV, badged, reply, 0, &m), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_NB_RECV, badged, reply, 0, &m), KTU_ROOT_ID);
     assert_int_equal(m.badge, 0);
     assert_int_equal(m.label, 3); /* seL4: only the badge register says so */
     assert_int_equal(ktest_trace_count_kind(TR_IPC_RECV, UINT32_MAX), 0);
@@ -402,20 +309,20 @@ static void test_endpoint_lookup_errors(void **state)
     struct ktest_msg m = {0};
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     ep = ktest_retype(OBJ_ENDPOINT, 0);
     reply = ktest_retype(OBJ_REPLY, 0);
     empty = ktest_alloc_slot();
 
     /* A null cap in a Call: seL4's decode error, InvalidCapability(0). */
-    assert_int_equal(ktest_syscall(SYS_CALL, empty, 0, 0, &m), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_CALL, empty, 0, 0, &m), KTU_ROOT_ID);
     assert_int_equal(m.label, ERR_INVALID_CAPABILITY);
     assert_int_equal(m.length, 1);
     assert_int_equal(m.mr[0], 0);
 
     /* A failed walk: reported even for Send. */
     m = (struct ktest_msg){0};
-    assert_int_equal(ktest_syscall(SYS_SEND, bad, 0, 0, &m), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_SEND, bad, 0, 0, &m), KTU_ROOT_ID);
     assert_int_equal(m.label, ERR_FAILED_LOOKUP);
     assert_int_equal(m.length, 2);
     assert_int_equal(m.mr[0], bad);
@@ -424,24 +331,24 @@ static void test_endpoint_lookup_errors(void **state)
     /* Receive phase: an empty source, a source that is no endpoint, a
      * reply slot that is no reply cap. */
     m = (struct ktest_msg){0};
-    assert_int_equal(ktest_syscall(SYS_RECV, empty, reply, 0, &m), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_RECV, empty, reply, 0, &m), KTU_ROOT_ID);
     assert_int_equal(m.label, ERR_INVALID_CAPABILITY);
     assert_int_equal(m.mr[0], empty);
     assert_int_equal(m.mr[1], 1);
     m = (struct ktest_msg){0};
-    assert_int_equal(ktest_syscall(SYS_RECV, ROOT_TCB, reply, 0, &m), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_RECV, ROOT_TCB, reply, 0, &m), KTU_ROOT_ID);
     assert_int_equal(m.label, ERR_INVALID_CAPABILITY);
     assert_int_equal(m.mr[0], ROOT_TCB);
     m = (struct ktest_msg){0};
-    assert_int_equal(ktest_syscall(SYS_RECV, ep, ep, 0, &m), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_RECV, ep, ep, 0, &m), KTU_ROOT_ID);
     assert_int_equal(m.label, ERR_INVALID_CAPABILITY);
     assert_int_equal(m.mr[0], ep);
     assert_int_equal(m.mr[1], 1);
 
     /* An endpoint cap without Read cannot receive. */
-    cptr_t write_only = mint(ep, RIGHT_WRITE, 0);
+    cptr_t write_only = ktu_mint(ep, RIGHT_WRITE, 0);
     m = (struct ktest_msg){0};
-    assert_int_equal(ktest_syscall(SYS_NB_RECV, write_only, reply, 0, &m), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_NB_RECV, write_only, reply, 0, &m), KTU_ROOT_ID);
     assert_int_equal(m.label, ERR_INVALID_CAPABILITY);
     assert_int_equal(m.mr[0], write_only);
 }
@@ -453,34 +360,29 @@ static void test_endpoint_delete_restarts_queued(void **state)
 {
     cptr_t ep, r1, r2, a, b;
     uint64_t pc_a, pc_b;
-    cptr_t slot;
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     ep = ktest_retype(OBJ_ENDPOINT, 0);
     r1 = ktest_retype(OBJ_REPLY, 0);
     r2 = ktest_retype(OBJ_REPLY, 0);
     a = ktest_thread(100, 100, 10 * MS, 10 * MS, NULL);
     b = ktest_thread(101, 90, 10 * MS, 10 * MS, NULL);
-    root_lower();
-    assert_int_equal(resume(a), 100);
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
+    assert_int_equal(ktu_resume(a), 100);
     pc_a = ktest_context()->pc;
-    assert_int_equal(ktest_syscall(SYS_RECV, ep, r1, 0, NULL), ROOT_ID);
-    assert_int_equal(resume(b), 101);
+    assert_int_equal(ktest_syscall(SYS_RECV, ep, r1, 0, NULL), KTU_ROOT_ID);
+    assert_int_equal(ktu_resume(b), 101);
     pc_b = ktest_context()->pc;
-    assert_int_equal(ktest_syscall(SYS_RECV, ep, r2, 0, NULL), ROOT_ID);
-    assert_int_equal(state_of(a), ST_BLOCKED_ON_RECEIVE);
-    assert_int_equal(state_of(b), ST_BLOCKED_ON_RECEIVE);
+    assert_int_equal(ktest_syscall(SYS_RECV, ep, r2, 0, NULL), KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect(a).state, KTU_ST_BLOCKED_ON_RECEIVE);
+    assert_int_equal(ktu_inspect(b).state, KTU_ST_BLOCKED_ON_RECEIVE);
 
-    slot = ep;
-    {
-        uint64_t mrs[] = {slot, 64};
-        assert_int_equal(call_invoke(ROOT_CNODE, INV_CNODE_DELETE, 2, mrs, NULL, 0), 100);
-    }
+    assert_int_equal(ktu_call(ROOT_CNODE, INV_CNODE_DELETE, 2, (uint64_t[]){ep, 64}, NULL, 0), 100);
     /* a (prio 100) runs at once, b (prio 90) waits in Restart. */
     assert_int_equal(ktest_context()->pc, pc_a);
-    assert_int_equal(state_of(a), ST_RUNNING);
-    assert_int_equal(state_of(b), ST_RESTART);
+    assert_int_equal(ktu_inspect(a).state, KTU_ST_RUNNING);
+    assert_int_equal(ktu_inspect(b).state, KTU_ST_RESTART);
 
     /* r1 is no longer bound to a: a new endpoint can be received on with
      * it, and a Call through it works. */
@@ -491,7 +393,7 @@ static void test_endpoint_delete_restarts_queued(void **state)
         struct ktest_msg m = {.label = LABEL, .length = 1, .mr = {77}};
         assert_int_equal(ktest_syscall(SYS_CALL, ep2, 0, 0, &m), 100);
     }
-    assert_int_equal(state_of(b), ST_BLOCKED_ON_REPLY);
+    assert_int_equal(ktu_inspect(b).state, KTU_ST_BLOCKED_ON_REPLY);
     assert_int_equal(ktest_context()->x[REG_MR0], 77);
 }
 
@@ -500,17 +402,8 @@ static cptr_t passive_server(cptr_t ep, cptr_t reply, cptr_t *s_sc)
 {
     cptr_t s = ktest_thread(SERVER_ID, 200, 10 * MS, 10 * MS, s_sc);
 
-    server_waits(s, ep, reply);
-    assert_int_equal(call_invoke(*s_sc, INV_SC_UNBIND, 0, NULL, NULL, 0), ROOT_ID);
+    ktu_make_passive(s, SERVER_ID, *s_sc, SYS_RECV, ep, reply);
     return s;
-}
-
-static struct kinspect_thread inspect(cptr_t tcb)
-{
-    struct kinspect_thread t;
-
-    assert_int_equal(kernel_inspect_thread(tcb, &t), 0);
-    return t;
 }
 
 /* B22 (IPC0017): NBSend to a passive receiver: it takes the message but
@@ -523,46 +416,47 @@ static void test_endpoint_b22_send_to_passive(void **state)
     struct ktest_msg m = {.label = LABEL, .length = 1, .mr = {1}};
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     ep = ktest_retype(OBJ_ENDPOINT, 0);
     reply = ktest_retype(OBJ_REPLY, 0);
     t = ktest_thread(100, 100, 10 * MS, 10 * MS, NULL);
     u = ktest_thread(90, 90, 10 * MS, 10 * MS, NULL);
     v = ktest_thread(80, 80, 10 * MS, 10 * MS, NULL);
-    root_lower();
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
     s = passive_server(ep, reply, &s_sc);
     ktest_trace_clear();
 
-    assert_int_equal(resume(t), 100);
+    assert_int_equal(ktu_resume(t), 100);
     assert_int_equal(ktest_syscall(SYS_NB_SEND, ep, 0, 0, &m), 100);
-    assert_int_equal(state_of(s), ST_RUNNING);
-    assert_int_equal(inspect(s).sc_badge, 0);
-    assert_false(inspect(s).queued);
+    assert_int_equal(ktu_inspect(s).state, KTU_ST_RUNNING);
+    assert_int_equal(ktu_inspect(s).sc_badge, 0);
+    assert_false(ktu_inspect(s).queued);
     assert_int_equal(ktest_trace_count_kind(TR_DONATE, UINT32_MAX), 0);
     /* t stops; u and v Send and block. */
     assert_int_equal(
-        ktest_syscall(SYS_CALL, t, 0, 0, &(struct ktest_msg){.label = INV_TCB_SUSPEND}), ROOT_ID);
-    assert_int_equal(resume(u), 90);
+        ktest_syscall(SYS_CALL, t, 0, 0, &(struct ktest_msg){.label = INV_TCB_SUSPEND}),
+        KTU_ROOT_ID);
+    assert_int_equal(ktu_resume(u), 90);
     m.mr[0] = 2;
-    assert_int_equal(ktest_syscall(SYS_SEND, ep, 0, 0, &m), ROOT_ID);
-    assert_int_equal(resume(v), 80);
+    assert_int_equal(ktest_syscall(SYS_SEND, ep, 0, 0, &m), KTU_ROOT_ID);
+    assert_int_equal(ktu_resume(v), 80);
     m.mr[0] = 3;
-    assert_int_equal(ktest_syscall(SYS_SEND, ep, 0, 0, &m), ROOT_ID);
-    assert_int_equal(state_of(u), ST_BLOCKED_ON_SEND);
-    assert_int_equal(state_of(v), ST_BLOCKED_ON_SEND);
-    assert_int_equal(ktest_run(5 * MS), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_SEND, ep, 0, 0, &m), KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect(u).state, KTU_ST_BLOCKED_ON_SEND);
+    assert_int_equal(ktu_inspect(v).state, KTU_ST_BLOCKED_ON_SEND);
+    assert_int_equal(ktest_run(5 * MS), KTU_ROOT_ID);
     assert_int_equal(ktest_trace_count_kind(TR_SWITCH, SERVER_ID), 0);
 
     /* Bind S's context: S runs with t's message, then takes u's and v's. */
-    assert_int_equal(call_invoke(s_sc, INV_SC_BIND, 0, NULL, &s, 1), SERVER_ID);
+    assert_int_equal(ktu_call(s_sc, INV_SC_BIND, 0, NULL, &s, 1), SERVER_ID);
     assert_int_equal(ktest_context()->x[REG_MR0], 1);
     m = (struct ktest_msg){0};
     assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, &m), SERVER_ID);
     assert_int_equal(m.mr[0], 2);
-    assert_int_equal(state_of(u), ST_RUNNING);
+    assert_int_equal(ktu_inspect(u).state, KTU_ST_RUNNING);
     assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, &m), SERVER_ID);
     assert_int_equal(m.mr[0], 3);
-    assert_int_equal(state_of(v), ST_RUNNING);
+    assert_int_equal(ktu_inspect(v).state, KTU_ST_RUNNING);
 }
 
 /* NBSendRecv to a passive receiver donates the sender's context with the
@@ -571,37 +465,34 @@ static void test_endpoint_nb_send_recv_donates(void **state)
 {
     cptr_t ep, ep2, reply, reply2, s, s_sc, t;
     struct ktest_msg m = {.label = LABEL, .length = 1, .mr = {5}};
-    const struct ktest_trace *d = NULL;
+    const struct ktest_trace *d;
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     ep = ktest_retype(OBJ_ENDPOINT, 0);
     ep2 = ktest_retype(OBJ_ENDPOINT, 0);
     reply = ktest_retype(OBJ_REPLY, 0);
     reply2 = ktest_retype(OBJ_REPLY, 0);
     t = ktest_thread(100, 100, 10 * MS, 10 * MS, NULL);
-    root_lower();
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
     s = passive_server(ep, reply, &s_sc);
-    assert_int_equal(resume(t), 100);
+    assert_int_equal(ktu_resume(t), 100);
     ktest_trace_clear();
     /* NBSend to ep, then Recv on ep2 (x11) with reply2 (x10). */
     assert_int_equal(ktest_syscall(SYS_NB_SEND_RECV, ep, reply2, ep2, &m), SERVER_ID);
     assert_int_equal(ktest_context()->x[REG_MR0], 5);
-    assert_int_equal(inspect(s).sc_badge, 100);
-    assert_int_equal(inspect(t).sc_badge, 0);
-    assert_int_equal(state_of(t), ST_BLOCKED_ON_RECEIVE);
-    for (unsigned i = 0; i < ktest_trace_count(); i++) {
-        if (ktest_trace_get(i)->kind == TR_DONATE)
-            d = ktest_trace_get(i);
-    }
+    assert_int_equal(ktu_inspect(s).sc_badge, 100);
+    assert_int_equal(ktu_inspect(t).sc_badge, 0);
+    assert_int_equal(ktu_inspect(t).state, KTU_ST_BLOCKED_ON_RECEIVE);
+    d = ktu_last_record(TR_DONATE);
     assert_non_null(d);
     assert_int_equal(d->thread, SERVER_ID);
     assert_int_equal(d->object, 100);
     assert_int_equal(d->arg, 100);
     /* S answers t with a plain Send on ep2: the context stays with S. */
     assert_int_equal(ktest_syscall(SYS_SEND, ep2, 0, 0, NULL), SERVER_ID);
-    assert_int_equal(state_of(t), ST_RUNNING);
-    assert_int_equal(inspect(t).sc_badge, 0);
+    assert_int_equal(ktu_inspect(t).state, KTU_ST_RUNNING);
+    assert_int_equal(ktu_inspect(t).sc_badge, 0);
 }
 
 /* The send phase of NBSendRecv may not invoke a TCB (InvalidCapability,
@@ -613,19 +504,19 @@ static void test_endpoint_first_phase_refuses_tcb(void **state)
     struct ktest_msg m = {.label = INV_TCB_SUSPEND};
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     ep = ktest_retype(OBJ_ENDPOINT, 0);
     reply = ktest_retype(OBJ_REPLY, 0);
     u = ktest_thread(90, 90, 10 * MS, 10 * MS, NULL);
-    root_lower();
-    assert_int_equal(resume(u), 90);
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
+    assert_int_equal(ktu_resume(u), 90);
     assert_int_equal(ktest_syscall(SYS_SEND, ep, 0, 0,
                                    &(struct ktest_msg){.label = LABEL, .length = 1, .mr = {6}}),
-                     ROOT_ID);
+                     KTU_ROOT_ID);
     assert_int_equal(ktest_syscall(SYS_NB_SEND_RECV, ROOT_TCB, reply, ep, &m), 90);
     /* u was released by the root's receive (u prio 90 > root 5). */
-    assert_int_equal(state_of(u), ST_RUNNING);
-    assert_int_equal(state_of(ROOT_TCB), ST_RUNNING);
+    assert_int_equal(ktu_inspect(u).state, KTU_ST_RUNNING);
+    assert_int_equal(ktu_inspect(ROOT_TCB).state, KTU_ST_RUNNING);
     assert_int_equal(m.label, LABEL);
     assert_int_equal(m.mr[0], 6);
 }
@@ -637,20 +528,20 @@ static void test_endpoint_nb_send_wait(void **state)
     struct ktest_msg m = {.label = LABEL, .length = 1, .mr = {11}};
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     ep = ktest_retype(OBJ_ENDPOINT, 0);
     reply = ktest_retype(OBJ_REPLY, 0);
     ntfn = ktest_retype(OBJ_NOTIFICATION, 0);
     s = ktest_thread(SERVER_ID, 10, 10 * MS, 10 * MS, NULL);
-    root_lower();
-    assert_int_equal(resume(s), SERVER_ID);
-    assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, NULL), ROOT_ID);
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
+    assert_int_equal(ktu_resume(s), SERVER_ID);
+    assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, NULL), KTU_ROOT_ID);
     assert_int_equal(ktest_syscall(SYS_NB_SEND_WAIT, ep, ntfn, 0, &m), SERVER_ID);
     assert_int_equal(ktest_context()->x[REG_MR0], 11);
-    assert_int_equal(state_of(ROOT_TCB), ST_BLOCKED_ON_NOTIFICATION);
+    assert_int_equal(ktu_inspect(ROOT_TCB).state, KTU_ST_BLOCKED_ON_NOTIFICATION);
     /* S (10) signals: the root (5) is woken but S keeps the CPU. */
     assert_int_equal(ktest_syscall(SYS_SEND, ntfn, 0, 0, NULL), SERVER_ID);
-    assert_int_equal(state_of(ROOT_TCB), ST_RUNNING);
+    assert_int_equal(ktu_inspect(ROOT_TCB).state, KTU_ST_RUNNING);
 }
 
 int main(void)

@@ -16,33 +16,12 @@
 #include <mcsim/trace.h>
 
 #include "hal_sim.h"
-#include "ktest.h"
+#include "ktest_util.h"
 
 #define MS 1000000u /* ticks: the bench's timer runs at 1 GHz */
-#define ROOT_ID 1u
 #define H_ID 200u
 
-/* enum thread_state of kernel-core/src/kernel/structures.h. */
-enum { ST_RUNNING = 1, ST_BLOCKED_ON_NOTIFICATION = 6 };
-
 static uint64_t reply[MSG_MAX_LENGTH];
-
-static unsigned state_of(cptr_t tcb)
-{
-    struct kinspect_thread t;
-
-    assert_int_equal(kernel_inspect_thread(tcb, &t), 0);
-    return t.state;
-}
-
-static void boot(void)
-{
-    struct ktest_msg m = {.label = INV_TCB_SET_TRACE_ID, .length = 1, .mr = {ROOT_ID}};
-
-    ktest_boot(NULL);
-    assert_int_equal(ktest_syscall(SYS_CALL, ROOT_TCB, 0, 0, &m), ROOT_ID);
-    assert_int_equal(m.label, ERR_NONE);
-}
 
 static enum kerr irq_get(uint64_t line, cptr_t dest)
 {
@@ -57,44 +36,13 @@ static enum kerr set_ntfn(cptr_t handler, cptr_t ntfn)
     return ktest_invoke(handler, INV_IRQ_SET_NOTIFICATION, 0, NULL, &ntfn, 1, reply);
 }
 
-static cptr_t mint(cptr_t src, uint64_t rights, uint64_t badge)
-{
-    cptr_t dest = ktest_alloc_slot();
-    uint64_t mrs[] = {dest, 64, src, 64, rights, badge};
-    cptr_t root = ROOT_CNODE;
-
-    assert_int_equal(ktest_invoke(ROOT_CNODE, INV_CNODE_MINT, 6, mrs, &root, 1, NULL), ERR_NONE);
-    return dest;
-}
-
-static uint64_t poll(cptr_t ntfn)
-{
-    struct ktest_msg m = {0};
-
-    ktest_syscall(SYS_NB_WAIT, ntfn, 0, 0, &m);
-    assert_int_equal(m.label, 0);
-    return m.badge;
-}
-
-/* The TR_IRQ records, in order. */
-static unsigned irqs(const struct ktest_trace **out, unsigned max)
-{
-    unsigned n = 0;
-
-    for (unsigned i = 0; i < ktest_trace_count() && n < max; i++) {
-        if (ktest_trace_get(i)->kind == TR_IRQ)
-            out[n++] = ktest_trace_get(i);
-    }
-    return n;
-}
-
 /* IRQControl_Get: seL4's checks in order, each with its code. */
 static void test_interrupt_control_get_errors(void **state)
 {
     cptr_t slot, used;
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     slot = ktest_alloc_slot();
     used = ktest_retype(OBJ_ENDPOINT, 0);
 
@@ -130,11 +78,11 @@ static void test_interrupt_set_notification_errors(void **state)
     cptr_t h, n, ro, ep;
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     h = ktest_alloc_slot();
     assert_int_equal(irq_get(9, h), ERR_NONE);
     n = ktest_retype(OBJ_NOTIFICATION, 0);
-    ro = mint(n, RIGHT_READ, 0);
+    ro = ktu_mint(n, RIGHT_READ, 0);
     ep = ktest_retype(OBJ_ENDPOINT, 0);
     assert_int_equal(ktest_invoke(h, INV_IRQ_SET_NOTIFICATION, 0, NULL, NULL, 0, NULL),
                      ERR_TRUNCATED_MESSAGE);
@@ -157,24 +105,18 @@ static void test_interrupt_b26_masked_until_ack(void **state)
     const struct ktest_trace *ev[8];
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     handler = ktest_alloc_slot();
     n = ktest_retype(OBJ_NOTIFICATION, 0);
     h = ktest_thread(H_ID, 200, 10 * MS, 10 * MS, NULL);
     assert_int_equal(irq_get(7, handler), ERR_NONE);
-    assert_int_equal(set_ntfn(handler, mint(n, RIGHTS_ALL, 0x80)), ERR_NONE);
-    {
-        uint64_t prio = 5;
-        cptr_t auth = ROOT_TCB;
-        assert_int_equal(ktest_invoke(ROOT_TCB, INV_TCB_SET_PRIORITY, 1, &prio, &auth, 1, NULL),
-                         ERR_NONE);
-    }
-    assert_int_equal(ktest_syscall(SYS_CALL, h, 0, 0, &(struct ktest_msg){.label = INV_TCB_RESUME}),
-                     H_ID);
-    assert_int_equal(ktest_syscall(SYS_WAIT, n, 0, 0, NULL), ROOT_ID);
+    assert_int_equal(set_ntfn(handler, ktu_mint(n, RIGHTS_ALL, 0x80)), ERR_NONE);
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
+    assert_int_equal(ktu_resume(h), H_ID);
+    assert_int_equal(ktu_wait(n), KTU_ROOT_ID);
     ktest_trace_clear();
 
-    assert_int_equal(ktest_run(1 * MS), ROOT_ID);
+    assert_int_equal(ktest_run(1 * MS), KTU_ROOT_ID);
     assert_true(ktest_irq(7));
     assert_int_equal(ktest_current(), H_ID);
     assert_int_equal(ktest_context()->x[REG_CAP], 0x80);
@@ -183,14 +125,14 @@ static void test_interrupt_b26_masked_until_ack(void **state)
     assert_true(ktest_irq(7)); /* pending */
     assert_int_equal(ktest_run(1 * MS), H_ID);
     assert_false(ktest_irq(7)); /* lost */
-    assert_int_equal(irqs(ev, 8), 1);
+    assert_int_equal(ktu_records(TR_IRQ, UINT32_MAX, ev, 8), 1);
     assert_int_equal(ev[0]->object, 7);
     assert_int_equal(ev[0]->arg, H_ID);
     assert_int_equal(ev[0]->time, 1 * MS);
 
     assert_int_equal(ktest_run(2 * MS), H_ID);
     assert_int_equal(ktest_invoke(handler, INV_IRQ_ACK, 0, NULL, NULL, 0, NULL), ERR_NONE);
-    assert_int_equal(irqs(ev, 8), 2);
+    assert_int_equal(ktu_records(TR_IRQ, UINT32_MAX, ev, 8), 2);
     assert_int_equal(ev[1]->time, 5 * MS);
     assert_int_equal(ev[1]->arg, 0); /* h runs: the signal is kept pending */
     assert_true(hal_sim_irq_masked(7));
@@ -199,8 +141,8 @@ static void test_interrupt_b26_masked_until_ack(void **state)
         assert_int_equal(ktest_syscall(SYS_WAIT, n, 0, 0, &m), H_ID);
         assert_int_equal(m.badge, 0x80);
     }
-    assert_int_equal(ktest_syscall(SYS_WAIT, n, 0, 0, NULL), ROOT_ID);
-    assert_int_equal(state_of(h), ST_BLOCKED_ON_NOTIFICATION);
+    assert_int_equal(ktu_wait(n), KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect(h).state, KTU_ST_BLOCKED_ON_NOTIFICATION);
 }
 
 /* Two lines share a notification with different badges: undelivered
@@ -210,18 +152,18 @@ static void test_interrupt_shared_notification(void **state)
     cptr_t h1, h2, n;
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     h1 = ktest_alloc_slot();
     h2 = ktest_alloc_slot();
     n = ktest_retype(OBJ_NOTIFICATION, 0);
     assert_int_equal(irq_get(3, h1), ERR_NONE);
     assert_int_equal(irq_get(4, h2), ERR_NONE);
-    assert_int_equal(set_ntfn(h1, mint(n, RIGHTS_ALL, 0x1)), ERR_NONE);
-    assert_int_equal(set_ntfn(h2, mint(n, RIGHTS_ALL, 0x2)), ERR_NONE);
+    assert_int_equal(set_ntfn(h1, ktu_mint(n, RIGHTS_ALL, 0x1)), ERR_NONE);
+    assert_int_equal(set_ntfn(h2, ktu_mint(n, RIGHTS_ALL, 0x2)), ERR_NONE);
     assert_true(ktest_irq(4));
     assert_true(ktest_irq(3));
-    assert_int_equal(ktest_current(), ROOT_ID);
-    assert_int_equal(poll(n), 0x3);
+    assert_int_equal(ktest_current(), KTU_ROOT_ID);
+    assert_int_equal(ktu_poll(n), 0x3);
     assert_int_equal(ktest_trace_count_kind(TR_IRQ, UINT32_MAX), 2);
 }
 
@@ -233,24 +175,24 @@ static void test_interrupt_clear_and_replace(void **state)
     const struct ktest_trace *ev[4];
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     h = ktest_alloc_slot();
     n1 = ktest_retype(OBJ_NOTIFICATION, 0);
     n2 = ktest_retype(OBJ_NOTIFICATION, 0);
     assert_int_equal(irq_get(5, h), ERR_NONE);
-    assert_int_equal(set_ntfn(h, mint(n1, RIGHTS_ALL, 0x1)), ERR_NONE);
-    assert_int_equal(set_ntfn(h, mint(n2, RIGHTS_ALL, 0x2)), ERR_NONE);
+    assert_int_equal(set_ntfn(h, ktu_mint(n1, RIGHTS_ALL, 0x1)), ERR_NONE);
+    assert_int_equal(set_ntfn(h, ktu_mint(n2, RIGHTS_ALL, 0x2)), ERR_NONE);
     assert_true(ktest_irq(5));
-    assert_int_equal(poll(n1), 0);
-    assert_int_equal(poll(n2), 0x2);
+    assert_int_equal(ktu_poll(n1), 0);
+    assert_int_equal(ktu_poll(n2), 0x2);
     assert_int_equal(ktest_invoke(h, INV_IRQ_CLEAR, 0, NULL, NULL, 0, NULL), ERR_NONE);
     assert_int_equal(ktest_invoke(h, INV_IRQ_ACK, 0, NULL, NULL, 0, NULL), ERR_NONE);
     assert_false(hal_sim_irq_masked(5));
     ktest_trace_clear();
     assert_true(ktest_irq(5));
     assert_true(hal_sim_irq_masked(5));
-    assert_int_equal(poll(n2), 0);
-    assert_int_equal(irqs(ev, 4), 1);
+    assert_int_equal(ktu_poll(n2), 0);
+    assert_int_equal(ktu_records(TR_IRQ, UINT32_MAX, ev, 4), 1);
     assert_int_equal(ev[0]->object, 5);
     assert_int_equal(ev[0]->arg, 0);
 }
@@ -263,24 +205,19 @@ static void test_interrupt_delete_handler(void **state)
     cptr_t h, n;
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     h = ktest_alloc_slot();
     n = ktest_retype(OBJ_NOTIFICATION, 0);
     assert_int_equal(irq_get(6, h), ERR_NONE);
     assert_int_equal(set_ntfn(h, n), ERR_NONE);
-    {
-        uint64_t mrs[] = {h, 64};
-        cptr_t root = ROOT_CNODE;
-        assert_int_equal(ktest_invoke(ROOT_CNODE, INV_CNODE_DELETE, 2, mrs, &root, 0, NULL),
-                         ERR_NONE);
-    }
+    assert_int_equal(ktu_slot_op(INV_CNODE_DELETE, h), ERR_NONE);
     assert_true(hal_sim_irq_masked(6));
     assert_int_equal(irq_get(6, ktest_alloc_slot()), ERR_NONE);
     assert_false(hal_sim_irq_masked(6));
     /* The notification cap in the old handler was deleted with it: the
      * notification still works through its own cap. */
-    assert_int_equal(ktest_syscall(SYS_SEND, n, 0, 0, NULL), ROOT_ID);
-    assert_int_equal(ktest_run(3 * MS), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_SEND, n, 0, 0, NULL), KTU_ROOT_ID);
+    assert_int_equal(ktest_run(3 * MS), KTU_ROOT_ID);
     assert_int_equal(ktest_trace_count_kind(TR_IRQ, UINT32_MAX), 0);
 }
 

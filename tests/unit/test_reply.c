@@ -19,119 +19,45 @@
 
 #include <mcsim/trace.h>
 
-#include "ktest.h"
+#include "ktest_util.h"
 
 #define MS 1000000u /* ticks: the bench's timer runs at 1 GHz */
-#define ROOT_ID 1u
-#define C_ID 50u  /* client, priority 50 */
-#define S_ID 200u /* passive server, priority 200 */
-#define T_ID 250u /* timeout handler, priority 250 */
-#define W_ID 100u /* a bystander, priority 100 */
+#define C_ID 50u    /* client, priority 50 */
+#define S_ID 200u   /* passive server, priority 200 */
+#define T_ID 250u   /* timeout handler, priority 250 */
+#define W_ID 100u   /* a bystander, priority 100 */
 
-/* enum thread_state of kernel-core/src/kernel/structures.h. */
-enum {
-    ST_INACTIVE = 0,
-    ST_RUNNING,
-    ST_RESTART,
-    ST_BLOCKED_ON_RECEIVE,
-    ST_BLOCKED_ON_SEND,
-    ST_BLOCKED_ON_REPLY,
-    ST_BLOCKED_ON_NOTIFICATION,
-};
-
-static struct kinspect_thread inspect(cptr_t tcb)
-{
-    struct kinspect_thread t;
-
-    assert_int_equal(kernel_inspect_thread(tcb, &t), 0);
-    return t;
-}
-
-static void boot(void)
-{
-    struct ktest_msg m = {.label = INV_TCB_SET_TRACE_ID, .length = 1, .mr = {ROOT_ID}};
-
-    ktest_boot(NULL);
-    assert_int_equal(ktest_syscall(SYS_CALL, ROOT_TCB, 0, 0, &m), ROOT_ID);
-    assert_int_equal(m.label, ERR_NONE);
-}
-
-/* Invoke as the current thread, which may lose the CPU; returns who runs. */
-static uint32_t call_invoke(cptr_t cap, uint64_t label, unsigned len, const uint64_t *mrs,
-                            const cptr_t *extra, unsigned n_extra)
-{
-    struct ktest_msg m = {.label = label, .length = len, .n_extra = n_extra};
-
-    for (unsigned i = 0; i < len; i++)
-        m.mr[i] = mrs[i];
-    for (unsigned i = 0; i < n_extra; i++)
-        m.extra[i] = extra[i];
-    uint32_t next = ktest_syscall(SYS_CALL, cap, 0, 0, &m);
-    assert_int_equal(m.label, ERR_NONE);
-    return next;
-}
-
-static void root_lower(void)
-{
-    uint64_t prio = 5;
-    cptr_t auth = ROOT_TCB;
-
-    assert_int_equal(call_invoke(ROOT_TCB, INV_TCB_SET_PRIORITY, 1, &prio, &auth, 1), ROOT_ID);
-}
-
-static uint32_t resume(cptr_t tcb)
-{
-    return call_invoke(tcb, INV_TCB_RESUME, 0, NULL, NULL, 0);
-}
-
-/* The events of one kind, in order. */
-static unsigned events(uint32_t kind, const struct ktest_trace **out, unsigned max)
-{
-    unsigned n = 0;
-
-    for (unsigned i = 0; i < ktest_trace_count() && n < max; i++) {
-        if (ktest_trace_get(i)->kind == kind)
-            out[n++] = ktest_trace_get(i);
-    }
-    return n;
-}
-
-/* The B14 world: passive server S (prio 200) blocked in Recv on ep with
- * reply object `reply`; client C (prio 50, 5/10 ms) resumed and running. */
+/* The B14 world on a fresh kernel: endpoint ep, reply object `reply`,
+ * server S (prio 200) and client C (prio 50, c_budget/10 ms), neither
+ * resumed yet. */
 struct world {
     cptr_t ep, reply, s, s_sc, c, c_sc;
 };
 
-static void make_passive_server(struct world *w, uint64_t c_budget)
+static void make_world(struct world *w, uint64_t c_budget)
 {
+    ktu_boot(SCHED_MCS);
     w->ep = ktest_retype(OBJ_ENDPOINT, 0);
     w->reply = ktest_retype(OBJ_REPLY, 0);
     w->s = ktest_thread(S_ID, 200, 10 * MS, 10 * MS, &w->s_sc);
     w->c = ktest_thread(C_ID, 50, c_budget, 10 * MS, &w->c_sc);
 }
 
-/* S runs to its Recv, then loses its context (SchedContext_Unbind). */
-static void server_to_recv(struct world *w)
-{
-    assert_int_equal(resume(w->s), S_ID);
-    assert_int_equal(ktest_syscall(SYS_RECV, w->ep, w->reply, 0, NULL), ROOT_ID);
-    assert_int_equal(call_invoke(w->s_sc, INV_SC_UNBIND, 0, NULL, NULL, 0), ROOT_ID);
-    assert_int_equal(inspect(w->s).state, ST_BLOCKED_ON_RECEIVE);
-    assert_int_equal(inspect(w->s).sc_badge, 0);
-}
-
-/* C Calls S: the message arrives, C's context moves to S, S runs. */
-static void client_calls(struct world *w)
+/* S runs to its Recv and loses its context (SchedContext_Unbind): it is
+ * passive. Then C Calls S: the message arrives, C's context moves to S,
+ * S runs. */
+static void client_calls_passive_server(struct world *w)
 {
     struct ktest_msg m = {.label = 0x11, .length = 1, .mr = {0xc0ffee}};
 
-    assert_int_equal(resume(w->c), C_ID);
+    ktu_make_passive(w->s, S_ID, w->s_sc, SYS_RECV, w->ep, w->reply);
+    assert_int_equal(ktu_resume(w->c), C_ID);
     ktest_trace_clear();
     assert_int_equal(ktest_syscall(SYS_CALL, w->ep, 0, 0, &m), S_ID);
     assert_int_equal(ktest_context()->x[REG_MR0], 0xc0ffee);
-    assert_int_equal(inspect(w->s).sc_badge, C_ID);
-    assert_int_equal(inspect(w->c).sc_badge, 0);
-    assert_int_equal(inspect(w->c).state, ST_BLOCKED_ON_REPLY);
+    assert_int_equal(ktu_inspect(w->s).sc_badge, C_ID);
+    assert_int_equal(ktu_inspect(w->c).sc_badge, 0);
+    assert_int_equal(ktu_inspect(w->c).state, KTU_ST_BLOCKED_ON_REPLY);
     assert_int_equal(ktest_trace_count_kind(TR_DONATE, S_ID), 1);
 }
 
@@ -143,32 +69,21 @@ static void test_reply_b14_donation(void **state)
 {
     struct world w;
     const struct ktest_trace *ev[8];
-    cptr_t ntfn, irq, wt;
+    cptr_t ntfn, wt;
 
     (void)state;
-    boot();
-    make_passive_server(&w, 5 * MS);
-    ntfn = ktest_retype(OBJ_NOTIFICATION, 0);
+    make_world(&w, 5 * MS);
+    ntfn = ktu_irq_notification(3, NULL);
     wt = ktest_thread(W_ID, 100, 10 * MS, 10 * MS, NULL);
-    irq = ktest_alloc_slot();
-    {
-        uint64_t mrs[] = {3, irq, 64};
-        cptr_t root = ROOT_CNODE;
-        assert_int_equal(
-            ktest_invoke(ROOT_IRQ_CONTROL, INV_IRQ_CONTROL_GET, 3, mrs, &root, 1, NULL), ERR_NONE);
-        assert_int_equal(ktest_invoke(irq, INV_IRQ_SET_NOTIFICATION, 0, NULL, &ntfn, 1, NULL),
-                         ERR_NONE);
-    }
-    root_lower();
-    assert_int_equal(resume(wt), W_ID);
-    assert_int_equal(ktest_syscall(SYS_WAIT, ntfn, 0, 0, NULL), ROOT_ID);
-    server_to_recv(&w);
-    client_calls(&w);
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
+    assert_int_equal(ktu_resume(wt), W_ID);
+    assert_int_equal(ktu_wait(ntfn), KTU_ROOT_ID);
+    client_calls_passive_server(&w);
 
     assert_int_equal(ktest_run(1 * MS), S_ID);
     assert_true(ktest_irq(3));
     assert_int_equal(ktest_current(), S_ID); /* W (100) does not preempt S (200) */
-    assert_int_equal(inspect(wt).state, ST_RUNNING);
+    assert_int_equal(ktu_inspect(wt).state, KTU_ST_RUNNING);
     assert_int_equal(ktest_run(2 * MS), S_ID);
     assert_int_equal(ktest_now(), 3 * MS);
 
@@ -176,23 +91,23 @@ static void test_reply_b14_donation(void **state)
         struct ktest_msg m = {.label = 0, .length = 1, .mr = {42}};
         assert_int_equal(ktest_syscall(SYS_REPLY_RECV, w.ep, w.reply, 0, &m), W_ID);
     }
-    assert_int_equal(inspect(w.c).sc_badge, C_ID);
-    assert_int_equal(inspect(w.c).state, ST_RUNNING);
-    assert_int_equal(inspect(w.s).state, ST_BLOCKED_ON_RECEIVE);
-    assert_int_equal(inspect(w.s).sc_badge, 0);
-    assert_int_equal(events(TR_SC_RETURN, ev, 8), 1);
+    assert_int_equal(ktu_inspect(w.c).sc_badge, C_ID);
+    assert_int_equal(ktu_inspect(w.c).state, KTU_ST_RUNNING);
+    assert_int_equal(ktu_inspect(w.s).state, KTU_ST_BLOCKED_ON_RECEIVE);
+    assert_int_equal(ktu_inspect(w.s).sc_badge, 0);
+    assert_int_equal(ktu_records(TR_SC_RETURN, UINT32_MAX, ev, 8), 1);
     assert_int_equal(ev[0]->thread, C_ID);
     assert_int_equal(ev[0]->object, C_ID);
     assert_int_equal(ev[0]->arg, S_ID);
     assert_int_equal(ev[0]->time, 3 * MS);
 
     /* W gets out of the way: C resumes with the reply in its registers. */
-    assert_int_equal(ktest_syscall(SYS_WAIT, ntfn, 0, 0, NULL), C_ID);
+    assert_int_equal(ktu_wait(ntfn), C_ID);
     assert_int_equal(ktest_context()->x[REG_MR0], 42);
     assert_int_equal(msginfo_label(ktest_context()->x[REG_INFO]), 0);
-    assert_int_equal(ktest_run(2 * MS), ROOT_ID);
-    assert_true(inspect(w.c).in_release_queue);
-    assert_int_equal(events(TR_THROTTLE, ev, 8), 1);
+    assert_int_equal(ktest_run(2 * MS), KTU_ROOT_ID);
+    assert_true(ktu_inspect(w.c).in_release_queue);
+    assert_int_equal(ktu_records(TR_THROTTLE, UINT32_MAX, ev, 8), 1);
     assert_int_equal(ev[0]->thread, C_ID);
     assert_int_equal(ev[0]->time, 5 * MS);
     assert_int_equal(ev[0]->arg, 10 * MS);
@@ -207,22 +122,20 @@ static void test_reply_b21_send_returns_sc(void **state)
     struct ktest_msg m = {.label = 0, .length = 1, .mr = {9}};
 
     (void)state;
-    boot();
-    make_passive_server(&w, 5 * MS);
-    root_lower();
-    server_to_recv(&w);
-    client_calls(&w);
+    make_world(&w, 5 * MS);
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
+    client_calls_passive_server(&w);
     assert_int_equal(ktest_run(1 * MS), S_ID);
     assert_int_equal(ktest_syscall(SYS_SEND, w.reply, 0, 0, &m), C_ID);
     assert_int_equal(ktest_context()->x[REG_MR0], 9);
-    assert_int_equal(inspect(w.c).sc_badge, C_ID);
-    assert_int_equal(inspect(w.s).state, ST_RUNNING);
-    assert_int_equal(inspect(w.s).sc_badge, 0);
-    assert_false(inspect(w.s).queued);
+    assert_int_equal(ktu_inspect(w.c).sc_badge, C_ID);
+    assert_int_equal(ktu_inspect(w.s).state, KTU_ST_RUNNING);
+    assert_int_equal(ktu_inspect(w.s).sc_badge, 0);
+    assert_false(ktu_inspect(w.s).queued);
     /* C blocks for good: only the root (prio 5) can run, not S. */
     ktest_trace_clear();
-    assert_int_equal(ktest_syscall(SYS_RECV, w.ep, w.reply, 0, NULL), ROOT_ID);
-    assert_int_equal(ktest_run(20 * MS), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_RECV, w.ep, w.reply, 0, NULL), KTU_ROOT_ID);
+    assert_int_equal(ktest_run(20 * MS), KTU_ROOT_ID);
     assert_int_equal(ktest_trace_count_kind(TR_SWITCH, S_ID), 0);
 }
 
@@ -233,7 +146,7 @@ static void test_reply_nested_chain(void **state)
     cptr_t ep_b, ep_c, r_b, r_c, a, b, c, b_sc, c_sc;
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     ep_b = ktest_retype(OBJ_ENDPOINT, 0);
     ep_c = ktest_retype(OBJ_ENDPOINT, 0);
     r_b = ktest_retype(OBJ_REPLY, 0);
@@ -241,27 +154,27 @@ static void test_reply_nested_chain(void **state)
     a = ktest_thread(60, 60, 5 * MS, 10 * MS, NULL);
     b = ktest_thread(150, 150, 1 * MS, 10 * MS, &b_sc);
     c = ktest_thread(160, 160, 1 * MS, 10 * MS, &c_sc);
-    root_lower();
-    assert_int_equal(resume(b), 150);
-    assert_int_equal(ktest_syscall(SYS_RECV, ep_b, r_b, 0, NULL), ROOT_ID);
-    assert_int_equal(resume(c), 160);
-    assert_int_equal(ktest_syscall(SYS_RECV, ep_c, r_c, 0, NULL), ROOT_ID);
-    assert_int_equal(call_invoke(b_sc, INV_SC_UNBIND, 0, NULL, NULL, 0), ROOT_ID);
-    assert_int_equal(call_invoke(c_sc, INV_SC_UNBIND, 0, NULL, NULL, 0), ROOT_ID);
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
+    assert_int_equal(ktu_resume(b), 150);
+    assert_int_equal(ktest_syscall(SYS_RECV, ep_b, r_b, 0, NULL), KTU_ROOT_ID);
+    assert_int_equal(ktu_resume(c), 160);
+    assert_int_equal(ktest_syscall(SYS_RECV, ep_c, r_c, 0, NULL), KTU_ROOT_ID);
+    assert_int_equal(ktu_call(b_sc, INV_SC_UNBIND, 0, NULL, NULL, 0), KTU_ROOT_ID);
+    assert_int_equal(ktu_call(c_sc, INV_SC_UNBIND, 0, NULL, NULL, 0), KTU_ROOT_ID);
 
-    assert_int_equal(resume(a), 60);
+    assert_int_equal(ktu_resume(a), 60);
     assert_int_equal(ktest_syscall(SYS_CALL, ep_b, 0, 0, NULL), 150);
     assert_int_equal(ktest_syscall(SYS_CALL, ep_c, 0, 0, NULL), 160);
-    assert_int_equal(inspect(c).sc_badge, 60);
-    assert_int_equal(inspect(b).sc_badge, 0);
-    assert_int_equal(inspect(b).state, ST_BLOCKED_ON_REPLY);
+    assert_int_equal(ktu_inspect(c).sc_badge, 60);
+    assert_int_equal(ktu_inspect(b).sc_badge, 0);
+    assert_int_equal(ktu_inspect(b).state, KTU_ST_BLOCKED_ON_REPLY);
     /* C replies: back to B (B had none); B replies: back to A. */
     assert_int_equal(ktest_syscall(SYS_REPLY_RECV, ep_c, r_c, 0, NULL), 150);
-    assert_int_equal(inspect(b).sc_badge, 60);
-    assert_int_equal(inspect(c).sc_badge, 0);
+    assert_int_equal(ktu_inspect(b).sc_badge, 60);
+    assert_int_equal(ktu_inspect(c).sc_badge, 0);
     assert_int_equal(ktest_syscall(SYS_REPLY_RECV, ep_b, r_b, 0, NULL), 60);
-    assert_int_equal(inspect(a).sc_badge, 60);
-    assert_int_equal(inspect(b).state, ST_BLOCKED_ON_RECEIVE);
+    assert_int_equal(ktu_inspect(a).sc_badge, 60);
+    assert_int_equal(ktu_inspect(b).state, KTU_ST_BLOCKED_ON_RECEIVE);
     assert_int_equal(ktest_trace_count_kind(TR_SC_RETURN, 150), 1);
     assert_int_equal(ktest_trace_count_kind(TR_SC_RETURN, 60), 1);
 }
@@ -274,19 +187,17 @@ static void test_reply_stale_caller_keeps_nothing(void **state)
     struct world w;
 
     (void)state;
-    boot();
-    make_passive_server(&w, 5 * MS);
-    root_lower();
-    server_to_recv(&w);
-    client_calls(&w);
+    make_world(&w, 5 * MS);
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
+    client_calls_passive_server(&w);
     /* NBRecv with the same reply object: cancels C, nothing queued. */
     assert_int_equal(ktest_syscall(SYS_NB_RECV, w.ep, w.reply, 0, NULL), S_ID);
-    assert_int_equal(inspect(w.c).state, ST_INACTIVE);
-    assert_int_equal(inspect(w.c).sc_badge, 0);
-    assert_int_equal(inspect(w.s).sc_badge, C_ID);
+    assert_int_equal(ktu_inspect(w.c).state, KTU_ST_INACTIVE);
+    assert_int_equal(ktu_inspect(w.c).sc_badge, 0);
+    assert_int_equal(ktu_inspect(w.s).sc_badge, C_ID);
     /* A later Send on the reply object does nothing. */
     assert_int_equal(ktest_syscall(SYS_SEND, w.reply, 0, 0, NULL), S_ID);
-    assert_int_equal(inspect(w.s).sc_badge, C_ID);
+    assert_int_equal(ktu_inspect(w.s).sc_badge, C_ID);
     assert_int_equal(ktest_trace_count_kind(TR_SC_RETURN, UINT32_MAX), 0);
 }
 
@@ -299,21 +210,17 @@ static void test_reply_delete_returns_sc(void **state)
     cptr_t ntfn;
 
     (void)state;
-    boot();
-    make_passive_server(&w, 5 * MS);
+    make_world(&w, 5 * MS);
     ntfn = ktest_retype(OBJ_NOTIFICATION, 0);
-    root_lower();
-    server_to_recv(&w);
-    client_calls(&w);
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
+    client_calls_passive_server(&w);
     /* S blocks elsewhere holding C's context: the root runs. */
-    assert_int_equal(ktest_syscall(SYS_WAIT, ntfn, 0, 0, NULL), ROOT_ID);
-    {
-        uint64_t mrs[] = {w.reply, 64};
-        assert_int_equal(call_invoke(ROOT_CNODE, INV_CNODE_DELETE, 2, mrs, NULL, 0), ROOT_ID);
-    }
-    assert_int_equal(inspect(w.c).sc_badge, C_ID);
-    assert_int_equal(inspect(w.c).state, ST_INACTIVE);
-    assert_int_equal(inspect(w.s).sc_badge, 0);
+    assert_int_equal(ktu_wait(ntfn), KTU_ROOT_ID);
+    assert_int_equal(ktu_call(ROOT_CNODE, INV_CNODE_DELETE, 2, (uint64_t[]){w.reply, 64}, NULL, 0),
+                     KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect(w.c).sc_badge, C_ID);
+    assert_int_equal(ktu_inspect(w.c).state, KTU_ST_INACTIVE);
+    assert_int_equal(ktu_inspect(w.s).sc_badge, 0);
     assert_int_equal(ktest_trace_count_kind(TR_SC_RETURN, C_ID), 1);
 }
 
@@ -329,26 +236,18 @@ struct tf_world {
  * waiting on it with its own reply object. C calls at 0. */
 static void tf_setup(struct tf_world *f)
 {
-    boot();
-    make_passive_server(&f->w, 2 * MS);
+    make_world(&f->w, 2 * MS);
     f->faults = ktest_retype(OBJ_ENDPOINT, 0);
     f->t_reply = ktest_retype(OBJ_REPLY, 0);
     f->t = ktest_thread(T_ID, 250, 10 * MS, 10 * MS, NULL);
-    {
-        cptr_t dest = ktest_alloc_slot();
-        uint64_t mrs[] = {dest, 64, f->faults, 64, RIGHTS_ALL, 0x77};
-        cptr_t root = ROOT_CNODE;
-        assert_int_equal(ktest_invoke(ROOT_CNODE, INV_CNODE_MINT, 6, mrs, &root, 1, NULL),
-                         ERR_NONE);
-        f->badged_faults = dest;
-        assert_int_equal(
-            ktest_invoke(f->w.s, INV_TCB_SET_TIMEOUT_ENDPOINT, 0, NULL, &dest, 1, NULL), ERR_NONE);
-    }
-    root_lower();
-    assert_int_equal(resume(f->t), T_ID);
-    assert_int_equal(ktest_syscall(SYS_RECV, f->faults, f->t_reply, 0, NULL), ROOT_ID);
-    server_to_recv(&f->w);
-    client_calls(&f->w);
+    f->badged_faults = ktu_mint(f->faults, RIGHTS_ALL, 0x77);
+    assert_int_equal(
+        ktest_invoke(f->w.s, INV_TCB_SET_TIMEOUT_ENDPOINT, 0, NULL, &f->badged_faults, 1, NULL),
+        ERR_NONE);
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
+    assert_int_equal(ktu_resume(f->t), T_ID);
+    assert_int_equal(ktest_syscall(SYS_RECV, f->faults, f->t_reply, 0, NULL), KTU_ROOT_ID);
+    client_calls_passive_server(&f->w);
     f->s_pc = ktest_context()->pc;
 }
 
@@ -367,24 +266,18 @@ static void tf_expect_fault(struct tf_world *f)
     assert_int_equal(ctx->x[REG_MR0 + TIMEOUT_DATA], C_ID);
     assert_int_equal(ctx->x[REG_MR0 + TIMEOUT_CONSUMED], 2 * MS);
     assert_int_equal(ctx->x[REG_CAP], 0x77);
-    assert_int_equal(inspect(f->w.s).state, ST_BLOCKED_ON_REPLY);
-    assert_int_equal(inspect(f->w.s).sc_badge, C_ID);
-    assert_int_equal(inspect(f->w.c).state, ST_BLOCKED_ON_REPLY);
-    assert_int_equal(events(TR_TIMEOUT_FAULT, ev, 4), 1);
+    assert_int_equal(ktu_inspect(f->w.s).state, KTU_ST_BLOCKED_ON_REPLY);
+    assert_int_equal(ktu_inspect(f->w.s).sc_badge, C_ID);
+    assert_int_equal(ktu_inspect(f->w.c).state, KTU_ST_BLOCKED_ON_REPLY);
+    assert_int_equal(ktu_records(TR_TIMEOUT_FAULT, UINT32_MAX, ev, 4), 1);
     assert_int_equal(ev[0]->thread, S_ID);
     assert_int_equal(ev[0]->object, C_ID);
     assert_int_equal(ev[0]->arg, 2 * MS);
     assert_int_equal(ev[0]->time, 2 * MS);
     /* Reading the consumed time reset it; C's single refill moved one
      * period on. */
-    {
-        struct kinspect_sc sc;
-        assert_int_equal(kernel_inspect_sc(f->w.c_sc, &sc), 0);
-        assert_int_equal(sc.consumed, 0);
-        assert_int_equal(sc.n_refills, 1);
-        assert_int_equal(sc.refills[0].time, 10 * MS);
-        assert_int_equal(sc.refills[0].amount, 2 * MS);
-    }
+    assert_int_equal(ktu_inspect_sc(f->w.c_sc).consumed, 0);
+    KTU_REFILLS(f->w.c_sc, {10 * MS, 2 * MS});
 }
 
 /* B16 `reset`: T first aborts C's Call through S's reply object (label
@@ -402,20 +295,20 @@ static void test_reply_b16_timeout_fault_reset(void **state)
     tf_expect_fault(&f);
     ktest_trace_clear();
     assert_int_equal(ktest_syscall(SYS_SEND, f.w.reply, 0, 0, &abort_msg), T_ID);
-    assert_int_equal(inspect(f.w.c).state, ST_RUNNING);
-    assert_int_equal(inspect(f.w.c).sc_badge, C_ID);
-    assert_true(inspect(f.w.c).in_release_queue);
-    assert_int_equal(inspect(f.w.s).sc_badge, 0);
-    assert_int_equal(events(TR_CALL_ABORTED, ev, 4), 1);
+    assert_int_equal(ktu_inspect(f.w.c).state, KTU_ST_RUNNING);
+    assert_int_equal(ktu_inspect(f.w.c).sc_badge, C_ID);
+    assert_true(ktu_inspect(f.w.c).in_release_queue);
+    assert_int_equal(ktu_inspect(f.w.s).sc_badge, 0);
+    assert_int_equal(ktu_records(TR_CALL_ABORTED, UINT32_MAX, ev, 4), 1);
     assert_int_equal(ev[0]->thread, C_ID);
     assert_int_equal(ev[0]->time, 2 * MS);
-    assert_int_equal(events(TR_THROTTLE, ev, 4), 1);
+    assert_int_equal(ktu_records(TR_THROTTLE, UINT32_MAX, ev, 4), 1);
     assert_int_equal(ev[0]->thread, C_ID);
     assert_int_equal(ev[0]->arg, 10 * MS);
 
-    assert_int_equal(ktest_syscall(SYS_REPLY_RECV, f.faults, f.t_reply, 0, &stop), ROOT_ID);
-    assert_int_equal(inspect(f.w.s).state, ST_INACTIVE);
-    assert_int_equal(ktest_run(8 * MS - 1), ROOT_ID);
+    assert_int_equal(ktest_syscall(SYS_REPLY_RECV, f.faults, f.t_reply, 0, &stop), KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect(f.w.s).state, KTU_ST_INACTIVE);
+    assert_int_equal(ktest_run(8 * MS - 1), KTU_ROOT_ID);
     assert_int_equal(ktest_run(1), C_ID);
     assert_int_equal(ktest_now(), 10 * MS);
     assert_int_equal(msginfo_label(ktest_context()->x[REG_INFO]), FAULT_CALL_ABORTED_LABEL);
@@ -433,19 +326,19 @@ static void test_reply_timeout_fault_restart(void **state)
     tf_setup(&f);
     tf_expect_fault(&f);
     ktest_trace_clear();
-    assert_int_equal(ktest_syscall(SYS_REPLY_RECV, f.faults, f.t_reply, 0, &go_on), ROOT_ID);
-    assert_int_equal(inspect(f.w.s).state, ST_RESTART);
-    assert_true(inspect(f.w.s).in_release_queue);
+    assert_int_equal(ktest_syscall(SYS_REPLY_RECV, f.faults, f.t_reply, 0, &go_on), KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect(f.w.s).state, KTU_ST_RESTART);
+    assert_true(ktu_inspect(f.w.s).in_release_queue);
     assert_int_equal(ktest_trace_count_kind(TR_TIMEOUT_FAULT, UINT32_MAX), 0);
     assert_int_equal(ktest_run(8 * MS), S_ID);
     assert_int_equal(ktest_now(), 10 * MS);
-    assert_int_equal(inspect(f.w.s).state, ST_RUNNING);
-    assert_int_equal(inspect(f.w.s).sc_badge, C_ID);
+    assert_int_equal(ktu_inspect(f.w.s).state, KTU_ST_RUNNING);
+    assert_int_equal(ktu_inspect(f.w.s).sc_badge, C_ID);
     /* S continues where user code was interrupted: not rewound. */
     assert_int_equal(ktest_context()->pc, f.s_pc);
     /* It finishes the request: C gets its context back and runs. */
     assert_int_equal(ktest_syscall(SYS_REPLY_RECV, f.w.ep, f.w.reply, 0, NULL), C_ID);
-    assert_int_equal(inspect(f.w.c).sc_badge, C_ID);
+    assert_int_equal(ktu_inspect(f.w.c).sc_badge, C_ID);
 }
 
 int main(void)

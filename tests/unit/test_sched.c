@@ -22,160 +22,12 @@
 #include <mcsim/trace.h>
 
 #include "hal_sim.h"
-#include "ktest.h"
+#include "ktest_util.h"
 
 #define MS 1000000u /* ticks: the bench's timer runs at 1 GHz */
 #define US 1000u
-#define ROOT_ID 1u
-#define R ROOT_ID
+#define R KTU_ROOT_ID
 #define LINE 3u
-#define MAX_SLICES 64
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
-/* ------------------------------------------------------------- helpers */
-
-static void boot(uint8_t scheduler)
-{
-    struct ktest_opts o = {.scheduler = scheduler};
-    struct ktest_msg m = {.label = INV_TCB_SET_TRACE_ID, .length = 1, .mr = {ROOT_ID}};
-
-    ktest_boot(&o);
-    assert_int_equal(ktest_syscall(SYS_CALL, ROOT_TCB, 0, 0, &m), ROOT_ID);
-    assert_int_equal(m.label, ERR_NONE);
-}
-
-/* Invoke as the current thread, which may lose the CPU; must succeed. */
-static uint32_t call(cptr_t cap, uint64_t label, unsigned len, const uint64_t *mrs,
-                     const cptr_t *extra, unsigned n_extra)
-{
-    struct ktest_msg m = {.label = label, .length = len, .n_extra = n_extra};
-
-    for (unsigned i = 0; i < len; i++)
-        m.mr[i] = mrs[i];
-    for (unsigned i = 0; i < n_extra; i++)
-        m.extra[i] = extra[i];
-    uint32_t next = ktest_syscall(SYS_CALL, cap, 0, 0, &m);
-    assert_int_equal(m.label, ERR_NONE);
-    return next;
-}
-
-static uint32_t resume(cptr_t tcb)
-{
-    return call(tcb, INV_TCB_RESUME, 0, NULL, NULL, 0);
-}
-
-static uint32_t root_lower(uint64_t prio)
-{
-    cptr_t auth = ROOT_TCB;
-
-    return call(ROOT_TCB, INV_TCB_SET_PRIORITY, 1, &prio, &auth, 1);
-}
-
-static uint32_t yield(void)
-{
-    return ktest_syscall(SYS_YIELD, 0, 0, 0, NULL);
-}
-
-static uint32_t wait_on(cptr_t n)
-{
-    return ktest_syscall(SYS_WAIT, n, 0, 0, NULL);
-}
-
-static uint32_t run_to(uint64_t t)
-{
-    assert_true(t >= ktest_now());
-    return ktest_run(t - ktest_now());
-}
-
-static struct kinspect_thread inspect(cptr_t tcb)
-{
-    struct kinspect_thread t;
-
-    assert_int_equal(kernel_inspect_thread(tcb, &t), 0);
-    return t;
-}
-
-/* A notification signalled by device line LINE. */
-static cptr_t irq_notification(void)
-{
-    cptr_t n = ktest_retype(OBJ_NOTIFICATION, 0);
-    cptr_t h = ktest_alloc_slot();
-    uint64_t mrs[3] = {LINE, h, 64};
-    cptr_t root = ROOT_CNODE;
-
-    assert_int_equal(ktest_invoke(ROOT_IRQ_CONTROL, INV_IRQ_CONTROL_GET, 3, mrs, &root, 1, NULL),
-                     ERR_NONE);
-    assert_int_equal(ktest_invoke(h, INV_IRQ_SET_NOTIFICATION, 0, NULL, &n, 1, NULL), ERR_NONE);
-    return n;
-}
-
-/* ---------------------------------------------------------- schedules */
-
-struct slice {
-    uint32_t id;
-    uint64_t start, end;
-};
-
-static void print_slices(const char *what, const struct slice *s, unsigned n)
-{
-    print_error("%s:", what);
-    for (unsigned i = 0; i < n; i++)
-        print_error(" %u[%llu,%llu)", s[i].id, (unsigned long long)(s[i].start / US),
-                    (unsigned long long)(s[i].end / US));
-    print_error(" (us)\n");
-}
-
-/* The schedule since the last ktest_trace_clear up to now, from the
- * TR_SWITCH records; zero-length slices dropped, neighbours merged. */
-static unsigned actual_schedule(struct slice *out)
-{
-    unsigned n = 0;
-
-    for (unsigned i = 0; i < ktest_trace_count(); i++) {
-        const struct ktest_trace *r = ktest_trace_get(i);
-
-        if (r->kind != TR_SWITCH)
-            continue;
-        if (n > 0) {
-            out[n - 1].end = r->time;
-            if (out[n - 1].start == out[n - 1].end)
-                n--;
-        }
-        if (n > 0 && out[n - 1].id == r->thread)
-            continue;
-        if (n == MAX_SLICES)
-            fail_msg("more than %u slices", MAX_SLICES);
-        out[n++] = (struct slice){r->thread, r->time, 0};
-    }
-    if (n > 0) {
-        out[n - 1].end = ktest_now();
-        if (out[n - 1].start == out[n - 1].end)
-            n--;
-    }
-    return n;
-}
-
-static void expect_schedule(const struct slice *want, unsigned n_want)
-{
-    struct slice got[MAX_SLICES];
-    unsigned n = actual_schedule(got);
-    bool same = n == n_want;
-
-    for (unsigned i = 0; same && i < n; i++)
-        same =
-            got[i].id == want[i].id && got[i].start == want[i].start && got[i].end == want[i].end;
-    if (!same) {
-        print_slices("expected", want, n_want);
-        print_slices("actual  ", got, n);
-        fail_msg("schedule differs");
-    }
-}
-
-#define SCHEDULE(...)                                                                              \
-    do {                                                                                           \
-        static const struct slice want_[] = {__VA_ARGS__};                                         \
-        expect_schedule(want_, NELEM(want_));                                                      \
-    } while (0)
 
 /* The thread ids of the records of `kind` at time `t`, in order. */
 static unsigned records_at(uint32_t kind, uint64_t t, uint32_t *out, unsigned max)
@@ -202,22 +54,22 @@ static void setup_b1(cptr_t *a_sc)
 {
     cptr_t a, b;
 
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     a = ktest_thread(A_ID, 100, 10 * MS, 10 * MS, a_sc);
     b = ktest_thread(B_ID, 100, 10 * MS, 10 * MS, NULL);
-    resume(b);
-    resume(a); /* head insertion: A before B */
+    ktu_resume(b);
+    ktu_resume(a); /* head insertion: A before B */
     ktest_trace_clear();
-    assert_int_equal(root_lower(1), A_ID);
+    assert_int_equal(ktu_root_lower(1), A_ID);
 }
 
 static void test_sched_b1_rr_rotation(void **state)
 {
     (void)state;
     setup_b1(NULL);
-    run_to(40 * MS);
-    SCHEDULE({A_ID, 0, 10 * MS}, {B_ID, 10 * MS, 20 * MS}, {A_ID, 20 * MS, 30 * MS},
-             {B_ID, 30 * MS, 40 * MS});
+    ktu_run_to(40 * MS);
+    KTU_SCHEDULE({A_ID, 0, 10 * MS}, {B_ID, 10 * MS, 20 * MS}, {A_ID, 20 * MS, 30 * MS},
+                 {B_ID, 30 * MS, 40 * MS});
     assert_int_equal(ktest_trace_count_kind(TR_THROTTLE, UINT32_MAX), 0);
 }
 
@@ -230,16 +82,16 @@ static void test_sched_b1_rr_yield(void **state)
 
     (void)state;
     setup_b1(&a_sc);
-    run_to(3 * MS);
-    assert_int_equal(yield(), B_ID);
-    assert_int_equal(kernel_inspect_sc(a_sc, &s), 0);
+    ktu_run_to(3 * MS);
+    assert_int_equal(ktu_yield(), B_ID);
+    s = ktu_inspect_sc(a_sc);
     assert_int_equal(s.n_refills, 2);
     assert_int_equal(s.refills[0].amount, 10 * MS);
     assert_int_equal(s.refills[1].amount, 0);
     assert_int_equal(s.consumed, 3 * MS);
-    run_to(33 * MS);
-    SCHEDULE({A_ID, 0, 3 * MS}, {B_ID, 3 * MS, 13 * MS}, {A_ID, 13 * MS, 23 * MS},
-             {B_ID, 23 * MS, 33 * MS});
+    ktu_run_to(33 * MS);
+    KTU_SCHEDULE({A_ID, 0, 3 * MS}, {B_ID, 3 * MS, 13 * MS}, {A_ID, 13 * MS, 23 * MS},
+                 {B_ID, 23 * MS, 33 * MS});
 }
 
 /* A round robin thread alone at its priority that yields continues at
@@ -249,18 +101,18 @@ static void test_sched_rr_yield_alone(void **state)
     cptr_t a;
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     a = ktest_thread(A_ID, 100, 10 * MS, 10 * MS, NULL);
-    resume(a);
-    assert_int_equal(root_lower(1), A_ID);
-    run_to(4 * MS);
-    assert_int_equal(yield(), A_ID);
-    assert_true(!inspect(a).queued);
+    ktu_resume(a);
+    assert_int_equal(ktu_root_lower(1), A_ID);
+    ktu_run_to(4 * MS);
+    assert_int_equal(ktu_yield(), A_ID);
+    assert_true(!ktu_inspect(a).queued);
     /* Full budget again from 4: the next expiry is at 14, not 10. */
     ktest_trace_clear();
-    run_to(14 * MS - 1);
+    ktu_run_to(14 * MS - 1);
     assert_int_equal(ktest_trace_count_kind(TR_EXHAUSTED, A_ID), 0);
-    run_to(14 * MS);
+    ktu_run_to(14 * MS);
     assert_int_equal(ktest_trace_count_kind(TR_EXHAUSTED, A_ID), 1);
 }
 
@@ -272,16 +124,16 @@ static void test_sched_b3_periodic(void **state)
     cptr_t h, l;
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     h = ktest_thread(H_ID, 200, 2 * MS, 10 * MS, NULL);
     l = ktest_thread(A_ID, 100, 10 * MS, 10 * MS, NULL);
-    resume(l);
-    resume(h);
+    ktu_resume(l);
+    ktu_resume(h);
     ktest_trace_clear();
-    assert_int_equal(root_lower(1), H_ID);
-    run_to(30 * MS);
-    SCHEDULE({H_ID, 0, 2 * MS}, {A_ID, 2 * MS, 10 * MS}, {H_ID, 10 * MS, 12 * MS},
-             {A_ID, 12 * MS, 20 * MS}, {H_ID, 20 * MS, 22 * MS}, {A_ID, 22 * MS, 30 * MS});
+    assert_int_equal(ktu_root_lower(1), H_ID);
+    ktu_run_to(30 * MS);
+    KTU_SCHEDULE({H_ID, 0, 2 * MS}, {A_ID, 2 * MS, 10 * MS}, {H_ID, 10 * MS, 12 * MS},
+                 {A_ID, 12 * MS, 20 * MS}, {H_ID, 20 * MS, 22 * MS}, {A_ID, 22 * MS, 30 * MS});
     assert_int_equal(ktest_trace_count_kind(TR_THROTTLE, H_ID), 3);
     assert_int_equal(ktest_trace_count_kind(TR_PREEMPT, A_ID), 3); /* at 10, 20, 30 */
 }
@@ -295,26 +147,26 @@ static void test_sched_b4_preempted_keeps_place(void **state)
     cptr_t l1, l2, h, n;
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     l1 = ktest_thread(A_ID, 100, 10 * MS, 10 * MS, NULL);
     l2 = ktest_thread(B_ID, 100, 10 * MS, 10 * MS, NULL);
     h = ktest_thread(H_ID, 200, 10 * MS, 10 * MS, NULL);
-    n = irq_notification();
-    resume(l2);
-    resume(l1);
-    resume(h);
+    n = ktu_irq_notification(LINE, NULL);
+    ktu_resume(l2);
+    ktu_resume(l1);
+    ktu_resume(h);
     ktest_trace_clear();
-    assert_int_equal(root_lower(1), H_ID);
-    assert_int_equal(wait_on(n), A_ID);
-    run_to(4 * MS);
+    assert_int_equal(ktu_root_lower(1), H_ID);
+    assert_int_equal(ktu_wait(n), A_ID);
+    ktu_run_to(4 * MS);
     assert_true(ktest_irq(LINE));
     assert_int_equal(ktest_current(), H_ID);
-    assert_true(inspect(l1).queued);
-    run_to(6 * MS);
-    assert_int_equal(wait_on(n), A_ID);
-    run_to(32 * MS);
-    SCHEDULE({A_ID, 0, 4 * MS}, {H_ID, 4 * MS, 6 * MS}, {A_ID, 6 * MS, 12 * MS},
-             {B_ID, 12 * MS, 22 * MS}, {A_ID, 22 * MS, 32 * MS});
+    assert_true(ktu_inspect(l1).queued);
+    ktu_run_to(6 * MS);
+    assert_int_equal(ktu_wait(n), A_ID);
+    ktu_run_to(32 * MS);
+    KTU_SCHEDULE({A_ID, 0, 4 * MS}, {H_ID, 4 * MS, 6 * MS}, {A_ID, 6 * MS, 12 * MS},
+                 {B_ID, 12 * MS, 22 * MS}, {A_ID, 22 * MS, 32 * MS});
 }
 
 /* ------------------------------------------------------------------ B5 */
@@ -326,25 +178,25 @@ static void test_sched_b5_equal_prio_wake_goes_to_tail(void **state)
     cptr_t l1, l2, l3, n;
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     l1 = ktest_thread(A_ID, 100, 10 * MS, 10 * MS, NULL);
     l2 = ktest_thread(B_ID, 100, 10 * MS, 10 * MS, NULL);
     l3 = ktest_thread(C_ID, 100, 10 * MS, 10 * MS, NULL);
-    n = irq_notification();
-    resume(l3);
-    resume(l1);
-    resume(l2);
+    n = ktu_irq_notification(LINE, NULL);
+    ktu_resume(l3);
+    ktu_resume(l1);
+    ktu_resume(l2);
     ktest_trace_clear();
-    assert_int_equal(root_lower(1), B_ID);
-    assert_int_equal(wait_on(n), A_ID);
-    run_to(2 * MS);
+    assert_int_equal(ktu_root_lower(1), B_ID);
+    assert_int_equal(ktu_wait(n), A_ID);
+    ktu_run_to(2 * MS);
     assert_true(ktest_irq(LINE));
     assert_int_equal(ktest_current(), A_ID);
-    assert_true(inspect(l2).queued);
+    assert_true(ktu_inspect(l2).queued);
     assert_int_equal(ktest_trace_count_kind(TR_PREEMPT, A_ID), 0);
-    run_to(40 * MS);
-    SCHEDULE({A_ID, 0, 10 * MS}, {C_ID, 10 * MS, 20 * MS}, {B_ID, 20 * MS, 30 * MS},
-             {A_ID, 30 * MS, 40 * MS});
+    ktu_run_to(40 * MS);
+    KTU_SCHEDULE({A_ID, 0, 10 * MS}, {C_ID, 10 * MS, 20 * MS}, {B_ID, 20 * MS, 30 * MS},
+                 {A_ID, 30 * MS, 40 * MS});
 }
 
 /* A wake-up of a strictly higher priority preempts at once. */
@@ -353,20 +205,20 @@ static void test_sched_higher_prio_wake_preempts(void **state)
     cptr_t l, h, n;
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     l = ktest_thread(A_ID, 100, 10 * MS, 10 * MS, NULL);
     h = ktest_thread(H_ID, 101, 10 * MS, 10 * MS, NULL);
-    n = irq_notification();
-    resume(l);
-    resume(h);
+    n = ktu_irq_notification(LINE, NULL);
+    ktu_resume(l);
+    ktu_resume(h);
     ktest_trace_clear();
-    assert_int_equal(root_lower(1), H_ID);
-    assert_int_equal(wait_on(n), A_ID);
-    run_to(2 * MS);
+    assert_int_equal(ktu_root_lower(1), H_ID);
+    assert_int_equal(ktu_wait(n), A_ID);
+    ktu_run_to(2 * MS);
     assert_true(ktest_irq(LINE));
     assert_int_equal(ktest_current(), H_ID);
     assert_int_equal(ktest_trace_count_kind(TR_PREEMPT, A_ID), 1);
-    assert_true(inspect(l).queued);
+    assert_true(ktu_inspect(l).queued);
 }
 
 /* ------------------------------------------------------------------ B6 */
@@ -376,7 +228,7 @@ static void test_sched_higher_prio_wake_preempts(void **state)
  * insertion order, each goes to the head: they run in reverse. */
 struct b6_case {
     unsigned n;
-    struct slice want[5];
+    struct ktu_slice want[5];
     unsigned n_want;
 };
 
@@ -396,25 +248,25 @@ static const struct b6_case b6_cases[] = {
 static void test_sched_b6_lifo_release(void **state)
 {
     (void)state;
-    for (unsigned k = 0; k < NELEM(b6_cases); k++) {
+    for (unsigned k = 0; k < KTU_NELEM(b6_cases); k++) {
         const struct b6_case *c = &b6_cases[k];
         cptr_t t[3];
         uint32_t ids[3];
 
-        boot(SCHED_MCS);
+        ktu_boot(SCHED_MCS);
         for (unsigned i = 0; i < c->n; i++)
             t[i] = ktest_thread(A_ID + i, 150, 1 * MS, 10 * MS, NULL);
         for (unsigned i = c->n; i-- > 0;)
-            resume(t[i]);
+            ktu_resume(t[i]);
         ktest_trace_clear();
-        assert_int_equal(root_lower(1), A_ID);
+        assert_int_equal(ktu_root_lower(1), A_ID);
         for (unsigned i = 0; i < c->n; i++) {
             assert_int_equal(ktest_current(), A_ID + i);
-            yield(); /* charged whole: due again at 10 */
+            ktu_yield(); /* charged whole: due again at 10 */
         }
-        assert_int_equal(ktest_current(), ROOT_ID);
-        run_to(20 * MS);
-        expect_schedule(c->want, c->n_want);
+        assert_int_equal(ktest_current(), KTU_ROOT_ID);
+        ktu_run_to(20 * MS);
+        ktu_expect_schedule(c->want, c->n_want);
         /* Released in insertion order. */
         assert_int_equal(records_at(TR_REPLENISH, 10 * MS, ids, 3), c->n);
         for (unsigned i = 0; i < c->n; i++)
@@ -439,34 +291,35 @@ static void test_sched_release_queue_order(void **state)
     unsigned n = 0;
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     for (unsigned i = 0; i < 3; i++)
         t[i] = ktest_thread(A_ID + i, (uint8_t)(150 + i), 1 * MS, 10 * MS, NULL);
     d = ktest_thread(H_ID, 100, 1 * MS, 5 * MS, NULL);
     ktest_trace_clear();
-    assert_int_equal(root_lower(1), ROOT_ID);
-    assert_int_equal(resume(d), H_ID);
-    assert_int_equal(yield(), ROOT_ID);
+    assert_int_equal(ktu_root_lower(1), KTU_ROOT_ID);
+    assert_int_equal(ktu_resume(d), H_ID);
+    assert_int_equal(ktu_yield(), KTU_ROOT_ID);
     for (unsigned i = 0; i < 3; i++) {
-        assert_int_equal(resume(t[i]), A_ID + i);
-        assert_int_equal(yield(), ROOT_ID);
+        assert_int_equal(ktu_resume(t[i]), A_ID + i);
+        assert_int_equal(ktu_yield(), KTU_ROOT_ID);
     }
-    run_to(20 * MS);
+    ktu_run_to(20 * MS);
     for (unsigned i = 0; i < ktest_trace_count(); i++) {
         const struct ktest_trace *r = ktest_trace_get(i);
         if (r->kind != TR_REPLENISH)
             continue;
-        if (n >= NELEM(want_ids) || r->thread != want_ids[n] || r->time != want_times[n])
+        if (n >= KTU_NELEM(want_ids) || r->thread != want_ids[n] || r->time != want_times[n])
             fail_msg("release %u: expected thread %u at %llu us, got thread %u at %llu us", n,
-                     n < NELEM(want_ids) ? want_ids[n] : 0,
-                     (unsigned long long)(n < NELEM(want_ids) ? want_times[n] / US : 0), r->thread,
-                     (unsigned long long)(r->time / US));
+                     n < KTU_NELEM(want_ids) ? want_ids[n] : 0,
+                     (unsigned long long)(n < KTU_NELEM(want_ids) ? want_times[n] / US : 0),
+                     r->thread, (unsigned long long)(r->time / US));
         n++;
     }
-    assert_int_equal(n, NELEM(want_ids));
-    SCHEDULE({R, 0, 5 * MS}, {H_ID, 5 * MS, 6 * MS}, {R, 6 * MS, 10 * MS}, {C_ID, 10 * MS, 11 * MS},
-             {B_ID, 11 * MS, 12 * MS}, {A_ID, 12 * MS, 13 * MS}, {H_ID, 13 * MS, 14 * MS},
-             {R, 14 * MS, 18 * MS}, {H_ID, 18 * MS, 19 * MS}, {R, 19 * MS, 20 * MS});
+    assert_int_equal(n, KTU_NELEM(want_ids));
+    KTU_SCHEDULE({R, 0, 5 * MS}, {H_ID, 5 * MS, 6 * MS}, {R, 6 * MS, 10 * MS},
+                 {C_ID, 10 * MS, 11 * MS}, {B_ID, 11 * MS, 12 * MS}, {A_ID, 12 * MS, 13 * MS},
+                 {H_ID, 13 * MS, 14 * MS}, {R, 14 * MS, 18 * MS}, {H_ID, 18 * MS, 19 * MS},
+                 {R, 19 * MS, 20 * MS});
 }
 
 /* ----------------------------------------------------------------- timer */
@@ -526,27 +379,27 @@ static void test_sched_timer_programming(void **state)
     cptr_t h, p;
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     h = ktest_thread(H_ID, 100, 4 * MS, 10 * MS, NULL);
     p = ktest_thread(A_ID, 150, 1 * MS, 3 * MS, NULL);
-    resume(h);
-    resume(p);
+    ktu_resume(h);
+    ktu_resume(p);
     ktest_trace_clear();
-    assert_int_equal(root_lower(1), A_ID);
-    assert_int_equal(yield(), H_ID);
+    assert_int_equal(ktu_root_lower(1), A_ID);
+    assert_int_equal(ktu_yield(), H_ID);
     assert_int_equal(hal_sim_timer_cycle(), 3 * MS);
-    assert_int_equal(run_to(3 * MS), A_ID);
-    assert_int_equal(yield(), H_ID);
+    assert_int_equal(ktu_run_to(3 * MS), A_ID);
+    assert_int_equal(ktu_yield(), H_ID);
     assert_int_equal(hal_sim_timer_cycle(), 4 * MS);
-    assert_int_equal(run_to(4 * MS), ROOT_ID);
-    assert_int_equal(run_to(6 * MS), A_ID);
-    assert_int_equal(yield(), ROOT_ID);
-    assert_int_equal(run_to(9 * MS), A_ID);
-    assert_int_equal(yield(), ROOT_ID);
+    assert_int_equal(ktu_run_to(4 * MS), KTU_ROOT_ID);
+    assert_int_equal(ktu_run_to(6 * MS), A_ID);
+    assert_int_equal(ktu_yield(), KTU_ROOT_ID);
+    assert_int_equal(ktu_run_to(9 * MS), A_ID);
+    assert_int_equal(ktu_yield(), KTU_ROOT_ID);
     assert_int_equal(hal_sim_timer_cycle(), 10 * MS);
-    assert_int_equal(run_to(10 * MS), H_ID);
+    assert_int_equal(ktu_run_to(10 * MS), H_ID);
     assert_int_equal(hal_sim_timer_cycle(), 12 * MS);
-    expect_timers(want, NELEM(want));
+    expect_timers(want, KTU_NELEM(want));
 }
 
 /* With nothing to run and nothing to release the timer is left unarmed;
@@ -556,21 +409,21 @@ static void test_sched_timer_idle(void **state)
     cptr_t h, n;
 
     (void)state;
-    boot(SCHED_MCS);
+    ktu_boot(SCHED_MCS);
     h = ktest_thread(H_ID, 100, 2 * MS, 10 * MS, NULL);
     n = ktest_retype(OBJ_NOTIFICATION, 0);
-    resume(h);
+    ktu_resume(h);
     ktest_trace_clear();
-    assert_int_equal(wait_on(n), H_ID); /* the root blocks for good */
+    assert_int_equal(ktu_wait(n), H_ID); /* the root blocks for good */
     assert_int_equal(hal_sim_timer_cycle(), 2 * MS);
-    assert_int_equal(run_to(2 * MS), TRACE_IDLE);
+    assert_int_equal(ktu_run_to(2 * MS), TRACE_IDLE);
     assert_int_equal(hal_sim_timer_cycle(), 10 * MS);
-    assert_int_equal(run_to(10 * MS), H_ID);
-    assert_int_equal(wait_on(n), TRACE_IDLE);
+    assert_int_equal(ktu_run_to(10 * MS), H_ID);
+    assert_int_equal(ktu_wait(n), TRACE_IDLE);
     assert_int_equal(hal_sim_timer_cycle(), HAL_SIM_NEVER);
-    run_to(50 * MS);
+    ktu_run_to(50 * MS);
     /* H's zero-length run at 10 merges the idle time around it. */
-    SCHEDULE({H_ID, 0, 2 * MS}, {TRACE_IDLE, 2 * MS, 50 * MS});
+    KTU_SCHEDULE({H_ID, 0, 2 * MS}, {TRACE_IDLE, 2 * MS, 50 * MS});
     assert_int_equal(ktest_trace_count_kind(TR_SWITCH, H_ID), 2);
 }
 
@@ -582,13 +435,13 @@ static void setup_classic(void)
 {
     cptr_t a, b;
 
-    boot(SCHED_CLASSIC);
+    ktu_boot(SCHED_CLASSIC);
     a = ktest_thread(A_ID, 100, 0, 0, NULL);
     b = ktest_thread(B_ID, 100, 0, 0, NULL);
-    resume(b);
-    resume(a);
+    ktu_resume(b);
+    ktu_resume(a);
     ktest_trace_clear();
-    assert_int_equal(root_lower(1), A_ID);
+    assert_int_equal(ktu_root_lower(1), A_ID);
 }
 
 static void test_sched_classic_timeslice(void **state)
@@ -597,8 +450,8 @@ static void test_sched_classic_timeslice(void **state)
 
     (void)state;
     setup_classic();
-    run_to(30 * MS);
-    SCHEDULE({A_ID, 0, 10 * MS}, {B_ID, 10 * MS, 20 * MS}, {A_ID, 20 * MS, 30 * MS});
+    ktu_run_to(30 * MS);
+    KTU_SCHEDULE({A_ID, 0, 10 * MS}, {B_ID, 10 * MS, 20 * MS}, {A_ID, 20 * MS, 30 * MS});
     for (unsigned i = 0; i < ktest_trace_count(); i++) {
         const struct ktest_trace *r = ktest_trace_get(i);
         if (r->kind != TR_TICK)
@@ -616,11 +469,11 @@ static void test_sched_classic_yield(void **state)
 {
     (void)state;
     setup_classic();
-    run_to(3 * MS);
-    assert_int_equal(yield(), B_ID);
-    run_to(30 * MS);
-    SCHEDULE({A_ID, 0, 3 * MS}, {B_ID, 3 * MS, 12 * MS}, {A_ID, 12 * MS, 20 * MS},
-             {B_ID, 20 * MS, 30 * MS});
+    ktu_run_to(3 * MS);
+    assert_int_equal(ktu_yield(), B_ID);
+    ktu_run_to(30 * MS);
+    KTU_SCHEDULE({A_ID, 0, 3 * MS}, {B_ID, 3 * MS, 12 * MS}, {A_ID, 12 * MS, 20 * MS},
+                 {B_ID, 20 * MS, 30 * MS});
 }
 
 /* Classic: only a running thread's slice counts down; a blocked thread
@@ -630,23 +483,23 @@ static void test_sched_classic_blocked_keeps_slice(void **state)
     cptr_t a, b, n;
 
     (void)state;
-    boot(SCHED_CLASSIC);
+    ktu_boot(SCHED_CLASSIC);
     a = ktest_thread(A_ID, 100, 0, 0, NULL);
     b = ktest_thread(B_ID, 100, 0, 0, NULL);
-    n = irq_notification();
-    resume(b);
-    resume(a);
+    n = ktu_irq_notification(LINE, NULL);
+    ktu_resume(b);
+    ktu_resume(a);
     ktest_trace_clear();
-    assert_int_equal(root_lower(1), A_ID);
-    run_to(5 * MS); /* ticks at 2, 4: A has 3 left */
-    assert_int_equal(wait_on(n), B_ID);
-    run_to(9 * MS); /* ticks at 6, 8: B has 3 left */
+    assert_int_equal(ktu_root_lower(1), A_ID);
+    ktu_run_to(5 * MS); /* ticks at 2, 4: A has 3 left */
+    assert_int_equal(ktu_wait(n), B_ID);
+    ktu_run_to(9 * MS); /* ticks at 6, 8: B has 3 left */
     assert_true(ktest_irq(LINE));
     assert_int_equal(ktest_current(), B_ID);
     /* B: ticks 10, 12 -> 1, 14 expires; A: 16, 18 -> 1, 20 expires. */
-    run_to(30 * MS);
-    SCHEDULE({A_ID, 0, 5 * MS}, {B_ID, 5 * MS, 14 * MS}, {A_ID, 14 * MS, 20 * MS},
-             {B_ID, 20 * MS, 30 * MS});
+    ktu_run_to(30 * MS);
+    KTU_SCHEDULE({A_ID, 0, 5 * MS}, {B_ID, 5 * MS, 14 * MS}, {A_ID, 14 * MS, 20 * MS},
+                 {B_ID, 20 * MS, 30 * MS});
 }
 
 int main(void)

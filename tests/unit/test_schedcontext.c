@@ -19,161 +19,30 @@
 
 #include <mcsim/trace.h>
 
-#include "ktest.h"
+#include "ktest_util.h"
 
 #define MS 1000000u
 #define US 1000u
 #define M 20000u                       /* MIN_BUDGET of the bench */
 #define MAX_PERIOD ((uint64_t)1 << 60) /* kernel's limit (schedcontext.c MAX_PERIOD_TICKS) */
-#define ROOT_ID 1u
 #define LINE 3u
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
-enum { ST_INACTIVE = 0, ST_RUNNING, ST_RESTART, ST_BLOCKED_ON_NOTIFICATION = 6 };
 
 /* ------------------------------------------------------------- helpers */
 
-static void boot(void)
-{
-    struct ktest_msg m = {.label = INV_TCB_SET_TRACE_ID, .length = 1, .mr = {ROOT_ID}};
-
-    ktest_boot(NULL);
-    assert_int_equal(ktest_syscall(SYS_CALL, ROOT_TCB, 0, 0, &m), ROOT_ID);
-    assert_int_equal(m.label, ERR_NONE);
-}
-
-/* Call `cap` with `label` as the current thread; *m gets the reply.
- * Returns who runs afterwards. */
-static uint32_t invoke_msg(cptr_t cap, uint64_t label, unsigned len, const uint64_t *mrs,
-                           const cptr_t *extra, unsigned n_extra, struct ktest_msg *m)
-{
-    *m = (struct ktest_msg){.label = label, .length = len, .n_extra = n_extra};
-    for (unsigned i = 0; i < len; i++)
-        m->mr[i] = mrs[i];
-    for (unsigned i = 0; i < n_extra; i++)
-        m->extra[i] = extra[i];
-    return ktest_syscall(SYS_CALL, cap, 0, 0, m);
-}
-
-/* An invocation that must succeed; returns who runs afterwards. */
-static uint32_t call(cptr_t cap, uint64_t label, unsigned len, const uint64_t *mrs,
-                     const cptr_t *extra, unsigned n_extra)
-{
-    struct ktest_msg m;
-    uint32_t next = invoke_msg(cap, label, len, mrs, extra, n_extra, &m);
-
-    assert_int_equal(m.label, ERR_NONE);
-    return next;
-}
-
-/* An invocation that must fail with `err` (the caller keeps running);
- * n_detail words of error detail expected in MR0.. */
-static void fails(cptr_t cap, uint64_t label, unsigned len, const uint64_t *mrs,
-                  const cptr_t *extra, unsigned n_extra, enum kerr err, unsigned n_detail,
-                  uint64_t d0, uint64_t d1)
-{
-    struct ktest_msg m;
-    uint32_t me = ktest_current();
-
-    assert_int_equal(invoke_msg(cap, label, len, mrs, extra, n_extra, &m), me);
-    if (m.label != err || m.length != n_detail || (n_detail > 0 && m.mr[0] != d0) ||
-        (n_detail > 1 && m.mr[1] != d1))
-        fail_msg("label %llu: expected error %d detail %u [%llu, %llu], got %llu detail %u "
-                 "[%llu, %llu]",
-                 (unsigned long long)label, err, n_detail, (unsigned long long)d0,
-                 (unsigned long long)d1, (unsigned long long)m.label, m.length,
-                 (unsigned long long)m.mr[0], (unsigned long long)m.mr[1]);
-}
-
-static uint32_t resume(cptr_t tcb)
-{
-    return call(tcb, INV_TCB_RESUME, 0, NULL, NULL, 0);
-}
-
-static uint32_t root_lower(uint64_t prio)
-{
-    cptr_t auth = ROOT_TCB;
-
-    return call(ROOT_TCB, INV_TCB_SET_PRIORITY, 1, &prio, &auth, 1);
-}
-
-static uint32_t configure(cptr_t sc, uint64_t budget, uint64_t period, uint64_t badge)
-{
-    uint64_t mrs[5] = {budget, period, 0, badge, 0};
-
-    return call(ROOT_SCHED_CONTROL, INV_SCHED_CONTROL_CONFIGURE_FLAGS, 5, mrs, &sc, 1);
-}
-
 static uint32_t bind(cptr_t sc, cptr_t obj)
 {
-    return call(sc, INV_SC_BIND, 0, NULL, &obj, 1);
-}
-
-static uint64_t consumed(cptr_t sc)
-{
-    uint64_t out[MSG_MAX_LENGTH];
-
-    assert_int_equal(ktest_invoke(sc, INV_SC_CONSUMED, 0, NULL, NULL, 0, out), ERR_NONE);
-    return out[0];
-}
-
-static uint32_t wait_on(cptr_t n)
-{
-    return ktest_syscall(SYS_WAIT, n, 0, 0, NULL);
-}
-
-static uint32_t run_to(uint64_t t)
-{
-    assert_true(t >= ktest_now());
-    return ktest_run(t - ktest_now());
-}
-
-static struct kinspect_thread inspect(cptr_t tcb)
-{
-    struct kinspect_thread t;
-
-    assert_int_equal(kernel_inspect_thread(tcb, &t), 0);
-    return t;
-}
-
-static struct kinspect_sc inspect_sc(cptr_t sc)
-{
-    struct kinspect_sc s;
-
-    assert_int_equal(kernel_inspect_sc(sc, &s), 0);
-    return s;
+    return ktu_call(sc, INV_SC_BIND, 0, NULL, &obj, 1);
 }
 
 static void expect_refill(cptr_t sc, unsigned i, uint64_t time, uint64_t amount)
 {
-    struct kinspect_sc s = inspect_sc(sc);
+    struct kinspect_sc s = ktu_inspect_sc(sc);
 
     assert_true(i < s.n_refills);
     if (s.refills[i].time != time || s.refills[i].amount != amount)
         fail_msg("refill %u: expected {%llu,%llu}, got {%llu,%llu} (ticks)", i,
                  (unsigned long long)time, (unsigned long long)amount,
                  (unsigned long long)s.refills[i].time, (unsigned long long)s.refills[i].amount);
-}
-
-static cptr_t irq_notification(void)
-{
-    cptr_t n = ktest_retype(OBJ_NOTIFICATION, 0);
-    cptr_t h = ktest_alloc_slot();
-    uint64_t mrs[3] = {LINE, h, 64};
-    cptr_t root = ROOT_CNODE;
-
-    assert_int_equal(ktest_invoke(ROOT_IRQ_CONTROL, INV_IRQ_CONTROL_GET, 3, mrs, &root, 1, NULL),
-                     ERR_NONE);
-    assert_int_equal(ktest_invoke(h, INV_IRQ_SET_NOTIFICATION, 0, NULL, &n, 1, NULL), ERR_NONE);
-    return n;
-}
-
-static cptr_t delete_slot(cptr_t slot)
-{
-    uint64_t mrs[2] = {slot, 64};
-
-    assert_int_equal(ktest_invoke(ROOT_CNODE, INV_CNODE_DELETE, 2, mrs, NULL, 0, NULL), ERR_NONE);
-    return slot;
 }
 
 /* ------------------------------------------------------ ConfigureFlags */
@@ -226,16 +95,10 @@ static void run_cfg_case(const struct cfg_case *c, const cptr_t *targets)
     uint64_t mrs[5] = {c->budget, c->period, c->extra, 7, 0};
     struct ktest_msg m;
 
-    invoke_msg(ROOT_SCHED_CONTROL, INV_SCHED_CONTROL_CONFIGURE_FLAGS, c->len, mrs,
-               &targets[c->target], c->target == T_NONE ? 0 : 1, &m);
-    assert_int_equal(ktest_current(), ROOT_ID);
-    if (m.label != c->want || m.length != c->n_detail || (c->n_detail > 0 && m.mr[0] != c->d0) ||
-        (c->n_detail > 1 && m.mr[1] != c->d1))
-        fail_msg("%s: expected error %d detail %u [%llu, %llu], got %llu detail %u "
-                 "[%llu, %llu]",
-                 c->what, c->want, c->n_detail, (unsigned long long)c->d0,
-                 (unsigned long long)c->d1, (unsigned long long)m.label, m.length,
-                 (unsigned long long)m.mr[0], (unsigned long long)m.mr[1]);
+    ktu_invoke_msg(ROOT_SCHED_CONTROL, INV_SCHED_CONTROL_CONFIGURE_FLAGS, c->len, mrs,
+                   &targets[c->target], c->target == T_NONE ? 0 : 1, &m);
+    assert_int_equal(ktest_current(), KTU_ROOT_ID);
+    ktu_expect_reply(c->what, &m, c->want, c->n_detail, c->d0, c->d1);
 }
 
 static void test_schedcontext_configure_checks(void **state)
@@ -243,22 +106,22 @@ static void test_schedcontext_configure_checks(void **state)
     cptr_t targets[4];
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     targets[T_SC8] = ktest_retype(OBJ_SCHED_CONTEXT, 8);
     targets[T_SC9] = ktest_retype(OBJ_SCHED_CONTEXT, 9);
     targets[T_TCB] = ktest_retype(OBJ_TCB, 0);
     targets[T_NONE] = 0;
-    for (unsigned i = 0; i < NELEM(cfg_errors); i++)
+    for (unsigned i = 0; i < KTU_NELEM(cfg_errors); i++)
         run_cfg_case(&cfg_errors[i], targets);
     /* Nothing was changed by a refused call. */
-    assert_int_equal(inspect_sc(targets[T_SC8]).n_refills, 0);
-    assert_int_equal(inspect_sc(targets[T_SC8]).budget, 0);
-    assert_int_equal(inspect_sc(targets[T_SC9]).n_refills, 0);
-    for (unsigned i = 0; i < NELEM(cfg_ok); i++)
+    assert_int_equal(ktu_inspect_sc(targets[T_SC8]).n_refills, 0);
+    assert_int_equal(ktu_inspect_sc(targets[T_SC8]).budget, 0);
+    assert_int_equal(ktu_inspect_sc(targets[T_SC9]).n_refills, 0);
+    for (unsigned i = 0; i < KTU_NELEM(cfg_ok); i++)
         run_cfg_case(&cfg_ok[i], targets);
     /* A wrong label on SchedControl. */
-    fails(ROOT_SCHED_CONTROL, INV_SC_BIND, 5, (uint64_t[5]){0}, &targets[T_SC8], 1,
-          ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_fails(ROOT_SCHED_CONTROL, INV_SC_BIND, 5, (uint64_t[5]){0}, &targets[T_SC8], 1,
+              ERR_ILLEGAL_OPERATION, 0, 0, 0);
 }
 
 /* Configure starts afresh at now when the thread is not runnable:
@@ -271,11 +134,11 @@ static void test_schedcontext_configure_effect(void **state)
     struct kinspect_sc s;
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     sc = ktest_retype(OBJ_SCHED_CONTEXT, 8);
-    run_to(5 * MS);
-    configure(sc, 2 * MS, 7 * MS, 0x55);
-    s = inspect_sc(sc);
+    ktu_run_to(5 * MS);
+    ktu_configure(sc, 2 * MS, 7 * MS, 0, 0x55, 0);
+    s = ktu_inspect_sc(sc);
     assert_int_equal(s.budget, 2 * MS);
     assert_int_equal(s.period, 7 * MS);
     assert_int_equal(s.badge, 0x55);
@@ -283,8 +146,8 @@ static void test_schedcontext_configure_effect(void **state)
     expect_refill(sc, 0, 5 * MS, 2 * MS);
     assert_int_equal(s.bound_trace_id, 0);
 
-    configure(sc, 3 * MS, 3 * MS, 0x66);
-    s = inspect_sc(sc);
+    ktu_configure(sc, 3 * MS, 3 * MS, 0, 0x66, 0);
+    s = ktu_inspect_sc(sc);
     assert_int_equal(s.period, 0);
     assert_int_equal(s.badge, 0x66);
     assert_int_equal(s.n_refills, 2);
@@ -292,9 +155,9 @@ static void test_schedcontext_configure_effect(void **state)
     expect_refill(sc, 1, 5 * MS, 0);
 
     /* The root's own context: 5 ms are charged to it, then it starts afresh. */
-    assert_int_equal(inspect_sc(ROOT_SC).consumed, 0);
-    assert_int_equal(configure(ROOT_SC, 10 * MS, 10 * MS, 1), ROOT_ID);
-    assert_int_equal(inspect_sc(ROOT_SC).consumed, 5 * MS);
+    assert_int_equal(ktu_inspect_sc(ROOT_SC).consumed, 0);
+    assert_int_equal(ktu_configure(ROOT_SC, 10 * MS, 10 * MS, 0, 1, 0), KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect_sc(ROOT_SC).consumed, 5 * MS);
     expect_refill(ROOT_SC, 0, 5 * MS, 10 * MS);
     expect_refill(ROOT_SC, 1, 5 * MS, 0);
 }
@@ -309,27 +172,13 @@ static cptr_t spent_context(cptr_t *p_out)
     cptr_t sc;
     cptr_t p = ktest_thread(40, 200, 1 * MS, 10 * MS, &sc);
 
-    assert_int_equal(resume(p), ROOT_ID); /* root 255 */
-    assert_int_equal(root_lower(100), 40);
-    assert_int_equal(ktest_syscall(SYS_YIELD, 0, 0, 0, NULL), ROOT_ID);
-    assert_int_equal(call(sc, INV_SC_UNBIND_OBJECT, 0, NULL, &p, 1), ROOT_ID);
+    assert_int_equal(ktu_resume(p), KTU_ROOT_ID); /* root 255 */
+    assert_int_equal(ktu_root_lower(100), 40);
+    assert_int_equal(ktu_yield(), KTU_ROOT_ID);
+    assert_int_equal(ktu_call(sc, INV_SC_UNBIND_OBJECT, 0, NULL, &p, 1), KTU_ROOT_ID);
     expect_refill(sc, 0, 10 * MS, 1 * MS);
     *p_out = p;
     return sc;
-}
-
-/* A thread (prio 150) blocked on notification n, with no context. */
-static cptr_t blocked_without_sc(cptr_t n)
-{
-    cptr_t sc;
-    cptr_t t = ktest_thread(41, 150, 1 * MS, 10 * MS, &sc);
-
-    assert_int_equal(resume(t), 41);
-    assert_int_equal(wait_on(n), ROOT_ID);
-    assert_int_equal(call(sc, INV_SC_UNBIND, 0, NULL, NULL, 0), ROOT_ID);
-    assert_int_equal(inspect(t).state, ST_BLOCKED_ON_NOTIFICATION);
-    assert_int_equal(inspect(t).sc_badge, 0);
-    return t;
 }
 
 /* 3.7 Bind(tcb): the context already has a thread; the thread already has
@@ -337,43 +186,45 @@ static cptr_t blocked_without_sc(cptr_t n)
  * (inactive, or its head not due). */
 static void test_schedcontext_bind_tcb_errors(void **state)
 {
-    cptr_t p, t_free, t_bound, sc_bound, sc_free, sc_unconf, sc_spent, t_blocked, n, ep;
+    cptr_t p, t_free, t_bound, sc_bound, sc_free, sc_unconf, sc_spent, t_blocked, sc_blocked, n, ep;
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     n = ktest_retype(OBJ_NOTIFICATION, 0);
     ep = ktest_retype(OBJ_ENDPOINT, 0);
     sc_spent = spent_context(&p);
-    t_blocked = blocked_without_sc(n);
+    /* t_blocked (prio 150) is blocked on n, with no context. */
+    t_blocked = ktest_thread(41, 150, 1 * MS, 10 * MS, &sc_blocked);
+    ktu_make_passive(t_blocked, 41, sc_blocked, SYS_WAIT, n, 0);
     t_free = ktest_thread(42, 50, 0, 0, NULL);
     t_bound = ktest_thread(43, 50, 1 * MS, 10 * MS, &sc_bound);
     sc_free = ktest_retype(OBJ_SCHED_CONTEXT, 8);
-    configure(sc_free, 1 * MS, 10 * MS, 44);
+    ktu_configure(sc_free, 1 * MS, 10 * MS, 0, 44, 0);
     sc_unconf = ktest_retype(OBJ_SCHED_CONTEXT, 8);
 
-    fails(sc_bound, INV_SC_BIND, 0, NULL, &t_free, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    fails(sc_free, INV_SC_BIND, 0, NULL, &t_bound, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    fails(sc_unconf, INV_SC_BIND, 0, NULL, &t_blocked, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    fails(sc_spent, INV_SC_BIND, 0, NULL, &t_blocked, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    fails(sc_free, INV_SC_BIND, 0, NULL, NULL, 0, ERR_TRUNCATED_MESSAGE, 0, 0, 0);
-    fails(sc_free, INV_SC_BIND, 0, NULL, &ep, 1, ERR_INVALID_CAPABILITY, 1, 1, 0);
-    assert_int_equal(inspect_sc(sc_free).bound_trace_id, 0);
-    assert_int_equal(inspect_sc(sc_unconf).bound_trace_id, 0);
+    ktu_fails(sc_bound, INV_SC_BIND, 0, NULL, &t_free, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_fails(sc_free, INV_SC_BIND, 0, NULL, &t_bound, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_fails(sc_unconf, INV_SC_BIND, 0, NULL, &t_blocked, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_fails(sc_spent, INV_SC_BIND, 0, NULL, &t_blocked, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_fails(sc_free, INV_SC_BIND, 0, NULL, NULL, 0, ERR_TRUNCATED_MESSAGE, 0, 0, 0);
+    ktu_fails(sc_free, INV_SC_BIND, 0, NULL, &ep, 1, ERR_INVALID_CAPABILITY, 1, 1, 0);
+    assert_int_equal(ktu_inspect_sc(sc_free).bound_trace_id, 0);
+    assert_int_equal(ktu_inspect_sc(sc_unconf).bound_trace_id, 0);
 
     /* Released context to a blocked thread: allowed; it stays blocked. */
-    assert_int_equal(bind(sc_free, t_blocked), ROOT_ID);
-    assert_int_equal(inspect_sc(sc_free).bound_trace_id, 41);
-    assert_int_equal(inspect(t_blocked).state, ST_BLOCKED_ON_NOTIFICATION);
+    assert_int_equal(bind(sc_free, t_blocked), KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect_sc(sc_free).bound_trace_id, 41);
+    assert_int_equal(ktu_inspect(t_blocked).state, KTU_ST_BLOCKED_ON_NOTIFICATION);
     /* An unconfigured context to an inactive thread: allowed. */
-    assert_int_equal(bind(sc_unconf, t_free), ROOT_ID);
-    assert_int_equal(inspect_sc(sc_unconf).bound_trace_id, 42);
-    assert_int_equal(inspect(t_free).state, ST_INACTIVE);
+    assert_int_equal(bind(sc_unconf, t_free), KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect_sc(sc_unconf).bound_trace_id, 42);
+    assert_int_equal(ktu_inspect(t_free).state, KTU_ST_INACTIVE);
     /* A context not due to a runnable thread: it waits for the head. */
-    assert_int_equal(inspect(p).state, ST_RUNNING);
-    assert_int_equal(bind(sc_spent, p), ROOT_ID);
-    assert_true(inspect(p).in_release_queue);
-    assert_int_equal(run_to(10 * MS - 1), ROOT_ID);
-    assert_int_equal(run_to(10 * MS), 40);
+    assert_int_equal(ktu_inspect(p).state, KTU_ST_RUNNING);
+    assert_int_equal(bind(sc_spent, p), KTU_ROOT_ID);
+    assert_true(ktu_inspect(p).in_release_queue);
+    assert_int_equal(ktu_run_to(10 * MS - 1), KTU_ROOT_ID);
+    assert_int_equal(ktu_run_to(10 * MS), 40);
 }
 
 /* Bind(notification): the context already has one; the notification
@@ -384,7 +235,7 @@ static void test_schedcontext_bind_ntfn_errors(void **state)
     cptr_t n1, n2, n3, sc_x, sc_y, sc_t;
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     n1 = ktest_retype(OBJ_NOTIFICATION, 0);
     n2 = ktest_retype(OBJ_NOTIFICATION, 0);
     n3 = ktest_retype(OBJ_NOTIFICATION, 0);
@@ -392,24 +243,24 @@ static void test_schedcontext_bind_ntfn_errors(void **state)
     sc_y = ktest_retype(OBJ_SCHED_CONTEXT, 8);
     ktest_thread(43, 50, 1 * MS, 10 * MS, &sc_t);
     bind(sc_x, n1);
-    fails(sc_x, INV_SC_BIND, 0, NULL, &n2, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    fails(sc_y, INV_SC_BIND, 0, NULL, &n1, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_fails(sc_x, INV_SC_BIND, 0, NULL, &n2, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_fails(sc_y, INV_SC_BIND, 0, NULL, &n1, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
     bind(sc_y, n2);
     bind(sc_t, n3);
-    assert_int_equal(inspect_sc(sc_t).bound_trace_id, 43);
+    assert_int_equal(ktu_inspect_sc(sc_t).bound_trace_id, 43);
 
     /* UnbindObject(notification) only for the one bound. */
-    fails(sc_x, INV_SC_UNBIND_OBJECT, 0, NULL, &n2, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    call(sc_x, INV_SC_UNBIND_OBJECT, 0, NULL, &n1, 1);
-    fails(sc_x, INV_SC_UNBIND_OBJECT, 0, NULL, &n1, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_fails(sc_x, INV_SC_UNBIND_OBJECT, 0, NULL, &n2, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_call(sc_x, INV_SC_UNBIND_OBJECT, 0, NULL, &n1, 1);
+    ktu_fails(sc_x, INV_SC_UNBIND_OBJECT, 0, NULL, &n1, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
     bind(sc_x, n1); /* both free again */
     /* Unbind drops the notification too: sc_y and n2 are free again. */
-    call(sc_y, INV_SC_UNBIND, 0, NULL, NULL, 0);
-    fails(sc_x, INV_SC_BIND, 0, NULL, &n2, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_call(sc_y, INV_SC_UNBIND, 0, NULL, NULL, 0);
+    ktu_fails(sc_x, INV_SC_BIND, 0, NULL, &n2, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
     bind(sc_y, n2);
     /* Unbind of a context bound to a thread and a notification drops both. */
-    call(sc_t, INV_SC_UNBIND, 0, NULL, NULL, 0);
-    assert_int_equal(inspect_sc(sc_t).bound_trace_id, 0);
+    ktu_call(sc_t, INV_SC_UNBIND, 0, NULL, NULL, 0);
+    assert_int_equal(ktu_inspect_sc(sc_t).bound_trace_id, 0);
     bind(sc_t, n3); /* n3 was freed with it */
 }
 
@@ -420,38 +271,38 @@ static void test_schedcontext_unbind_errors(void **state)
     cptr_t t, t_other, sc_t, ep, n;
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     ep = ktest_retype(OBJ_ENDPOINT, 0);
     n = ktest_retype(OBJ_NOTIFICATION, 0);
     t = ktest_thread(43, 50, 1 * MS, 10 * MS, &sc_t);
     t_other = ktest_thread(44, 50, 0, 0, NULL);
 
-    fails(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, &t_other, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    fails(ROOT_SC, INV_SC_UNBIND_OBJECT, 0, NULL, (cptr_t[]){ROOT_TCB}, 1, ERR_ILLEGAL_OPERATION, 0,
-          0, 0);
-    fails(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, &n, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    fails(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, &ep, 1, ERR_INVALID_CAPABILITY, 1, 1, 0);
-    fails(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, NULL, 0, ERR_TRUNCATED_MESSAGE, 0, 0, 0);
-    fails(ROOT_SC, INV_SC_UNBIND, 0, NULL, NULL, 0, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    fails(sc_t, INV_TCB_SUSPEND, 0, NULL, NULL, 0, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    assert_int_equal(inspect_sc(ROOT_SC).bound_trace_id, ROOT_ID);
-    assert_int_equal(inspect_sc(sc_t).bound_trace_id, 43);
+    ktu_fails(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, &t_other, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_fails(ROOT_SC, INV_SC_UNBIND_OBJECT, 0, NULL, (cptr_t[]){ROOT_TCB}, 1,
+              ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_fails(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, &n, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_fails(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, &ep, 1, ERR_INVALID_CAPABILITY, 1, 1, 0);
+    ktu_fails(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, NULL, 0, ERR_TRUNCATED_MESSAGE, 0, 0, 0);
+    ktu_fails(ROOT_SC, INV_SC_UNBIND, 0, NULL, NULL, 0, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_fails(sc_t, INV_TCB_SUSPEND, 0, NULL, NULL, 0, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    assert_int_equal(ktu_inspect_sc(ROOT_SC).bound_trace_id, KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect_sc(sc_t).bound_trace_id, 43);
 
     /* A queued thread unbound leaves the ready queue and does not run. */
-    assert_int_equal(resume(t), ROOT_ID);
-    assert_true(inspect(t).queued);
-    assert_int_equal(call(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, &t, 1), ROOT_ID);
-    assert_false(inspect(t).queued);
-    assert_int_equal(inspect(t).sc_badge, 0);
-    assert_int_equal(inspect(t).state, ST_RESTART);
-    assert_int_equal(inspect_sc(sc_t).bound_trace_id, 0);
-    assert_int_equal(root_lower(10), ROOT_ID);
+    assert_int_equal(ktu_resume(t), KTU_ROOT_ID);
+    assert_true(ktu_inspect(t).queued);
+    assert_int_equal(ktu_call(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, &t, 1), KTU_ROOT_ID);
+    assert_false(ktu_inspect(t).queued);
+    assert_int_equal(ktu_inspect(t).sc_badge, 0);
+    assert_int_equal(ktu_inspect(t).state, KTU_ST_RESTART);
+    assert_int_equal(ktu_inspect_sc(sc_t).bound_trace_id, 0);
+    assert_int_equal(ktu_root_lower(10), KTU_ROOT_ID);
     /* Bound again it runs at once; as the current thread it cannot unbind
      * its own context either way. */
     assert_int_equal(bind(sc_t, t), 43);
-    fails(sc_t, INV_SC_UNBIND, 0, NULL, NULL, 0, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    fails(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, &t, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    assert_int_equal(inspect_sc(sc_t).bound_trace_id, 43);
+    ktu_fails(sc_t, INV_SC_UNBIND, 0, NULL, NULL, 0, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_fails(sc_t, INV_SC_UNBIND_OBJECT, 0, NULL, &t, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    assert_int_equal(ktu_inspect_sc(sc_t).bound_trace_id, 43);
 }
 
 /* ------------------------------------------------------------------ B20 */
@@ -474,13 +325,15 @@ static const struct b20_case b20_cases[] = {
     {NO_SC, 40, false},
 };
 
-static void run_b20(const struct b20_case *c)
+/* One test per row of b20_cases. */
+static void run_b20(void **state)
 {
+    const struct b20_case *c = *state;
     cptr_t t, sc = 0;
     uint32_t next;
 
-    boot();
-    assert_int_equal(root_lower(50), ROOT_ID);
+    ktu_boot(SCHED_MCS);
+    assert_int_equal(ktu_root_lower(50), KTU_ROOT_ID);
     switch (c->kind) {
     case NO_SC:
         t = ktest_thread(10, c->prio, 0, 0, NULL);
@@ -488,61 +341,37 @@ static void run_b20(const struct b20_case *c)
     case UNCONFIGURED_SC:
         t = ktest_thread(10, c->prio, 0, 0, NULL);
         sc = ktest_retype(OBJ_SCHED_CONTEXT, 8);
-        assert_int_equal(bind(sc, t), ROOT_ID);
+        assert_int_equal(bind(sc, t), KTU_ROOT_ID);
         break;
     case DELETED_SC:
         t = ktest_thread(10, c->prio, 2 * MS, 10 * MS, &sc);
-        delete_slot(sc);
+        assert_int_equal(ktu_slot_op(INV_CNODE_DELETE, sc), ERR_NONE);
         sc = 0;
         break;
     }
     ktest_trace_clear();
-    assert_int_equal(resume(t), ROOT_ID);
-    assert_int_equal(inspect(t).state, ST_RESTART);
-    assert_false(inspect(t).queued);
-    assert_false(inspect(t).in_release_queue);
-    assert_int_equal(run_to(5 * MS), ROOT_ID);
+    assert_int_equal(ktu_resume(t), KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect(t).state, KTU_ST_RESTART);
+    assert_false(ktu_inspect(t).queued);
+    assert_false(ktu_inspect(t).in_release_queue);
+    assert_int_equal(ktu_run_to(5 * MS), KTU_ROOT_ID);
     assert_int_equal(ktest_trace_count_kind(TR_SWITCH, 10), 0);
 
     if (c->kind == UNCONFIGURED_SC) {
-        next = configure(sc, 2 * MS, 10 * MS, 10);
+        next = ktu_configure(sc, 2 * MS, 10 * MS, 0, 10, 0);
     } else {
         sc = ktest_retype(OBJ_SCHED_CONTEXT, 8);
-        configure(sc, 2 * MS, 10 * MS, 10);
+        ktu_configure(sc, 2 * MS, 10 * MS, 0, 10, 0);
         next = bind(sc, t);
     }
     if (c->runs) {
         assert_int_equal(next, 10);
-        assert_int_equal(inspect(t).state, ST_RUNNING);
+        assert_int_equal(ktu_inspect(t).state, KTU_ST_RUNNING);
     } else {
-        assert_int_equal(next, ROOT_ID);
-        assert_true(inspect(t).queued);
-        assert_int_equal(inspect(t).state, ST_RESTART);
+        assert_int_equal(next, KTU_ROOT_ID);
+        assert_true(ktu_inspect(t).queued);
+        assert_int_equal(ktu_inspect(t).state, KTU_ST_RESTART);
     }
-}
-
-static void test_schedcontext_b20_no_sc(void **state)
-{
-    (void)state;
-    run_b20(&b20_cases[0]);
-}
-
-static void test_schedcontext_b20_unconfigured_sc(void **state)
-{
-    (void)state;
-    run_b20(&b20_cases[1]);
-}
-
-static void test_schedcontext_b20_deleted_sc(void **state)
-{
-    (void)state;
-    run_b20(&b20_cases[2]);
-}
-
-static void test_schedcontext_b20_lower_prio_waits(void **state)
-{
-    (void)state;
-    run_b20(&b20_cases[3]);
 }
 
 /* --------------------------------------------------------------- YieldTo */
@@ -557,26 +386,26 @@ static void test_schedcontext_b28_yield_to_equal(void **state)
     struct user_context *ctx;
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     t = ktest_thread(10, 100, 10 * MS, 10 * MS, NULL);
     u = ktest_thread(11, 100, 10 * MS, 10 * MS, &u_sc);
     w = ktest_thread(12, 100, 10 * MS, 10 * MS, NULL);
     never = ktest_retype(OBJ_NOTIFICATION, 0);
-    resume(w);
-    resume(u);
-    resume(t); /* queue: T, U, W */
-    assert_int_equal(root_lower(1), 10);
-    run_to(1 * MS);
+    ktu_resume(w);
+    ktu_resume(u);
+    ktu_resume(t); /* queue: T, U, W */
+    assert_int_equal(ktu_root_lower(1), 10);
+    ktu_run_to(1 * MS);
     assert_int_equal(ktest_syscall(SYS_CALL, u_sc, 0, 0, &m), 11);
-    assert_true(inspect(t).queued);
-    run_to(4 * MS);
-    assert_int_equal(wait_on(never), 10);
+    assert_true(ktu_inspect(t).queued);
+    ktu_run_to(4 * MS);
+    assert_int_equal(ktu_wait(never), 10);
     ctx = ktest_context();
     assert_int_equal(msginfo_label(ctx->x[REG_INFO]), ERR_NONE);
     assert_int_equal(msginfo_length(ctx->x[REG_INFO]), 1);
     assert_int_equal(ctx->x[REG_MR0], 3 * MS);
-    assert_int_equal(inspect_sc(u_sc).consumed, 0);
-    assert_int_equal(wait_on(never), 12);
+    assert_int_equal(ktu_inspect_sc(u_sc).consumed, 0);
+    assert_int_equal(ktu_wait(never), 12);
 }
 
 /* B28: U (90) is below T (100): U goes to the head of the 90 queue (ahead
@@ -588,29 +417,29 @@ static void test_schedcontext_b28_yield_to_lower(void **state)
     struct ktest_msg m = {.label = INV_SC_YIELD_TO};
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     t = ktest_thread(10, 100, 10 * MS, 10 * MS, NULL);
     u = ktest_thread(11, 90, 10 * MS, 10 * MS, &u_sc);
     x = ktest_thread(12, 90, 10 * MS, 10 * MS, NULL);
-    n = irq_notification();
+    n = ktu_irq_notification(LINE, NULL);
     never = ktest_retype(OBJ_NOTIFICATION, 0);
-    resume(t);
-    resume(x);
-    resume(u); /* 90: U, X */
-    assert_int_equal(root_lower(1), 10);
-    assert_int_equal(wait_on(n), 11);
-    run_to(2 * MS);
-    assert_int_equal(ktest_syscall(SYS_YIELD, 0, 0, 0, NULL), 12); /* 90: X, U */
-    run_to(3 * MS);
+    ktu_resume(t);
+    ktu_resume(x);
+    ktu_resume(u); /* 90: U, X */
+    assert_int_equal(ktu_root_lower(1), 10);
+    assert_int_equal(ktu_wait(n), 11);
+    ktu_run_to(2 * MS);
+    assert_int_equal(ktu_yield(), 12); /* 90: X, U */
+    ktu_run_to(3 * MS);
     assert_true(ktest_irq(LINE));
     assert_int_equal(ktest_current(), 10);
-    assert_int_equal(inspect_sc(u_sc).consumed, 2 * MS);
+    assert_int_equal(ktu_inspect_sc(u_sc).consumed, 2 * MS);
     assert_int_equal(ktest_syscall(SYS_CALL, u_sc, 0, 0, &m), 10);
     assert_int_equal(m.label, ERR_NONE);
     assert_int_equal(m.length, 1);
     assert_int_equal(m.mr[0], 2 * MS);
-    assert_int_equal(inspect_sc(u_sc).consumed, 0);
-    assert_int_equal(wait_on(never), 11);
+    assert_int_equal(ktu_inspect_sc(u_sc).consumed, 0);
+    assert_int_equal(ktu_wait(never), 11);
 }
 
 /* YieldTo errors (3.7, B27): the context has no thread; its thread is the
@@ -622,24 +451,24 @@ static void test_schedcontext_yield_to_errors(void **state)
     uint64_t mcp = 200;
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     t = ktest_thread(10, 100, 10 * MS, 10 * MS, &t_sc);
     u = ktest_thread(11, 150, 10 * MS, 10 * MS, &u_sc);
     sc_free = ktest_retype(OBJ_SCHED_CONTEXT, 8);
-    configure(sc_free, 1 * MS, 10 * MS, 5);
-    resume(t);
-    assert_int_equal(root_lower(1), 10);
-    fails(sc_free, INV_SC_YIELD_TO, 0, NULL, NULL, 0, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    fails(t_sc, INV_SC_YIELD_TO, 0, NULL, NULL, 0, ERR_ILLEGAL_OPERATION, 0, 0, 0);
-    fails(u_sc, INV_SC_YIELD_TO, 0, NULL, NULL, 0, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_configure(sc_free, 1 * MS, 10 * MS, 0, 5, 0);
+    ktu_resume(t);
+    assert_int_equal(ktu_root_lower(1), 10);
+    ktu_fails(sc_free, INV_SC_YIELD_TO, 0, NULL, NULL, 0, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_fails(t_sc, INV_SC_YIELD_TO, 0, NULL, NULL, 0, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    ktu_fails(u_sc, INV_SC_YIELD_TO, 0, NULL, NULL, 0, ERR_ILLEGAL_OPERATION, 0, 0, 0);
     /* U is not even runnable: the MCP check comes first. Now raise T's
      * MCP (authority: the root's TCB) and resume U. */
     mcp_auth = ROOT_TCB;
     assert_int_equal(ktest_invoke(t, INV_TCB_SET_MC_PRIORITY, 1, &mcp, &mcp_auth, 1, NULL),
                      ERR_NONE);
     /* U not runnable: returns at once with U's consumed (0). */
-    assert_int_equal(call(u_sc, INV_SC_YIELD_TO, 0, NULL, NULL, 0), 10);
-    assert_int_equal(resume(u), 11); /* 150 > 100 */
+    assert_int_equal(ktu_call(u_sc, INV_SC_YIELD_TO, 0, NULL, NULL, 0), 10);
+    assert_int_equal(ktu_resume(u), 11); /* 150 > 100 */
 }
 
 /* --------------------------------------------------------------- Consumed */
@@ -651,22 +480,22 @@ static void test_schedcontext_consumed_resets(void **state)
     cptr_t h, h_sc, n;
 
     (void)state;
-    boot();
+    ktu_boot(SCHED_MCS);
     h = ktest_thread(10, 100, 4 * MS, 10 * MS, &h_sc);
-    n = irq_notification();
-    resume(h);
-    assert_int_equal(wait_on(n), 10);
-    run_to(3 * MS);
+    n = ktu_irq_notification(LINE, NULL);
+    ktu_resume(h);
+    assert_int_equal(ktu_wait(n), 10);
+    ktu_run_to(3 * MS);
     assert_true(ktest_irq(LINE));
-    assert_int_equal(ktest_current(), ROOT_ID);
-    assert_int_equal(inspect_sc(h_sc).consumed, 3 * MS);
-    assert_int_equal(consumed(h_sc), 3 * MS);
-    assert_int_equal(consumed(h_sc), 0);
-    assert_int_equal(inspect_sc(h_sc).consumed, 0);
+    assert_int_equal(ktest_current(), KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect_sc(h_sc).consumed, 3 * MS);
+    assert_int_equal(ktu_consumed(h_sc), 3 * MS);
+    assert_int_equal(ktu_consumed(h_sc), 0);
+    assert_int_equal(ktu_inspect_sc(h_sc).consumed, 0);
     /* H runs 1 ms more and exhausts at 4: charged 1 ms. */
-    assert_int_equal(wait_on(n), 10);
-    assert_int_equal(run_to(4 * MS), TRACE_IDLE);
-    assert_int_equal(inspect_sc(h_sc).consumed, 1 * MS);
+    assert_int_equal(ktu_wait(n), 10);
+    assert_int_equal(ktu_run_to(4 * MS), TRACE_IDLE);
+    assert_int_equal(ktu_inspect_sc(h_sc).consumed, 1 * MS);
 }
 
 int main(void)
@@ -677,10 +506,10 @@ int main(void)
         cmocka_unit_test(test_schedcontext_bind_tcb_errors),
         cmocka_unit_test(test_schedcontext_bind_ntfn_errors),
         cmocka_unit_test(test_schedcontext_unbind_errors),
-        cmocka_unit_test(test_schedcontext_b20_no_sc),
-        cmocka_unit_test(test_schedcontext_b20_unconfigured_sc),
-        cmocka_unit_test(test_schedcontext_b20_deleted_sc),
-        cmocka_unit_test(test_schedcontext_b20_lower_prio_waits),
+        KTU_TEST_CASE(test_schedcontext_b20_no_sc, run_b20, &b20_cases[0]),
+        KTU_TEST_CASE(test_schedcontext_b20_unconfigured_sc, run_b20, &b20_cases[1]),
+        KTU_TEST_CASE(test_schedcontext_b20_deleted_sc, run_b20, &b20_cases[2]),
+        KTU_TEST_CASE(test_schedcontext_b20_lower_prio_waits, run_b20, &b20_cases[3]),
         cmocka_unit_test(test_schedcontext_b28_yield_to_equal),
         cmocka_unit_test(test_schedcontext_b28_yield_to_lower),
         cmocka_unit_test(test_schedcontext_yield_to_errors),

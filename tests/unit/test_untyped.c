@@ -12,9 +12,7 @@
 
 #include <cmocka.h>
 
-#include "ktest.h"
-/* enum thread_state, which kernel_inspect_thread reports */
-#include "../../kernel-core/src/kernel/structures.h"
+#include "ktest_util.h"
 
 #define D 64
 
@@ -26,23 +24,6 @@ static enum kerr retype(cptr_t untyped, uint64_t type, uint64_t bits, uint64_t o
     uint64_t mrs[] = {type, bits, 0, 0, offset, count};
     cptr_t root = ROOT_CNODE;
     return ktest_invoke(untyped, INV_UNTYPED_RETYPE, 6, mrs, &root, 1, reply);
-}
-
-/* Occupied or empty, by a Copy of the slot onto itself (no change). */
-static bool occupied(cptr_t slot)
-{
-    uint64_t mrs[] = {slot, D, slot, D, RIGHTS_ALL};
-    cptr_t root = ROOT_CNODE;
-    enum kerr err = ktest_invoke(ROOT_CNODE, INV_CNODE_COPY, 5, mrs, &root, 1, NULL);
-
-    assert_true(err == ERR_DELETE_FIRST || err == ERR_FAILED_LOOKUP);
-    return err == ERR_DELETE_FIRST;
-}
-
-static enum kerr cnode_slot_op(uint64_t label, cptr_t slot)
-{
-    uint64_t mrs[] = {slot, D};
-    return ktest_invoke(ROOT_CNODE, label, 2, mrs, NULL, 0, NULL);
 }
 
 /* n consecutive free slots; returns the first. */
@@ -69,11 +50,6 @@ static void expect_no_memory(cptr_t ut, enum object_type type, unsigned bits, ui
                  (unsigned long long)reply[0], (unsigned long long)left);
 }
 
-static void boot(void)
-{
-    ktest_boot(NULL);
-}
-
 /* ------------------------------------------------------------ creation */
 
 static const struct {
@@ -98,14 +74,14 @@ static const struct {
 static void test_untyped_retype_every_type(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     for (size_t i = 0; i < sizeof every_type / sizeof every_type[0]; i++) {
         cptr_t slot = ktest_alloc_slot();
         enum kerr err = retype(KTEST_UNTYPED, every_type[i].type, every_type[i].bits, slot, 1);
         if (err != ERR_NONE)
             fail_msg("retype of type %d, %u bits: error %d", every_type[i].type, every_type[i].bits,
                      err);
-        assert_true(occupied(slot));
+        assert_true(ktu_occupied(slot));
     }
 }
 
@@ -113,12 +89,11 @@ static void test_untyped_retype_every_type(void **state)
 static void test_untyped_new_tcb(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t tcb = ktest_retype(OBJ_TCB, 0);
-    struct kinspect_thread th;
+    struct kinspect_thread th = ktu_inspect(tcb);
 
-    assert_int_equal(kernel_inspect_thread(tcb, &th), 0);
-    assert_int_equal(th.state, TS_INACTIVE);
+    assert_int_equal(th.state, KTU_ST_INACTIVE);
     assert_int_equal(th.prio, 0);
     assert_int_equal(th.mcp, 0);
     assert_int_equal(th.sc_badge, 0);
@@ -130,11 +105,10 @@ static void test_untyped_new_tcb(void **state)
 static void test_untyped_new_sched_context(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t sc = ktest_retype(OBJ_SCHED_CONTEXT, MCSIM_MIN_SC_BITS);
-    struct kinspect_sc s;
+    struct kinspect_sc s = ktu_inspect_sc(sc);
 
-    assert_int_equal(kernel_inspect_sc(sc, &s), 0);
     assert_int_equal(s.budget, 0);
     assert_int_equal(s.period, 0);
     assert_int_equal(s.n_refills, 0);
@@ -147,7 +121,7 @@ static void test_untyped_new_sched_context(void **state)
 static void test_untyped_retype_into_cnode(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t cn = ktest_retype(OBJ_CNODE, 3);
     uint64_t mrs[] = {OBJ_ENDPOINT, 0, cn, D, 2, 6};
     cptr_t root = ROOT_CNODE;
@@ -272,20 +246,14 @@ static void test_untyped_errors(void **state)
         cptr_t root;
         enum kerr err;
 
-        boot();
+        ktest_boot(NULL);
         assert_int_equal(ktest_retype(OBJ_ENDPOINT, 0), F_EP);
         root = c->root == ROOT_IS_EP ? F_EP : ROOT_CNODE;
         err = ktest_invoke(KTEST_UNTYPED, c->label, c->len, c->mr, &root,
                            c->root == ROOT_MISSING ? 0 : 1, reply);
-        if (err != c->want)
-            fail_msg("case '%s': error %d, expected %d", c->what, err, c->want);
-        for (unsigned d = 0; d < c->n_detail; d++) {
-            if (reply[d] != c->detail[d])
-                fail_msg("case '%s': detail MR%u = %llu, expected %llu", c->what, d,
-                         (unsigned long long)reply[d], (unsigned long long)c->detail[d]);
-        }
+        ktu_expect_error(c->what, err, reply, c->want, c->detail, c->n_detail);
         /* nothing was created: the whole untyped is still free */
-        assert_false(occupied(F_FREE));
+        assert_false(ktu_occupied(F_FREE));
         expect_no_memory(KTEST_UNTYPED, OBJ_UNTYPED, 24, 2, BIG - 32);
     }
 }
@@ -296,7 +264,7 @@ static void test_untyped_errors(void **state)
 static void test_untyped_exact_fill(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ut = ktest_retype(OBJ_UNTYPED, 12);
 
     assert_int_equal(retype(ut, OBJ_ENDPOINT, 0, alloc_slots(100), 100), ERR_NONE);
@@ -310,7 +278,7 @@ static void test_untyped_exact_fill(void **state)
 static void test_untyped_alignment(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ut = ktest_retype(OBJ_UNTYPED, 12);
 
     assert_int_equal(retype(ut, OBJ_ENDPOINT, 0, alloc_slots(1), 1), ERR_NONE);
@@ -341,7 +309,7 @@ static void test_untyped_objects_never_overlap(void **state)
     const uint64_t total = (uint64_t)1 << 16;
     uint64_t end = 0;
 
-    boot();
+    ktest_boot(NULL);
     cptr_t ut = ktest_retype(OBJ_UNTYPED, 16);
     for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
         uint64_t sz = (uint64_t)1 << seq[i].size;
@@ -366,7 +334,7 @@ static void test_untyped_objects_never_overlap(void **state)
 static void test_untyped_child_untyped(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t parent = ktest_retype(OBJ_UNTYPED, 16);
     cptr_t child = ktest_alloc_slot();
 
@@ -380,16 +348,16 @@ static void test_untyped_child_untyped(void **state)
 static void test_untyped_fan_out_limit(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t first = alloc_slots(257);
 
     assert_int_equal(retype(KTEST_UNTYPED, OBJ_ENDPOINT, 0, first, 257), ERR_RANGE);
     assert_int_equal(reply[0], 1);
     assert_int_equal(reply[1], MCSIM_RETYPE_FAN_OUT_LIMIT);
     assert_int_equal(retype(KTEST_UNTYPED, OBJ_ENDPOINT, 0, first, 256), ERR_NONE);
-    assert_true(occupied(first));
-    assert_true(occupied(first + 255));
-    assert_false(occupied(first + 256));
+    assert_true(ktu_occupied(first));
+    assert_true(ktu_occupied(first + 255));
+    assert_false(ktu_occupied(first + 256));
 }
 
 /* ------------------------------------------------------------- reset */
@@ -399,16 +367,16 @@ static void test_untyped_fan_out_limit(void **state)
 static void test_untyped_retype_after_revoke_reuses_memory(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ut = ktest_retype(OBJ_UNTYPED, 12);
     cptr_t first = alloc_slots(128);
 
     assert_int_equal(retype(ut, OBJ_ENDPOINT, 0, first, 128), ERR_NONE);
     expect_no_memory(ut, OBJ_ENDPOINT, 0, 1, 0);
-    assert_int_equal(cnode_slot_op(INV_CNODE_REVOKE, ut), ERR_NONE);
+    assert_int_equal(ktu_slot_op(INV_CNODE_REVOKE, ut), ERR_NONE);
     for (cptr_t s = first; s < first + 128; s++)
-        assert_false(occupied(s));
-    assert_true(occupied(ut));
+        assert_false(ktu_occupied(s));
+    assert_true(ktu_occupied(ut));
     assert_int_equal(retype(ut, OBJ_ENDPOINT, 0, first, 128), ERR_NONE);
     expect_no_memory(ut, OBJ_ENDPOINT, 0, 1, 0);
 }
@@ -418,15 +386,15 @@ static void test_untyped_retype_after_revoke_reuses_memory(void **state)
 static void test_untyped_no_reset_while_children(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ut = ktest_retype(OBJ_UNTYPED, 12);
     cptr_t first = alloc_slots(128);
 
     assert_int_equal(retype(ut, OBJ_ENDPOINT, 0, first, 128), ERR_NONE);
     for (cptr_t s = first; s < first + 127; s++)
-        assert_int_equal(cnode_slot_op(INV_CNODE_DELETE, s), ERR_NONE);
+        assert_int_equal(ktu_slot_op(INV_CNODE_DELETE, s), ERR_NONE);
     expect_no_memory(ut, OBJ_ENDPOINT, 0, 1, 0);
-    assert_int_equal(cnode_slot_op(INV_CNODE_DELETE, first + 127), ERR_NONE);
+    assert_int_equal(ktu_slot_op(INV_CNODE_DELETE, first + 127), ERR_NONE);
     assert_int_equal(retype(ut, OBJ_ENDPOINT, 0, first, 128), ERR_NONE);
 }
 
@@ -434,7 +402,7 @@ static void test_untyped_no_reset_while_children(void **state)
 static void test_untyped_copied_child_keeps_watermark(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ut = ktest_retype(OBJ_UNTYPED, 12);
     cptr_t obj = ktest_alloc_slot(), dup = ktest_alloc_slot();
     uint64_t mrs[] = {dup, D, obj, D, RIGHTS_ALL};
@@ -442,9 +410,9 @@ static void test_untyped_copied_child_keeps_watermark(void **state)
 
     assert_int_equal(retype(ut, OBJ_TCB, 0, obj, 1), ERR_NONE);
     assert_int_equal(ktest_invoke(ROOT_CNODE, INV_CNODE_COPY, 5, mrs, &root, 1, NULL), ERR_NONE);
-    assert_int_equal(cnode_slot_op(INV_CNODE_DELETE, obj), ERR_NONE);
+    assert_int_equal(ktu_slot_op(INV_CNODE_DELETE, obj), ERR_NONE);
     expect_no_memory(ut, OBJ_TCB, 0, 4, 3072);
-    assert_int_equal(cnode_slot_op(INV_CNODE_DELETE, dup), ERR_NONE);
+    assert_int_equal(ktu_slot_op(INV_CNODE_DELETE, dup), ERR_NONE);
     assert_int_equal(retype(ut, OBJ_TCB, 0, alloc_slots(4), 4), ERR_NONE);
 }
 
@@ -452,15 +420,15 @@ static void test_untyped_copied_child_keeps_watermark(void **state)
 static void test_untyped_revoke_parent_deletes_grandchildren(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t parent = ktest_retype(OBJ_UNTYPED, 16);
     cptr_t child = ktest_alloc_slot(), ep = ktest_alloc_slot();
 
     assert_int_equal(retype(parent, OBJ_UNTYPED, 12, child, 1), ERR_NONE);
     assert_int_equal(retype(child, OBJ_ENDPOINT, 0, ep, 1), ERR_NONE);
-    assert_int_equal(cnode_slot_op(INV_CNODE_REVOKE, parent), ERR_NONE);
-    assert_false(occupied(child));
-    assert_false(occupied(ep));
+    assert_int_equal(ktu_slot_op(INV_CNODE_REVOKE, parent), ERR_NONE);
+    assert_false(ktu_occupied(child));
+    assert_false(ktu_occupied(ep));
     assert_int_equal(retype(parent, OBJ_UNTYPED, 16, child, 1), ERR_NONE);
 }
 
@@ -470,7 +438,7 @@ static void test_untyped_revoke_parent_deletes_grandchildren(void **state)
 static void test_untyped_boot_untyped_watermark(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     ktest_retype(OBJ_ENDPOINT, 0);
     ktest_retype(OBJ_TCB, 0);
     expect_no_memory(KTEST_UNTYPED, OBJ_UNTYPED, 24, 1, BIG - 2048);
@@ -481,13 +449,13 @@ static void test_untyped_boot_untyped_watermark(void **state)
 static void test_untyped_revoke_boot_untyped(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ep = ktest_retype(OBJ_ENDPOINT, 0);
     cptr_t cn = ktest_retype(OBJ_CNODE, 4);
     cptr_t whole = ktest_alloc_slot();
 
-    assert_int_equal(cnode_slot_op(INV_CNODE_REVOKE, KTEST_UNTYPED), ERR_NONE);
-    assert_false(occupied(ep) || occupied(cn));
+    assert_int_equal(ktu_slot_op(INV_CNODE_REVOKE, KTEST_UNTYPED), ERR_NONE);
+    assert_false(ktu_occupied(ep) || ktu_occupied(cn));
     assert_int_equal(retype(KTEST_UNTYPED, OBJ_UNTYPED, 24, whole, 1), ERR_NONE);
 }
 
@@ -496,21 +464,19 @@ static void test_untyped_revoke_boot_untyped(void **state)
 static void test_untyped_new_objects_are_zeroed(void **state)
 {
     (void)state;
-    boot();
+    ktest_boot(NULL);
     cptr_t ut = ktest_retype(OBJ_UNTYPED, 6);
-    cptr_t n = ktest_alloc_slot(), badged = ktest_alloc_slot();
-    uint64_t mrs[] = {badged, D, n, D, RIGHTS_ALL, 0x7};
-    cptr_t root = ROOT_CNODE;
+    cptr_t n = ktest_alloc_slot(), badged;
     struct ktest_msg msg = {0};
 
     assert_int_equal(retype(ut, OBJ_NOTIFICATION, 0, n, 1), ERR_NONE);
-    assert_int_equal(ktest_invoke(ROOT_CNODE, INV_CNODE_MINT, 6, mrs, &root, 1, NULL), ERR_NONE);
+    badged = ktu_mint(n, RIGHTS_ALL, 0x7);
     ktest_syscall(SYS_SEND, badged, 0, 0, &(struct ktest_msg){0});
     ktest_syscall(SYS_NB_WAIT, n, 0, 0, &msg);
     assert_int_equal(msg.badge, 0x7); /* signals arrive */
     ktest_syscall(SYS_SEND, badged, 0, 0, &(struct ktest_msg){0});
-    assert_int_equal(cnode_slot_op(INV_CNODE_REVOKE, ut), ERR_NONE);
-    assert_false(occupied(n) || occupied(badged));
+    assert_int_equal(ktu_slot_op(INV_CNODE_REVOKE, ut), ERR_NONE);
+    assert_false(ktu_occupied(n) || ktu_occupied(badged));
     assert_int_equal(retype(ut, OBJ_NOTIFICATION, 0, n, 1), ERR_NONE);
     msg.badge = 0xdead;
     ktest_syscall(SYS_NB_WAIT, n, 0, 0, &msg);

@@ -1,0 +1,35 @@
+# QEMU tests (included by tests/CMakeLists.txt): qemu.<scenario>.<scheduler>
+# runs the scenario with `mcsim qemu` on the kernel image, then with
+# `mcsim run` on the simulator, into one database, and compares the two
+# with `mcsim diff` (tests/qemu_run.cmake). Each passes when the QEMU run's
+# expectations hold and `mcsim diff --tolerance T` exits as expected: 0
+# (the completion order agrees and every response time is within T of the
+# simulated one), or, where the difference is understood, 1 (the README's
+# "QEMU and the simulator" explains each). Skipped when
+# qemu-system-aarch64 or the image (preset aarch64-qemu) is missing;
+# scripts/test builds the image first.
+set(MCSIM_QEMU_IMAGE ${PROJECT_SOURCE_DIR}/build/aarch64-qemu/mcsim-qemu.elf
+    CACHE FILEPATH "the image the qemu.* tests run (preset aarch64-qemu)")
+
+# scenario, scheduler, tolerance, expected `mcsim diff` status
+set(MCSIM_QEMU_CASES
+    "network_driver mcs 5% 0"
+    "network_driver classic 1% 1"   # control's share of the CPU: see the README
+    "shared_server mcs 1% 0"
+    "shared_server classic 1% 0")
+
+foreach(case ${MCSIM_QEMU_CASES})
+    string(REPLACE " " ";" case ${case})
+    list(GET case 0 stem)
+    list(GET case 1 scheduler)
+    list(GET case 2 tolerance)
+    list(GET case 3 expect_diff)
+    add_test(NAME qemu.${stem}.${scheduler}
+        COMMAND ${CMAKE_COMMAND} -DMCSIM=$<TARGET_FILE:mcsim> -DIMAGE=${MCSIM_QEMU_IMAGE}
+                -DSCENARIO=${PROJECT_SOURCE_DIR}/scenarios/${stem}.yaml -DSCHEDULER=${scheduler}
+                -DTOLERANCE=${tolerance} -DEXPECT_DIFF=${expect_diff}
+                -DDB=${CMAKE_CURRENT_BINARY_DIR}/qemu/${stem}.${scheduler}.db
+                -P ${CMAKE_CURRENT_SOURCE_DIR}/qemu_run.cmake)
+    set_tests_properties(qemu.${stem}.${scheduler} PROPERTIES TIMEOUT 300 LABELS qemu
+        SKIP_REGULAR_EXPRESSION "mcsim qemu test skipped")
+endforeach()

@@ -1,0 +1,33 @@
+# One qemu.<scenario>.<scheduler> test (tests/qemu.cmake): -DMCSIM, -DIMAGE,
+# -DSCENARIO, -DSCHEDULER, -DTOLERANCE, -DEXPECT_DIFF, -DDB.
+find_program(QEMU qemu-system-aarch64)
+if(NOT QEMU)
+    message("mcsim qemu test skipped: qemu-system-aarch64 is not installed "
+            "(Debian package qemu-system-arm)")
+    return()
+endif()
+if(NOT EXISTS ${IMAGE})
+    message("mcsim qemu test skipped: no image ${IMAGE} "
+            "(cmake --preset aarch64-qemu && cmake --build --preset aarch64-qemu)")
+    return()
+endif()
+
+get_filename_component(dir ${DB} DIRECTORY)
+file(MAKE_DIRECTORY ${dir})
+file(REMOVE ${DB})
+
+execute_process(COMMAND ${MCSIM} qemu ${SCENARIO} -o ${DB} --scheduler ${SCHEDULER}
+                        --image ${IMAGE} --timeout 240
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "mcsim qemu exited with ${rc}")
+endif()
+execute_process(COMMAND ${MCSIM} run ${SCENARIO} -o ${DB} --scheduler ${SCHEDULER} --quiet
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "mcsim run exited with ${rc}")
+endif()
+execute_process(COMMAND ${MCSIM} diff ${DB} --tolerance ${TOLERANCE} RESULT_VARIABLE rc)
+if(NOT rc EQUAL EXPECT_DIFF)
+    message(FATAL_ERROR "mcsim diff exited with ${rc}, expected ${EXPECT_DIFF}")
+endif()
