@@ -271,3 +271,30 @@ void interp_trap(struct uworld *w, struct uthread *t)
     before_trap(w, t);
     uplat_trap(w, t ? t->ctx : w->threads[0].ctx);
 }
+
+bool interp_unstarted_release(struct uworld *w, struct uthread *t, bool runnable,
+                              cycles_t *release)
+{
+    uint64_t pc = t->ctx ? t->ctx->pc : 0;
+
+    if (t->in_job || pc >= t->prog.n_ops)
+        return false;
+    if (t->post_op != UINT32_MAX && pc == (uint64_t)t->post_op + 1) {
+        if (!runnable)
+            return false; /* still blocked: what would release it never came */
+        after_syscall(w, t, &t->prog.ops[t->post_op]);
+        t->post_op = UINT32_MAX;
+    }
+    /* starved before it could even wait: a signal it would have taken
+     * at once released the job that follows the wait */
+    if (t->prog.ops[pc].kind == OP_WAIT && pc + 1 < t->prog.n_ops &&
+        t->prog.ops[pc + 1].kind == OP_JOB_BEGIN) {
+        t->has_hint = false;
+        consume_signal(w, t, t->prog.ops[pc].a);
+        pc++;
+    }
+    if (t->prog.ops[pc].kind != OP_JOB_BEGIN || !t->has_hint)
+        return false;
+    *release = t->hint;
+    return true;
+}

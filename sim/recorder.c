@@ -316,6 +316,24 @@ static void record_kernel_stats(struct world *w)
     }
 }
 
+/* A job released but never started before the end (the thread was
+ * starved) is incomplete like any other: missed once its deadline passed
+ * (SCENARIO-FORMAT.md "Jobs"). */
+static void record_unstarted_job(struct world *w, struct uthread *t)
+{
+    struct kinspect_thread k;
+    cycles_t release;
+    bool runnable = kernel_inspect_thread(t->tcb_slot, &k) == 0 &&
+                    (k.state == 1 || k.state == 2); /* Running, Restart */
+
+    if (!interp_unstarted_release(&w->u, t, runnable, &release) || release >= w->duration)
+        return;
+    t->jobs++;
+    t->job_release = release;
+    t->job_start = SINK_NO_TIME;
+    emit_job(w, t, 0, false);
+}
+
 void rec_finish(struct world *w, cycles_t end)
 {
     close_slice(w, end);
@@ -323,6 +341,8 @@ void rec_finish(struct world *w, cycles_t end)
     for (uint32_t i = 1; i < w->n_threads; i++) {
         if (w->threads[i].in_job)
             emit_job(w, &w->threads[i], 0, false);
+        else
+            record_unstarted_job(w, &w->threads[i]);
         w->threads[i].in_job = false;
     }
     for (uint32_t line = 0; line < HAL_SIM_DEVICE_LINES; line++) {

@@ -144,4 +144,11 @@ void interp_computed(struct uworld *w, struct uthread *t, cycles_t ran);
  * root_build set). */
 void interp_trap(struct uworld *w, struct uthread *t);
 
+/* At the end of a run: a thread whose event happened (it was started, or
+ * its blocking call completed: `runnable`) but which never ran again, and
+ * whose next instruction begins a job, has that job released and not
+ * started. Returns true with its release time. */
+bool interp_unstarted_release(struct uworld *w, struct uthread *t, bool runnable,
+                              cycles_t *release);
+
 #endif /* MCSIM_SIM_UWORLD_H */
