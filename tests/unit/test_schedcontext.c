@@ -329,7 +329,7 @@ static const struct b20_case b20_cases[] = {
 static void run_b20(void **state)
 {
     const struct b20_case *c = *state;
-    cptr_t t, sc = 0;
+    cptr_t t = 0, sc = 0;
     uint32_t next;
 
     ktu_boot(SCHED_MCS);
