@@ -32,6 +32,8 @@ static struct platform {
     uint64_t kernel_cycles;
     uint64_t kernel_entries;
     struct hal_sim_entry entry; /* the entry in progress */
+    uint64_t cost[COST_COUNT];  /* cfg.costs by enum hal_cost: the kernel accounts
+                                   several times an entry */
 } P;
 
 #define ROOT_MEM_ALIGN 4096u
@@ -61,6 +63,12 @@ int hal_sim_init(const struct hal_sim_config *cfg)
     hal_sim_release();
     memset(&P, 0, sizeof P);
     P.cfg = *cfg;
+    P.cost[COST_SYSCALL] = cfg->costs.syscall;
+    P.cost[COST_IPC] = cfg->costs.ipc;
+    P.cost[COST_SCHEDULE] = cfg->costs.schedule;
+    P.cost[COST_TIMER_PROGRAM] = cfg->costs.timer_program;
+    P.cost[COST_IRQ] = cfg->costs.irq;
+    P.cost[COST_TICK] = cfg->costs.tick;
     P.timer_cycle = HAL_SIM_NEVER;
     /* The untyped region must be aligned to its size: allocate it aligned
      * and put the root task's memory after it. */
@@ -268,20 +276,11 @@ void hal_irq_unmask(uint32_t line)
 
 void hal_account(enum hal_cost cost)
 {
-    const struct hal_sim_costs *c = &P.cfg.costs;
-    static const size_t offset[COST_COUNT] = {
-        [COST_SYSCALL] = offsetof(struct hal_sim_costs, syscall),
-        [COST_IPC] = offsetof(struct hal_sim_costs, ipc),
-        [COST_SCHEDULE] = offsetof(struct hal_sim_costs, schedule),
-        [COST_TIMER_PROGRAM] = offsetof(struct hal_sim_costs, timer_program),
-        [COST_IRQ] = offsetof(struct hal_sim_costs, irq),
-        [COST_TICK] = offsetof(struct hal_sim_costs, tick),
-    };
     uint64_t cycles;
 
     if ((unsigned)cost >= COST_COUNT)
         return;
-    cycles = *(const uint64_t *)((const char *)c + offset[cost]);
+    cycles = P.cost[cost];
     charge(cycles);
     if (cost == COST_SCHEDULE) {
         P.entry.scheduled = true;

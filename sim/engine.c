@@ -5,6 +5,7 @@
  * ends or the next timer deadline, device arrival or start time, or makes
  * its next system call. Nothing else decides what happens next.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,9 +34,43 @@ _Noreturn void world_fail(struct world *w, const char *fmt, ...)
     longjmp(w->fatal, 1);
 }
 
-struct uthread *world_thread(struct world *w, uint32_t id)
+void world_begin(struct world *w, const struct scenario *s, const struct eng_options *o,
+                 struct eng_result *r)
 {
-    return id < w->n_threads ? &w->threads[id] : NULL;
+    memset(w, 0, sizeof *w);
+    memset(r, 0, sizeof *r);
+    w->u.s = s;
+    w->u.mcs = o->scheduler == SCHED_MCS;
+    w->u.duration = o->duration;
+    w->opt = o;
+    w->res = r;
+    w->cur_id = TRACE_IDLE;
+}
+
+void world_sink_begin(struct world *w, const char *hal)
+{
+    const struct eng_options *o = w->opt;
+    struct sink_run_meta meta = {
+        .hal = hal,
+        .version = o->version ? o->version : "",
+        .seed = o->seed,
+        .duration = o->duration,
+        .scheduler = o->scheduler,
+        .trace_full = o->trace_full,
+    };
+
+    world_sink_check(w, o->sink.ops->run_begin(o->sink.self, w->u.s, &meta));
+}
+
+void world_end(struct world *w)
+{
+    struct eng_result *r = w->res;
+
+    if (w->opt->sink.ops->run_end(w->opt->sink.self, r->status == ENG_OK) != 0 &&
+        r->status == ENG_OK) {
+        r->status = ENG_SINK_ERROR;
+        snprintf(r->error, sizeof r->error, "recording failed at the end of the run");
+    }
 }
 
 void world_sink_check(struct world *w, int rc)
@@ -47,12 +82,17 @@ void world_sink_check(struct world *w, int rc)
 }
 
 /* The hal-sim trace callback: what a record tells user-level code
- * (uworld.h), then the recorder. */
+ * (uworld.h), then the recorder. Most records (system calls, IPC, timer
+ * programs) concern neither unless the whole trace is recorded, and there
+ * are several an entry: those are only counted. */
 static void on_trace(void *ctx, const struct trace_record *rec, uint64_t entry_cycle,
                      uint64_t now)
 {
     struct world *w = ctx;
 
+    w->res->trace_records++;
+    if (rec->kind < TR_COUNT && !(w->trace_kinds >> rec->kind & 1u))
+        return;
     uworld_observe_trace(&w->u, rec);
     rec_trace(ctx, rec, entry_cycle, now);
 }
@@ -77,30 +117,23 @@ static void *xcalloc(struct world *w, size_t n, size_t size)
 static void update_first_arrival(struct world *w)
 {
     cycles_t next = HAL_SIM_NEVER;
-    for (uint32_t i = 0; i < w->s->n_devices; i++) {
+    for (uint32_t i = 0; i < w->u.s->n_devices; i++) {
         if (w->next_arrival[i] < next)
             next = w->next_arrival[i];
     }
     w->first_arrival = next;
 }
 
-/* The user-level world (uworld.c) and the engine's devices; the engine's
- * copies of u's fields (world.h) are taken once here. */
+/* The user-level world (uworld.c) and the engine's devices. */
 static void init_world(struct world *w)
 {
-    const struct scenario *s = w->s;
+    const struct scenario *s = w->u.s;
     struct uworld *u = &w->u;
 
     if (s->n_threads > PROGRAM_MAX_THREADS)
         world_fail(w, "a scenario may have at most %d threads", PROGRAM_MAX_THREADS);
-    if (uworld_init(u, s, w->opt->seed, w->mcs, w->duration, HAL_SIM_START_IRQ) != 0)
+    if (uworld_init(u, s, w->opt->seed, u->mcs, u->duration, HAL_SIM_START_IRQ) != 0)
         world_fail(w, "out of memory");
-    w->n_threads = u->n_threads;
-    w->threads = u->threads;
-    w->start_times = u->start_times;
-    w->n_start_times = u->n_start_times;
-    w->ntfn_release = u->ntfn_release;
-    w->ntfn_pending = u->ntfn_pending;
     w->devices = xcalloc(w, s->n_devices, sizeof *w->devices);
     w->next_arrival = xcalloc(w, s->n_devices, sizeof *w->next_arrival);
     for (uint32_t i = 0; i < s->n_devices; i++) {
@@ -119,7 +152,7 @@ static void free_world(struct world *w)
 
 static void boot(struct world *w)
 {
-    const struct scenario *s = w->s;
+    const struct scenario *s = w->u.s;
     struct boot_config bc;
     cycles_t root_budget = s->duration;
 
@@ -135,7 +168,7 @@ static void boot(struct world *w)
     if (bc.root_budget < bc.min_budget)
         bc.root_budget = bc.min_budget;
     w->cur = hal_sim_boot(&bc);
-    w->threads[0].ctx = w->cur;
+    w->u.threads[0].ctx = w->cur;
     root_build(&w->u);
 }
 
@@ -148,10 +181,10 @@ static cycles_t next_event(const struct world *w)
 
     if (dev < next)
         next = dev;
-    if (w->next_start < w->n_start_times && w->start_times[w->next_start] < next)
-        next = w->start_times[w->next_start];
-    if (w->duration < next)
-        next = w->duration;
+    if (w->next_start < w->u.n_start_times && w->u.start_times[w->next_start] < next)
+        next = w->u.start_times[w->next_start];
+    if (w->u.duration < next)
+        next = w->u.duration;
     return next;
 }
 
@@ -162,9 +195,9 @@ static void raise_arrivals(struct world *w)
     cycles_t now = hal_sim_now();
 
     if (w->first_arrival <= now) {
-        for (uint32_t i = 0; i < w->s->n_devices; i++) {
-            while (w->next_arrival[i] <= now && w->next_arrival[i] < w->duration) {
-                uint32_t line = w->s->devices[i].irq;
+        for (uint32_t i = 0; i < w->u.s->n_devices; i++) {
+            while (w->next_arrival[i] <= now && w->next_arrival[i] < w->u.duration) {
+                uint32_t line = w->u.s->devices[i].irq;
                 cycles_t at = w->next_arrival[i];
                 if (hal_sim_irq_raise(line)) {
                     w->lines[line].pending = true;
@@ -178,7 +211,7 @@ static void raise_arrivals(struct world *w)
         }
         update_first_arrival(w);
     }
-    while (w->next_start < w->n_start_times && w->start_times[w->next_start] <= now) {
+    while (w->next_start < w->u.n_start_times && w->u.start_times[w->next_start] <= now) {
         hal_sim_irq_raise(HAL_SIM_START_IRQ);
         w->next_start++;
     }
@@ -197,17 +230,26 @@ static void take_interrupt(struct world *w, uint32_t line)
     w->cur = hal_sim_interrupt(line);
 }
 
+/* The thread whose context the kernel runs. Its registers live in its
+ * TCB, which stays the same object, with the same trace id, the whole run:
+ * the thread that ran last turn in the same context is still the one, and
+ * most turns continue it. */
 static struct uthread *running_thread(struct world *w)
 {
-    struct uthread *t;
+    struct uthread *t = w->last;
 
     if (w->cur == NULL)
         return NULL;
-    t = world_thread(w, kernel_current_trace_id());
+    if (t != NULL && t->ctx == w->cur) {
+        assert(kernel_current_trace_id() == t->id);
+        return t;
+    }
+    t = uworld_thread(&w->u, kernel_current_trace_id());
     if (t == NULL)
         world_fail(w, "the kernel runs a thread the world does not know (%u)",
                    kernel_current_trace_id());
     t->ctx = w->cur;
+    w->last = t;
     return t;
 }
 
@@ -219,7 +261,7 @@ static bool turn(struct world *w)
     cycles_t cycles = 0, now, next;
     int line;
 
-    if (hal_sim_now() >= w->duration)
+    if (hal_sim_now() >= w->u.duration)
         return false; /* nothing happens at `duration` itself */
     raise_arrivals(w);
     if (t)
@@ -271,26 +313,18 @@ static void run_loop(struct world *w)
                           "without computing", (unsigned long long)last);
         }
         if (w->opt->progress && (++turns & 0xfffffu) == 0)
-            w->opt->progress(w->opt->progress_ctx, last, w->duration);
+            w->opt->progress(w->opt->progress_ctx, last, w->u.duration);
     }
 }
 
 static void start_run(struct world *w)
 {
-    struct sink_run_meta meta = {
-        .hal = "sim",
-        .version = w->opt->version ? w->opt->version : "",
-        .seed = w->opt->seed,
-        .duration = w->duration,
-        .scheduler = w->opt->scheduler,
-        .trace_full = w->opt->trace_full,
-    };
+    const struct scenario *s = w->u.s;
     struct hal_sim_config hc = {
-        .cpu_hz = w->s->cpu_hz,
-        .timer_hz = w->s->timer_hz,
-        .costs = {w->s->costs.entry, w->s->costs.exit, w->s->costs.syscall, w->s->costs.ipc,
-                  w->s->costs.schedule, w->s->costs.timer_program, w->s->costs.irq,
-                  w->s->costs.tick},
+        .cpu_hz = s->cpu_hz,
+        .timer_hz = s->timer_hz,
+        .costs = {s->costs.entry, s->costs.exit, s->costs.syscall, s->costs.ipc,
+                  s->costs.schedule, s->costs.timer_program, s->costs.irq, s->costs.tick},
         .untyped_bits = UNTYPED_BITS,
         .trace = on_trace,
         .entry_done = rec_kernel_entry,
@@ -298,14 +332,15 @@ static void start_run(struct world *w)
         .ctx = w,
     };
 
-    world_sink_check(w, w->opt->sink.ops->run_begin(w->opt->sink.self, w->s, &meta));
+    world_sink_begin(w, "sim");
+    w->trace_kinds = UWORLD_TRACE_KINDS | rec_trace_kinds(w);
     if (hal_sim_init(&hc) != 0)
         world_fail(w, "out of memory for the platform");
     init_world(w);
     boot(w);
     /* The root task's first call blocks it: the system is built. */
     {
-        struct uthread *root = &w->threads[0];
+        struct uthread *root = &w->u.threads[0];
         cycles_t cycles;
         enum interp_action a = interp_next(&w->u, root, &cycles);
         if (a == INTERP_EXIT)
@@ -324,26 +359,16 @@ enum eng_status eng_run(const struct scenario *s, const struct eng_options *o,
 {
     static struct world w; /* one run at a time: the kernel is a singleton */
 
-    memset(&w, 0, sizeof w);
-    memset(r, 0, sizeof *r);
-    w.s = s;
-    w.opt = o;
-    w.res = r;
-    w.mcs = o->scheduler == SCHED_MCS;
-    w.duration = o->duration;
-    w.cur_id = TRACE_IDLE;
+    world_begin(&w, s, o, r);
     if (setjmp(w.fatal) == 0) {
         start_run(&w);
         run_loop(&w);
-        rec_finish(&w, hal_sim_now() < w.duration ? hal_sim_now() : w.duration);
+        rec_finish(&w, hal_sim_now() < w.u.duration ? hal_sim_now() : w.u.duration);
     }
     r->end = hal_sim_now();
     r->kernel_entries = hal_sim_kernel_entries();
     r->kernel_cycles = hal_sim_kernel_cycles();
-    if (o->sink.ops->run_end(o->sink.self, r->status == ENG_OK) != 0 && r->status == ENG_OK) {
-        r->status = ENG_SINK_ERROR;
-        snprintf(r->error, sizeof r->error, "recording failed at the end of the run");
-    }
+    world_end(&w);
     free_world(&w);
     hal_sim_release();
     return r->status;

@@ -32,11 +32,11 @@ static void sc_owner(const struct world *w, uint64_t badge, uint32_t *thread, ui
 {
     *thread = SINK_NO_THREAD;
     *ntfn = SINK_NO_THREAD;
-    if (badge >= 1 && badge <= w->s->n_threads)
+    if (badge >= 1 && badge <= w->u.s->n_threads)
         *thread = (uint32_t)badge;
     else if (badge == BADGE_ROOT)
         *thread = 0;
-    else if (badge >= BADGE_NTFN_BASE && badge < BADGE_NTFN_BASE + w->s->n_notifications)
+    else if (badge >= BADGE_NTFN_BASE && badge < BADGE_NTFN_BASE + w->u.s->n_notifications)
         *ntfn = (uint32_t)(badge - BADGE_NTFN_BASE);
 }
 
@@ -44,8 +44,8 @@ static void close_slice(struct world *w, cycles_t end)
 {
     struct sink_slice r;
 
-    if (end > w->duration)
-        end = w->duration;
+    if (end > w->u.duration)
+        end = w->u.duration;
     if (w->cur_id == TRACE_IDLE || end <= w->slice_start)
         return;
     r.thread = w->cur_id;
@@ -107,12 +107,22 @@ static void budget_trace(struct world *w, const struct trace_record *rec, cycles
     }
 }
 
+_Static_assert(TR_COUNT <= 32, "a trace kind is one bit of a uint32_t");
+
+uint32_t rec_trace_kinds(const struct world *w)
+{
+    if (w->opt->trace_full)
+        return UINT32_MAX;
+    return (1u << TR_SWITCH) | (1u << TR_IRQ) | (1u << TR_EXHAUSTED) | (1u << TR_THROTTLE) |
+           (1u << TR_REPLENISH) | (1u << TR_TIMEOUT_FAULT) | (1u << TR_EMERGENCY) |
+           (1u << TR_PREEMPT) | (1u << TR_CALL_ABORTED);
+}
+
 void rec_trace(void *ctx, const struct trace_record *rec, uint64_t entry_cycle, uint64_t now)
 {
     struct world *w = ctx;
     (void)now;
 
-    w->res->trace_records++;
     if (rec->kind == TR_IRQ && rec->object < HAL_SIM_DEVICE_LINES && w->lines[rec->object].held)
         w->lines[rec->object].woken = (uint32_t)rec->arg;
     if (rec->kind == TR_SWITCH) {
@@ -149,7 +159,7 @@ static void emit_job(struct world *w, struct uthread *t, cycles_t finish, bool f
         .deadline = t->has_deadline ? t->job_release + t->deadline : SINK_NO_TIME,
     };
     if (t->has_deadline)
-        r.missed = finished ? finish > r.deadline : r.deadline < w->duration;
+        r.missed = finished ? finish > r.deadline : r.deadline < w->u.duration;
     world_sink_check(w, w->opt->sink.ops->job(w->opt->sink.self, &r));
 }
 
@@ -162,7 +172,7 @@ void rec_job_begin(struct world *w, struct uthread *t, cycles_t now)
         return;
     if (t->in_job) /* restarted inside a job (a timeout reset): it never finished */
         emit_job(w, t, 0, false);
-    t->in_job = release < w->duration;
+    t->in_job = release < w->u.duration;
     if (!t->in_job)
         return;
     t->jobs++;
@@ -175,7 +185,7 @@ void rec_job_end(struct world *w, struct uthread *t, cycles_t now)
     if (!t->in_job)
         return;
     t->in_job = false;
-    if (now >= w->duration) {
+    if (now >= w->u.duration) {
         t->in_job = true; /* completion after the end does not happen */
         return;
     }
@@ -249,7 +259,7 @@ void rec_kernel_entry(void *ctx, const struct hal_sim_entry *e)
 {
     struct world *w = ctx;
     struct kernel_tally *k =
-        &w->tally[e->from < w->n_threads ? e->from : PROGRAM_MAX_THREADS + 1][e->kind];
+        &w->tally[e->from < w->u.n_threads ? e->from : PROGRAM_MAX_THREADS + 1][e->kind];
 
     if (!w->timeline)
         return;
@@ -270,8 +280,8 @@ static void record_final_refills(struct world *w)
 
     if (w->opt->sink.ops->final_refill == NULL)
         return;
-    for (uint32_t i = 1; i < w->n_threads; i++) {
-        if (w->threads[i].sc_slot == 0 || kernel_inspect_sc(w->threads[i].sc_slot, &sc) != 0)
+    for (uint32_t i = 1; i < w->u.n_threads; i++) {
+        if (w->u.threads[i].sc_slot == 0 || kernel_inspect_sc(w->u.threads[i].sc_slot, &sc) != 0)
             continue;
         for (uint32_t k = 0; k < sc.n_refills; k++) {
             struct sink_final_refill r = {
@@ -310,9 +320,9 @@ static void record_kernel_stats(struct world *w)
 {
     if (w->opt->sink.ops->kernel_stats == NULL)
         return;
-    for (uint32_t i = 0; i <= w->n_threads; i++) {
+    for (uint32_t i = 0; i <= w->u.n_threads; i++) {
         for (unsigned kind = 0; kind < HAL_SIM_ENTRY_KINDS; kind++)
-            record_tally(w, i < w->n_threads ? i : SINK_NO_THREAD, kind);
+            record_tally(w, i < w->u.n_threads ? i : SINK_NO_THREAD, kind);
     }
 }
 
@@ -326,7 +336,7 @@ static void record_unstarted_job(struct world *w, struct uthread *t)
     bool runnable = kernel_inspect_thread(t->tcb_slot, &k) == 0 &&
                     (k.state == 1 || k.state == 2); /* Running, Restart */
 
-    if (!interp_unstarted_release(&w->u, t, runnable, &release) || release >= w->duration)
+    if (!interp_unstarted_release(&w->u, t, runnable, &release) || release >= w->u.duration)
         return;
     t->jobs++;
     t->job_release = release;
@@ -338,12 +348,12 @@ void rec_finish(struct world *w, cycles_t end)
 {
     close_slice(w, end);
     w->cur_id = TRACE_IDLE;
-    for (uint32_t i = 1; i < w->n_threads; i++) {
-        if (w->threads[i].in_job)
-            emit_job(w, &w->threads[i], 0, false);
+    for (uint32_t i = 1; i < w->u.n_threads; i++) {
+        if (w->u.threads[i].in_job)
+            emit_job(w, &w->u.threads[i], 0, false);
         else
-            record_unstarted_job(w, &w->threads[i]);
-        w->threads[i].in_job = false;
+            record_unstarted_job(w, &w->u.threads[i]);
+        w->u.threads[i].in_job = false;
     }
     for (uint32_t line = 0; line < HAL_SIM_DEVICE_LINES; line++) {
         struct irq_line_state *l = &w->lines[line];

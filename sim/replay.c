@@ -7,15 +7,13 @@
 #include "replay.h"
 
 #include <setjmp.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "hal_sim.h"
 #include "world.h"
 
 static struct uthread *thread_of(struct world *w, uint32_t id)
 {
-    struct uthread *t = world_thread(w, id);
+    struct uthread *t = uworld_thread(&w->u, id);
     if (t == NULL)
         world_fail(w, "replay: a record names thread %u, which the scenario does not have", id);
     return t;
@@ -60,7 +58,7 @@ static bool replay_one(struct world *w, const struct wire_record *rec, cycles_t 
         rec_job_end(w, thread_of(w, rec->u.job.thread), rec->u.job.now);
         break;
     case WIRE_IRQ:
-        if (rec->u.irq.device >= w->s->n_devices)
+        if (rec->u.irq.device >= w->u.s->n_devices)
             world_fail(w, "replay: an interrupt of device %u, which the scenario does not have",
                        rec->u.irq.device);
         rec_irq(w, rec->u.irq.device, rec->u.irq.line, rec->u.irq.arrival, rec->u.irq.delivered,
@@ -78,7 +76,7 @@ static bool replay_one(struct world *w, const struct wire_record *rec, cycles_t 
     case WIRE_END:
         w->res->kernel_entries = rec->u.end.kernel_entries;
         w->res->kernel_cycles = hal_sim_ticks_to_cycles(rec->u.end.kernel_insns);
-        *end = rec->u.end.end < w->duration ? rec->u.end.end : w->duration;
+        *end = rec->u.end.end < w->u.duration ? rec->u.end.end : w->u.duration;
         return false;
     default:
         break; /* HELLO, BENCH: not rows */
@@ -88,18 +86,16 @@ static bool replay_one(struct world *w, const struct wire_record *rec, cycles_t 
 
 static void replay_all(struct world *w, uint64_t tick_hz, const struct wire_record *recs, size_t n)
 {
-    struct hal_sim_config hc = {.cpu_hz = w->s->cpu_hz, .timer_hz = tick_hz, .untyped_bits = 19};
+    struct hal_sim_config hc = {.cpu_hz = w->u.s->cpu_hz, .timer_hz = tick_hz, .untyped_bits = 19};
     cycles_t end = 0;
     size_t i;
 
     if (hal_sim_init(&hc) != 0)
         world_fail(w, "out of memory");
-    if (w->s->n_threads > PROGRAM_MAX_THREADS)
+    if (w->u.s->n_threads > PROGRAM_MAX_THREADS)
         world_fail(w, "a scenario may have at most %d threads", PROGRAM_MAX_THREADS);
-    if (uworld_init(&w->u, w->s, w->opt->seed, w->mcs, w->duration, HAL_SIM_START_IRQ) != 0)
+    if (uworld_init(&w->u, w->u.s, w->opt->seed, w->u.mcs, w->u.duration, HAL_SIM_START_IRQ) != 0)
         world_fail(w, "out of memory");
-    w->n_threads = w->u.n_threads;
-    w->threads = w->u.threads;
     for (i = 0; i < n && replay_one(w, &recs[i], &end); i++)
         ;
     if (i == n)
@@ -113,31 +109,13 @@ enum eng_status replay_run(const struct scenario *s, const struct eng_options *o
                            size_t n, struct eng_result *r)
 {
     static struct world w; /* as eng_run: one at a time */
-    struct sink_run_meta meta = {
-        .hal = meta_hal,
-        .version = o->version ? o->version : "",
-        .seed = o->seed,
-        .duration = o->duration,
-        .scheduler = o->scheduler,
-        .trace_full = o->trace_full,
-    };
 
-    memset(&w, 0, sizeof w);
-    memset(r, 0, sizeof *r);
-    w.s = s;
-    w.opt = o;
-    w.res = r;
-    w.mcs = o->scheduler == SCHED_MCS;
-    w.duration = o->duration;
-    w.cur_id = TRACE_IDLE;
+    world_begin(&w, s, o, r);
     if (setjmp(w.fatal) == 0) {
-        world_sink_check(&w, o->sink.ops->run_begin(o->sink.self, s, &meta));
+        world_sink_begin(&w, meta_hal);
         replay_all(&w, tick_hz, recs, n);
     }
-    if (o->sink.ops->run_end(o->sink.self, r->status == ENG_OK) != 0 && r->status == ENG_OK) {
-        r->status = ENG_SINK_ERROR;
-        snprintf(r->error, sizeof r->error, "recording failed at the end of the run");
-    }
+    world_end(&w);
     uworld_release(&w.u);
     hal_sim_release();
     return r->status;

@@ -55,11 +55,11 @@ static void run_until_root(struct world *w, struct user_context *root)
         cycles_t cycles;
         if (w->cur == NULL || ++guard > 1000)
             world_fail(w, "root task: a passive server did not reach its first receive");
-        t = world_thread(w, kernel_current_trace_id());
+        t = uworld_thread(&w->u, kernel_current_trace_id());
         t->ctx = w->cur;
         if (interp_next(&w->u, t, &cycles) != INTERP_SYSCALL)
             world_fail(w, "root task: passive thread %s computes before its first receive",
-                       w->s->threads[t->id - 1].name);
+                       w->u.s->threads[t->id - 1].name);
         interp_trap(&w->u, t);
     }
 }

@@ -117,6 +117,10 @@ void uworld_irq_delivered(struct uworld *w, uint32_t device, cycles_t arrival);
  * path calls it for every record, before recording it. */
 void uworld_observe_trace(struct uworld *w, const struct trace_record *rec);
 
+/* The kinds of record uworld_observe_trace acts on, one bit each: a
+ * platform may skip the call for the others. */
+#define UWORLD_TRACE_KINDS ((1u << TR_THROTTLE) | (1u << TR_RESTART))
+
 /* ---- root task (roottask.c) ---- */
 
 /* Build the system through system calls at boot, then give the root task

@@ -47,26 +47,17 @@ struct kernel_tally {
 };
 
 struct world {
-    /* What user-level code sees (the root task, the interpreter). `s`,
-     * `mcs`, `duration`, `n_threads`, `threads`, `start_times`,
-     * `n_start_times`, `ntfn_release` and `ntfn_pending` below are copies of
-     * u's, made once when the run starts (the arrays are shared), so that
-     * the engine and the recorder read them as before. NEEDSWORK: read
-     * them through `u` and drop the copies when engine.c and recorder.c
-     * are next reworked. */
+    /* What user-level code sees (the root task, the interpreter): the
+     * scenario, the scheduler, the duration, the threads, the start times
+     * and the notifications' pending signals are read through it. */
     struct uworld u;
-    const struct scenario *s;
     const struct eng_options *opt;
     struct eng_result *res;
     jmp_buf fatal;             /* hal_fatal and internal errors land here */
 
-    bool mcs;
     bool timeline;             /* boot is over: time runs and rows are recorded */
-    cycles_t duration;
-
-    uint32_t n_threads;        /* scenario threads + the root task */
-    struct uthread *threads;   /* [0] = root task */
     struct user_context *cur;  /* the context the kernel runs (NULL: idle) */
+    struct uthread *last;      /* the thread the engine last ran (engine.c) */
 
     /* the kernel's current thread and paying context, from its trace */
     uint32_t cur_id;
@@ -77,15 +68,12 @@ struct world {
     cycles_t *next_arrival;    /* per device */
     cycles_t first_arrival;    /* the earliest of next_arrival[] */
     struct irq_line_state lines[260];
-    cycles_t *start_times;     /* distinct start times > 0, ascending */
-    uint32_t n_start_times, next_start;
-
-    /* per notification: the release time of its first unconsumed signal */
-    cycles_t *ntfn_release;
-    bool *ntfn_pending;
+    uint32_t next_start;       /* the next of u.start_times to raise */
 
     uint64_t event_seq;
-    char error[256];
+    /* the kinds of trace record the run acts on (uworld_observe_trace's and
+     * rec_trace's), one bit each: the others are only counted */
+    uint32_t trace_kinds;
 
     uint32_t n_held;           /* lines whose delivery waits for its handler */
     uint64_t held_lines[HAL_SIM_DEVICE_LINES / 64]; /* those lines, one bit each, so that
@@ -94,19 +82,34 @@ struct world {
     struct kernel_tally tally[PROGRAM_MAX_THREADS + 2][HAL_SIM_ENTRY_KINDS];
 };
 
+/* Start the world of a run of `s` with options `o`: w and r cleared, the
+ * scenario, scheduler and duration set in w->u (uworld_init sets them
+ * again), nothing allocated. The caller then setjmps w->fatal. */
+void world_begin(struct world *w, const struct scenario *s, const struct eng_options *o,
+                 struct eng_result *r);
+
+/* The sink's run_begin, the run made on platform `hal` ("sim", "qemu");
+ * its failure stops the run (longjmps). */
+void world_sink_begin(struct world *w, const char *hal);
+
+/* End it: the sink's run_end, whose failure becomes ENG_SINK_ERROR unless
+ * the run already failed. */
+void world_end(struct world *w);
+
 /* Stop the run with an internal error (exit status 3): longjmps. */
 _Noreturn void world_fail(struct world *w, const char *fmt, ...);
-
-/* The uthread of a thread id (NULL for the idle thread or an unknown id). */
-struct uthread *world_thread(struct world *w, uint32_t id);
 
 /* A sink call failed: stop the run (longjmps). */
 void world_sink_check(struct world *w, int rc);
 
 /* ---- recorder (recorder.c) ---- */
 
-/* The hal-sim trace callback: kernel records become rows. */
+/* Kernel records become rows (the engine's trace callback, and replay). */
 void rec_trace(void *ctx, const struct trace_record *rec, uint64_t entry_cycle, uint64_t now);
+
+/* The kinds of record rec_trace acts on in this run, one bit each (all
+ * with --trace full): it may be skipped for the others. */
+uint32_t rec_trace_kinds(const struct world *w);
 
 /* Timeline starts / ends: open the first slice; close every open row. */
 void rec_timeline_start(struct world *w);
