@@ -108,9 +108,12 @@ static void thread(struct loader *l, const yaml_node_t *key, const yaml_node_t *
     memset(t, 0, sizeof *t);
     t->loc = ld_loc(key);
     t->timeout_endpoint = SCN_NONE;
-    if (!ld_name(l, key, "thread name", t->name) || !ld_claim(l, t->name, LD_THREAD, t->loc))
-        return;
-    s->n_threads++;
+    /* A thread with a bad or duplicate name is still checked, in a slot the
+     * next thread reuses, so that every mistake in it is reported too. */
+    if (ld_name(l, key, "thread name", t->name) && ld_claim(l, t->name, LD_THREAD, t->loc))
+        s->n_threads++;
+    else if (t->name[0] == '\0')
+        snprintf(t->name, sizeof t->name, "%.40s", ld_scalar(key) ? ld_scalar(key) : "?");
     ld_whatf(what, sizeof what, "thread '%s'", t->name);
     if (!ld_map(l, map, what, "a mapping with priority, criticality and program", thread_keys))
         return;

@@ -31,6 +31,7 @@ static struct platform {
     void *memory;              /* root memory + the untyped region */
     uint64_t kernel_cycles;
     uint64_t kernel_entries;
+    uint64_t trace_records;
     struct hal_sim_entry entry; /* the entry in progress */
     uint64_t cost[COST_COUNT];  /* cfg.costs by enum hal_cost: the kernel accounts
                                    several times an entry */
@@ -246,6 +247,11 @@ uint64_t hal_sim_kernel_entries(void)
     return P.kernel_entries;
 }
 
+uint64_t hal_sim_trace_records(void)
+{
+    return P.trace_records;
+}
+
 /* ------------------------------------------------------ hal.h for the core */
 
 ticks_t hal_time_now(void)
@@ -291,8 +297,16 @@ void hal_account(enum hal_cost cost)
     }
 }
 
+_Static_assert(TR_COUNT <= 32, "a trace kind is one bit of trace_skip");
+
+/* Several records an entry, most of them (system calls, IPC, timer
+ * programs) of no interest to an unrecorded run: skipping them here saves
+ * the call. */
 void hal_trace(const struct trace_record *rec)
 {
+    P.trace_records++;
+    if (rec->kind < TR_COUNT && (P.cfg.trace_skip >> rec->kind & 1u))
+        return;
     if (P.cfg.trace)
         P.cfg.trace(P.cfg.ctx, rec, P.entry_cycle, P.now);
 }

@@ -73,6 +73,8 @@ struct hal_sim_config {
     struct hal_sim_costs costs;
     unsigned untyped_bits;      /* size of the one untyped region */
     hal_sim_trace_fn trace;
+    uint32_t trace_skip;        /* kinds of record not passed to `trace`, one bit
+                                   each (0: all are); every record is counted */
     hal_sim_entry_fn entry_done; /* may be NULL */
     hal_sim_fatal_fn fatal;
     void *ctx;
@@ -132,5 +134,9 @@ uint64_t hal_sim_ticks_to_cycles(uint64_t ticks);
 /* Kernel cycles spent so far (entries, work and exits). */
 uint64_t hal_sim_kernel_cycles(void);
 uint64_t hal_sim_kernel_entries(void);
+
+/* Trace records the kernel emitted so far, boot included, whether passed
+ * to the trace callback or skipped. */
+uint64_t hal_sim_trace_records(void);
 
 #endif /* MCSIM_HAL_SIM_H */

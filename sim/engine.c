@@ -82,17 +82,13 @@ void world_sink_check(struct world *w, int rc)
 }
 
 /* The hal-sim trace callback: what a record tells user-level code
- * (uworld.h), then the recorder. Most records (system calls, IPC, timer
- * programs) concern neither unless the whole trace is recorded, and there
- * are several an entry: those are only counted. */
+ * (uworld.h), then the recorder. Only the kinds either acts on reach it
+ * (hal_sim_config.trace_skip). */
 static void on_trace(void *ctx, const struct trace_record *rec, uint64_t entry_cycle,
                      uint64_t now)
 {
     struct world *w = ctx;
 
-    w->res->trace_records++;
-    if (rec->kind < TR_COUNT && !(w->trace_kinds >> rec->kind & 1u))
-        return;
     uworld_observe_trace(&w->u, rec);
     rec_trace(ctx, rec, entry_cycle, now);
 }
@@ -327,13 +323,13 @@ static void start_run(struct world *w)
                   s->costs.schedule, s->costs.timer_program, s->costs.irq, s->costs.tick},
         .untyped_bits = UNTYPED_BITS,
         .trace = on_trace,
+        .trace_skip = ~(UWORLD_TRACE_KINDS | rec_trace_kinds(w)),
         .entry_done = rec_kernel_entry,
         .fatal = on_fatal,
         .ctx = w,
     };
 
     world_sink_begin(w, "sim");
-    w->trace_kinds = UWORLD_TRACE_KINDS | rec_trace_kinds(w);
     if (hal_sim_init(&hc) != 0)
         world_fail(w, "out of memory for the platform");
     init_world(w);
@@ -368,6 +364,7 @@ enum eng_status eng_run(const struct scenario *s, const struct eng_options *o,
     r->end = hal_sim_now();
     r->kernel_entries = hal_sim_kernel_entries();
     r->kernel_cycles = hal_sim_kernel_cycles();
+    r->trace_records = hal_sim_trace_records();
     world_end(&w);
     free_world(&w);
     hal_sim_release();

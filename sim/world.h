@@ -71,9 +71,6 @@ struct world {
     uint32_t next_start;       /* the next of u.start_times to raise */
 
     uint64_t event_seq;
-    /* the kinds of trace record the run acts on (uworld_observe_trace's and
-     * rec_trace's), one bit each: the others are only counted */
-    uint32_t trace_kinds;
 
     uint32_t n_held;           /* lines whose delivery waits for its handler */
     uint64_t held_lines[HAL_SIM_DEVICE_LINES / 64]; /* those lines, one bit each, so that
