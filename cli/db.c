@@ -323,11 +323,11 @@ static char *db_strdup(const char *s)
  * checkpoints rather than at every batch commit; a crash may lose the last
  * batches but never corrupts the file, and a run is marked finished only
  * in its last transaction, so a lost tail leaves it unfinished, never
- * half-finished. A larger page cache keeps the indexes' hot pages. */
+ * half-finished. (A larger page cache was tried: it buys little and makes
+ * memory grow with the run up to its size.) */
 static int db_tune(struct db *db)
 {
-    return db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-                       " PRAGMA cache_size = -65536;");
+    return db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
 }
 
 int db_open(const char *path, struct db **out, char *errmsg, size_t errmsg_size)
