@@ -61,22 +61,43 @@ static int take_slices(struct chart_data *d, sqlite3_stmt *st, size_t ti)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* The two statements of a per-thread walk over slices: the last row that
+ * starts before the window (it may reach into it), then the rows that
+ * start inside it. `cols` selects from slices, binds the run to ?1 and a
+ * thread to ?2, and ends in a space; ?3 and ?4 are the window. Returns 0,
+ * or -1 with either statement NULL. */
+static int prepare_window(sqlite3 *db, const char *cols, int64_t run_id, sqlite3_stmt **before,
+                          sqlite3_stmt **inside)
+{
+    char sql[320];
+
+    snprintf(sql, sizeof sql, "%sAND start_time < ?3 ORDER BY start_time DESC LIMIT 1", cols);
+    *before = cq_prepare(db, sql, run_id);
+    snprintf(sql, sizeof sql, "%sAND start_time >= ?3 AND start_time < ?4 ORDER BY start_time",
+             cols);
+    *inside = cq_prepare(db, sql, run_id);
+    return *before && *inside ? 0 : -1;
+}
+
+/* Finalize the statements of prepare_window; the walk's result `rc` (0,
+ * -1 an SQL error, -2 out of memory) as a chart status. */
+static enum chart_status end_window(sqlite3 *db, sqlite3_stmt *before, sqlite3_stmt *inside, int rc,
+                                    char *err, size_t errlen)
+{
+    sqlite3_finalize(before);
+    sqlite3_finalize(inside);
+    if (rc == -2)
+        return cq_oom(err, errlen);
+    return rc ? cq_sql_fail(db, err, errlen) : CHART_OK;
+}
+
 static enum chart_status read_slices(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
 {
     static const char cols[] = "SELECT start_time, end_time, sc_thread_id, sc_notification "
                                "FROM slices WHERE run_id = ?1 AND thread_id = ?2 ";
-    char before[256], inside[256];
-    int rc = 0;
+    sqlite3_stmt *b, *in;
+    int rc = prepare_window(db, cols, d->run.run_id, &b, &in);
 
-    snprintf(before, sizeof before, "%sAND start_time < ?3 ORDER BY start_time DESC LIMIT 1", cols);
-    snprintf(inside, sizeof inside,
-             "%sAND start_time >= ?3 AND start_time < ?4 "
-             "ORDER BY start_time",
-             cols);
-    sqlite3_stmt *b = cq_prepare(db, before, d->run.run_id),
-                 *in = cq_prepare(db, inside, d->run.run_id);
-    if (b == NULL || in == NULL)
-        rc = -1;
     for (size_t i = 0; rc == 0 && i < d->n_threads; i++) {
         int64_t v[3] = {d->threads[i].id, d->from, d->to};
         if (!d->threads[i].wanted)
@@ -86,11 +107,7 @@ static enum chart_status read_slices(sqlite3 *db, struct chart_data *d, char *er
         if ((rc = take_slices(d, b, i)) == 0)
             rc = take_slices(d, in, i);
     }
-    sqlite3_finalize(b);
-    sqlite3_finalize(in);
-    if (rc == -2)
-        return cq_oom(err, errlen);
-    return rc ? cq_sql_fail(db, err, errlen) : CHART_OK;
+    return end_window(db, b, in, rc, err, errlen);
 }
 
 static int64_t longest_deadline(const struct chart_data *d)
@@ -346,26 +363,13 @@ static enum chart_status read_lines(sqlite3 *db, struct chart_data *d, char *err
 {
     static const char cols[] = "SELECT start_time, end_time FROM slices WHERE run_id = ?1 AND "
                                "sc_thread_id = ?2 ";
-    char before[200], inside[200];
-    int rc = 0;
+    sqlite3_stmt *b, *in;
+    int rc = prepare_window(db, cols, d->run.run_id, &b, &in);
 
-    snprintf(before, sizeof before, "%sAND start_time < ?3 ORDER BY start_time DESC LIMIT 1", cols);
-    snprintf(inside, sizeof inside,
-             "%sAND start_time >= ?3 AND start_time < ?4 "
-             "ORDER BY start_time",
-             cols);
-    sqlite3_stmt *b = cq_prepare(db, before, d->run.run_id),
-                 *in = cq_prepare(db, inside, d->run.run_id);
-    if (b == NULL || in == NULL)
-        rc = -1;
     for (size_t i = 0; rc == 0 && i < d->n_threads; i++)
         if (has_line(d, &d->threads[i]))
             rc = line_of(b, in, d, i);
-    sqlite3_finalize(b);
-    sqlite3_finalize(in);
-    if (rc == -2)
-        return cq_oom(err, errlen);
-    return rc ? cq_sql_fail(db, err, errlen) : CHART_OK;
+    return end_window(db, b, in, rc, err, errlen);
 }
 
 /* ---- rows ---- */

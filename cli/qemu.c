@@ -30,6 +30,7 @@
 #include "load.h"
 #include "qemu_run.h"
 #include "replay.h"
+#include "runcmd.h"
 #include "summary.h"
 #include "units.h"
 
@@ -58,101 +59,44 @@ const char cmd_qemu_usage[] =
     "Exit status: 0 if every expectation held, 1 if one failed, 2 for bad usage,\n"
     "bad input or a missing QEMU or image, 3 if the run failed.\n";
 
+/* The common options, and qemu's own. */
 struct qemu_args {
-    const char *scenario, *db, *image, *qemu, *timeout, *keep;
-    const char *seed, *duration, *scheduler;
-    bool trace_full, bench_ipc, quiet;
+    struct runcmd_args common;
+    const char *image, *qemu, *timeout, *keep;
+    bool bench_ipc;
 };
 
 static int bad_usage(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "mcsim: qemu: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see 'mcsim help qemu')\n");
-    return 2;
-}
-
-static const char **option_slot(struct qemu_args *a, const char *arg)
-{
-    static const struct {
-        const char *name;
-        size_t offset;
-    } opts[] = {
-        {"-o", offsetof(struct qemu_args, db)},
-        {"--image", offsetof(struct qemu_args, image)},
-        {"--qemu", offsetof(struct qemu_args, qemu)},
-        {"--timeout", offsetof(struct qemu_args, timeout)},
-        {"--keep", offsetof(struct qemu_args, keep)},
-        {"--seed", offsetof(struct qemu_args, seed)},
-        {"--duration", offsetof(struct qemu_args, duration)},
-        {"--scheduler", offsetof(struct qemu_args, scheduler)},
-    };
-    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
-        if (strcmp(arg, opts[i].name) == 0)
-            return (const char **)(void *)((char *)a + opts[i].offset);
-    }
-    return NULL;
+    return runcmd_bad_usage("qemu", fmt, arg);
 }
 
 static int parse_args(int argc, char **argv, struct qemu_args *a)
 {
+    const struct runcmd_option own[] = {
+        {"--image", &a->image, NULL},         {"--qemu", &a->qemu, NULL},
+        {"--timeout", &a->timeout, NULL},     {"--keep", &a->keep, NULL},
+        {"--bench-ipc", NULL, &a->bench_ipc},
+    };
+
     memset(a, 0, sizeof *a);
-    a->db = "mcsim.db";
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char **slot = option_slot(a, arg);
-        if (slot) {
-            if (i + 1 >= argc)
-                return bad_usage("option '%s' needs a value", arg);
-            *slot = argv[++i];
-        } else if (strcmp(arg, "--trace") == 0) {
-            const char *v = i + 1 < argc ? argv[++i] : "";
-            if (strcmp(v, "sched") != 0 && strcmp(v, "full") != 0)
-                return bad_usage("--trace takes 'sched' or 'full'%s", "");
-            a->trace_full = strcmp(v, "full") == 0;
-        } else if (strcmp(arg, "--bench-ipc") == 0) {
-            a->bench_ipc = true;
-        } else if (strcmp(arg, "--quiet") == 0) {
-            a->quiet = true;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            return bad_usage("unknown option '%s'", arg);
-        } else if (a->scenario == NULL) {
-            a->scenario = arg;
-        } else {
-            return bad_usage("only one scenario file may be given (also got '%s')", arg);
-        }
-    }
-    if (a->scenario == NULL)
-        return bad_usage("no scenario file given%s", "");
-    return 0;
+    return runcmd_parse("qemu", argc, argv, own, sizeof own / sizeof own[0], &a->common);
 }
 
-static int apply_overrides(const struct qemu_args *a, struct scenario *s)
+static int apply_overrides(const struct runcmd_args *a, struct scenario *s)
 {
     char why[200];
 
-    if (a->seed) {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(a->seed, &end, 10);
-        if (errno || *end || end == a->seed || a->seed[0] == '-')
-            return bad_usage("--seed takes a whole number, not '%s'", a->seed);
-        s->seed = v;
-    }
+    if (a->seed && !runcmd_seed(a->seed, &s->seed))
+        return bad_usage("--seed takes a whole number, not '%s'", a->seed);
     if (a->duration) {
         uint64_t cycles = 0;
         if (!units_parse_cycles(a->duration, s->cpu_hz, &cycles, why, sizeof why) || cycles == 0)
             return bad_usage("--duration '%s': not a duration above 0", a->duration);
         s->duration = cycles;
     }
-    if (a->scheduler) {
-        if (strcmp(a->scheduler, "mcs") == 0)
-            s->scheduler = SCHED_MCS;
-        else if (strcmp(a->scheduler, "classic") == 0)
-            s->scheduler = SCHED_CLASSIC;
-        else
-            return bad_usage("--scheduler takes 'mcs' or 'classic', not '%s'", a->scheduler);
-    }
+    if (runcmd_scheduler("qemu", a, s) != 0)
+        return 2;
     for (uint32_t i = 0; i < s->n_steps; i++) {
         if (s->steps[i].kind == STEP_HANDLE_TIMEOUTS &&
             s->steps[i].timeouts.action == TIMEOUT_INHERIT)
@@ -222,30 +166,6 @@ static int find_tools(const struct qemu_args *a, char *image, char *qemu, size_t
 
 /* ------------------------------------------------------------ the run */
 
-static int check(struct db *db, const struct scenario *s, bool quiet)
-{
-    struct expect_result *r = calloc(s->n_expects ? s->n_expects : 1, sizeof *r);
-    char err[DB_ERRMSG_MAX];
-    int status;
-
-    if (r == NULL)
-        return 3;
-    if (expect_evaluate(db_sqlite(db), db_run_id(db), s, expect_entry_allowance(&s->costs), r, err,
-                        sizeof err) != 0 ||
-        expect_record(db_sqlite(db), db_run_id(db), s, r, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
-        free(r);
-        return 3;
-    }
-    status = expect_failures(s, r) ? 1 : 0;
-    for (uint32_t i = 0; i < s->n_expects; i++) {
-        if (!quiet || (r[i].applicable && !r[i].passed))
-            expect_print_one(stdout, &s->expects[i], &r[i]);
-    }
-    free(r);
-    return status;
-}
-
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -289,12 +209,12 @@ static int record(const struct qemu_args *a, const struct scenario *s, const str
         .seed = s->seed,
         .duration = s->duration,
         .scheduler = s->scheduler,
-        .trace_full = a->trace_full,
+        .trace_full = a->common.trace_full,
         .version = MCSIM_VERSION,
     };
     int status;
 
-    if (db_open(a->db, &db, err, sizeof err) != 0) {
+    if (db_open(a->common.db, &db, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 2;
     }
@@ -307,9 +227,7 @@ static int record(const struct qemu_args *a, const struct scenario *s, const str
         db_close(db);
         return 3;
     }
-    status = check(db, s, a->quiet);
-    if (!a->quiet && status != 3)
-        summary_print(stdout, db_sqlite(db), db_run_id(db), s, &r, a->db);
+    status = runcmd_report("qemu", &a->common, db, s, &r);
     db_close(db);
     return status;
 }
@@ -348,7 +266,7 @@ static int run_qemu(const struct qemu_args *a, const struct qemu_job *job, uint3
                 problem ? problem : "QEMU failed", out.status, job->qemu_log);
         return 3;
     }
-    if (!a->quiet)
+    if (!a->common.quiet)
         fprintf(stderr, "mcsim: qemu: %zu records in %.2f s of wall-clock time\n", t->n,
                 out.seconds);
     return 0;
@@ -359,8 +277,8 @@ static int run(const struct qemu_args *a, struct scenario *s)
     char image[4096], qemu[4096];
     struct qemu_workdir wd = {0};
     struct qemu_trace t = {0};
-    uint32_t crc = 0,
-             flags = (a->trace_full ? BLOB_TRACE_FULL : 0) | (a->bench_ipc ? BLOB_BENCH_IPC : 0);
+    uint32_t crc = 0, flags = (a->common.trace_full ? BLOB_TRACE_FULL : 0) |
+                              (a->bench_ipc ? BLOB_BENCH_IPC : 0);
     unsigned long timeout = 300;
     int status;
 
@@ -398,19 +316,13 @@ int cmd_qemu(int argc, char **argv)
 {
     struct qemu_args a;
     struct scenario s;
-    struct diag d;
-    struct load_opts opts = {.first_document_only = true};
     int status;
 
     if ((status = parse_args(argc, argv, &a)) != 0)
         return status;
-    diag_init(&d);
-    status = load_scenario_opts(a.scenario, &opts, &s, &d) == 0 ? 0 : 2;
-    diag_print(&d, stderr);
-    diag_release(&d);
-    if (status != 0)
+    if ((status = runcmd_load(&a.common, &s)) != 0)
         return status;
-    status = apply_overrides(&a, &s);
+    status = apply_overrides(&a.common, &s);
     if (status == 0)
         status = run(&a, &s);
     scenario_release(&s);

@@ -22,6 +22,7 @@
 #include "engine.h"
 #include "expect.h"
 #include "load.h"
+#include "runcmd.h"
 #include "summary.h"
 #include "units.h"
 
@@ -45,15 +46,10 @@ const char cmd_run_usage[] =
     "Exit status: 0 if every expectation held, 1 if one failed, 2 for bad usage\n"
     "or input, 3 for an internal error, 130 if interrupted.\n";
 
+/* The common options, and --gantt. */
 struct run_args {
-    const char *scenario;
-    const char *db;
-    const char *seed;
-    const char *duration;
-    const char *scheduler;
+    struct runcmd_args common;
     const char *gantt;
-    bool trace_full;
-    bool quiet;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -66,91 +62,28 @@ static void on_sigint(int sig)
 
 static int bad_usage(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "mcsim: run: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see 'mcsim help run')\n");
-    return 2;
-}
-
-/* The value of option argv[*i], which must follow it. */
-static const char *option_value(int argc, char **argv, int *i)
-{
-    if (*i + 1 >= argc)
-        return NULL;
-    return argv[++*i];
-}
-
-static int parse_args(int argc, char **argv, struct run_args *a)
-{
-    memset(a, 0, sizeof *a);
-    a->db = "mcsim.db";
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char **slot = NULL;
-        if (strcmp(arg, "-o") == 0)
-            slot = &a->db;
-        else if (strcmp(arg, "--seed") == 0)
-            slot = &a->seed;
-        else if (strcmp(arg, "--duration") == 0)
-            slot = &a->duration;
-        else if (strcmp(arg, "--scheduler") == 0)
-            slot = &a->scheduler;
-        else if (strcmp(arg, "--gantt") == 0)
-            slot = &a->gantt;
-        else if (strcmp(arg, "--quiet") == 0)
-            a->quiet = true;
-        else if (strcmp(arg, "--trace") == 0) {
-            const char *v = option_value(argc, argv, &i);
-            if (v == NULL || (strcmp(v, "sched") != 0 && strcmp(v, "full") != 0))
-                return bad_usage("--trace takes 'sched' or 'full'%s", "");
-            a->trace_full = strcmp(v, "full") == 0;
-        } else if (arg[0] == '-' && arg[1] != '\0')
-            return bad_usage("unknown option '%s'", arg);
-        else if (a->scenario == NULL)
-            a->scenario = arg;
-        else
-            return bad_usage("only one scenario file may be given (also got '%s')", arg);
-        if (slot && (*slot = option_value(argc, argv, &i)) == NULL)
-            return bad_usage("option '%s' needs a value", arg);
-    }
-    if (a->scenario == NULL)
-        return bad_usage("no scenario file given%s", "");
-    return 0;
+    return runcmd_bad_usage("run", fmt, arg);
 }
 
 /* Command-line overrides of the scenario's seed, duration and scheduler. */
-static int apply_overrides(const struct run_args *a, struct scenario *s)
+static int apply_overrides(const struct runcmd_args *a, struct scenario *s)
 {
     char why[200];
 
-    if (a->seed) {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(a->seed, &end, 10);
-        if (errno || *end || end == a->seed || a->seed[0] == '-')
-            return bad_usage("--seed takes a whole number from 0 to 18446744073709551615, "
-                             "not '%s'", a->seed);
-        s->seed = v;
-    }
+    if (a->seed && !runcmd_seed(a->seed, &s->seed))
+        return bad_usage("--seed takes a whole number from 0 to 18446744073709551615, "
+                         "not '%s'",
+                         a->seed);
     if (a->duration) {
         uint64_t cycles;
-        if (!units_parse_cycles(a->duration, s->cpu_hz, &cycles, why, sizeof why) ||
-            cycles == 0) {
+        if (!units_parse_cycles(a->duration, s->cpu_hz, &cycles, why, sizeof why) || cycles == 0) {
             fprintf(stderr, "mcsim: run: --duration '%s': %s\n", a->duration,
                     cycles == 0 && why[0] == '\0' ? "must be more than 0" : why);
             return 2;
         }
         s->duration = cycles;
     }
-    if (a->scheduler) {
-        if (strcmp(a->scheduler, "mcs") == 0)
-            s->scheduler = SCHED_MCS;
-        else if (strcmp(a->scheduler, "classic") == 0)
-            s->scheduler = SCHED_CLASSIC;
-        else
-            return bad_usage("--scheduler takes 'mcs' or 'classic', not '%s'", a->scheduler);
-    }
-    return 0;
+    return runcmd_scheduler("run", a, s);
 }
 
 /* What this version cannot run yet is refused before anything is written. */
@@ -161,8 +94,9 @@ static int check_supported(const struct scenario *s)
     for (uint32_t i = 0; i < s->n_steps; i++) {
         const struct scn_step *st = &s->steps[i];
         if (st->kind == STEP_HANDLE_TIMEOUTS && st->timeouts.action == TIMEOUT_INHERIT) {
-            fprintf(stderr, "%s:%u:%u: error: handle_timeouts action 'inherit' is not supported "
-                            "by this version of mcsim (use reset or emergency_budget)\n",
+            fprintf(stderr,
+                    "%s:%u:%u: error: handle_timeouts action 'inherit' is not supported "
+                    "by this version of mcsim (use reset or emergency_budget)\n",
                     s->path, st->loc.line, st->loc.col);
             status = 2;
         }
@@ -176,52 +110,13 @@ static void progress(void *ctx, cycles_t now, cycles_t duration)
     fprintf(stderr, "\rmcsim: run: %3u%%", (unsigned)(duration ? now * 100 / duration : 100));
 }
 
-static int load(const struct run_args *a, struct scenario *s)
-{
-    struct diag d;
-    struct load_opts opts = {.first_document_only = true};
-    int rc;
-
-    diag_init(&d);
-    rc = load_scenario_opts(a->scenario, &opts, s, &d);
-    diag_print(&d, stderr);
-    diag_release(&d);
-    return rc == 0 ? 0 : 2;
-}
-
-/* Evaluate, record and print the verdicts; 1 if one failed. */
-static int check(struct db *db, const struct scenario *s, bool quiet)
-{
-    struct expect_result *r = calloc(s->n_expects ? s->n_expects : 1, sizeof *r);
-    char err[DB_ERRMSG_MAX];
-    int status;
-
-    if (r == NULL) {
-        fprintf(stderr, "mcsim: run: out of memory\n");
-        return 3;
-    }
-    if (expect_evaluate(db_sqlite(db), db_run_id(db), s, expect_entry_allowance(&s->costs), r,
-                        err, sizeof err) != 0 ||
-        expect_record(db_sqlite(db), db_run_id(db), s, r, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
-        free(r);
-        return 3;
-    }
-    status = expect_failures(s, r) ? 1 : 0;
-    for (uint32_t i = 0; i < s->n_expects; i++) {
-        if (!quiet || (r[i].applicable && !r[i].passed))
-            expect_print_one(stdout, &s->expects[i], &r[i]);
-    }
-    free(r);
-    return status;
-}
-
 static int report_failure(const struct eng_result *r, const struct run_args *a, struct db *db)
 {
     if (r->status == ENG_INTERRUPTED) {
-        fprintf(stderr, "mcsim: run: interrupted at cycle %llu; run %lld of %s is left "
-                        "unfinished\n",
-                (unsigned long long)r->end, (long long)db_run_id(db), a->db);
+        fprintf(stderr,
+                "mcsim: run: interrupted at cycle %llu; run %lld of %s is left "
+                "unfinished\n",
+                (unsigned long long)r->end, (long long)db_run_id(db), a->common.db);
         return 130;
     }
     if (r->status == ENG_SINK_ERROR)
@@ -250,8 +145,8 @@ static int draw_gantt(const struct run_args *a, struct db *db, int status)
                 "mcsim: run: note: the chart shows 0 to %s, a readable part of the run; "
                 "draw other parts with 'mcsim gantt %s -o FILE --run %lld --from T "
                 "--to T'\n",
-                to, a->db, (long long)res.run_id);
-    if (!a->quiet)
+                to, a->common.db, (long long)res.run_id);
+    if (!a->common.quiet)
         printf("gantt chart: %s\n", a->gantt);
     return status;
 }
@@ -265,17 +160,17 @@ static int simulate(const struct run_args *a, const struct scenario *s)
         .seed = s->seed,
         .duration = s->duration,
         .scheduler = s->scheduler,
-        .trace_full = a->trace_full,
+        .trace_full = a->common.trace_full,
         .version = MCSIM_VERSION,
         .stop = &interrupted,
     };
     int status;
 
-    if (db_open(a->db, &db, err, sizeof err) != 0) {
+    if (db_open(a->common.db, &db, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 2;
     }
-    if (!a->quiet && isatty(STDERR_FILENO))
+    if (!a->common.quiet && isatty(STDERR_FILENO))
         o.progress = progress;
     o.sink = db_sink(db, (int64_t)time(NULL));
     signal(SIGINT, on_sigint);
@@ -288,9 +183,7 @@ static int simulate(const struct run_args *a, const struct scenario *s)
         db_close(db);
         return status;
     }
-    status = check(db, s, a->quiet);
-    if (!a->quiet && status != 3)
-        summary_print(stdout, db_sqlite(db), db_run_id(db), s, &r, a->db);
+    status = runcmd_report("run", &a->common, db, s, &r);
     if (a->gantt && status != 3)
         status = draw_gantt(a, db, status);
     db_close(db);
@@ -299,19 +192,20 @@ static int simulate(const struct run_args *a, const struct scenario *s)
 
 int cmd_run(int argc, char **argv)
 {
-    struct run_args a;
+    struct run_args a = {.gantt = NULL};
+    const struct runcmd_option own[] = {{"--gantt", &a.gantt, NULL}};
     struct scenario s;
     int status;
 
-    if ((status = parse_args(argc, argv, &a)) != 0)
+    if ((status = runcmd_parse("run", argc, argv, own, sizeof own / sizeof own[0], &a.common)) != 0)
         return status;
     if (a.gantt && chart_format(a.gantt) == NULL)
         return bad_usage("--gantt %s: the file's extension chooses the format: .svg, .png "
                          "or .pdf",
                          a.gantt);
-    if ((status = load(&a, &s)) != 0)
+    if ((status = runcmd_load(&a.common, &s)) != 0)
         return status;
-    status = apply_overrides(&a, &s);
+    status = apply_overrides(&a.common, &s);
     if (status == 0)
         status = check_supported(&s);
     if (status == 0)

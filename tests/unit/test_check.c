@@ -12,8 +12,6 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -22,126 +20,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmocka.h>
-#include <sqlite3.h>
+
+#include "spawn.h"
+#include "sqlq.h"
+#include "workdir.h"
 
 #define SCENARIO_DIR MCSIM_SOURCE_DIR "/scenarios"
 #define DATA_DIR MCSIM_SOURCE_DIR "/tests/data/run/"
 #define NETWORK_DRIVER SCENARIO_DIR "/network_driver.yaml"
-#define MAX_ARGS 16
-#define OUT_MAX (1 << 16)
 
-static char workdir[256];
-static char out[OUT_MAX], err[OUT_MAX];
-
-/* ------------------------------------------------------ running mcsim */
-
-static void slurp(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-
-    buf[n] = '\0';
-    if (f)
-        fclose(f);
-}
-
-/* Run `mcsim ARGS...` (NULL-terminated) in the work directory; its output
- * lands in out and err. Returns its exit status. */
-static int mcsim(const char *first, ...)
-{
-    const char *argv[MAX_ARGS + 2];
-    char out_path[300], err_path[300];
-    va_list ap;
-    int n = 0, st;
-    pid_t pid;
-
-    argv[n++] = getenv("MCSIM_BIN");
-    assert_non_null(argv[0]);
-    va_start(ap, first);
-    for (const char *a = first; a != NULL; a = va_arg(ap, const char *)) {
-        assert_true(n < MAX_ARGS + 1);
-        argv[n++] = a;
-    }
-    va_end(ap);
-    argv[n] = NULL;
-    snprintf(out_path, sizeof out_path, "%s.out", workdir);
-    snprintf(err_path, sizeof err_path, "%s.err", workdir);
-    fflush(NULL);
-    pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-        if (o < 0 || e < 0 || chdir(workdir) != 0)
-            _exit(127);
-        dup2(o, 1);
-        dup2(e, 2);
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    while (waitpid(pid, &st, 0) < 0)
-        assert_int_equal(errno, EINTR);
-    slurp(out_path, out, sizeof out);
-    slurp(err_path, err, sizeof err);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static void in_workdir(char *buf, size_t len, const char *name)
-{
-    snprintf(buf, len, "%s/%s", workdir, name);
-}
-
-static void remove_all_in_workdir(void)
-{
-    DIR *dir = opendir(workdir);
-    struct dirent *e;
-    char path[600];
-
-    assert_non_null(dir);
-    while ((e = readdir(dir)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", workdir, e->d_name);
-        remove(path);
-    }
-    closedir(dir);
-}
-
-/* Run SQL on workdir/name (to tamper with a recorded run). */
-static void db_exec(const char *name, const char *sql)
-{
-    char path[300];
-    sqlite3 *db;
-
-    in_workdir(path, sizeof path, name);
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
-        fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-    assert_true(sqlite3_changes(db) > 0 || strncmp(sql, "UPDATE", 6) != 0);
-    sqlite3_close(db);
-}
-
-static void copy_file(const char *from, const char *to_name)
-{
-    char path[300], buf[4096];
-    FILE *in = fopen(from, "rb"), *o;
-    size_t n;
-
-    in_workdir(path, sizeof path, to_name);
-    o = fopen(path, "wb");
-    assert_non_null(in);
-    assert_non_null(o);
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        assert_int_equal(fwrite(buf, 1, n, o), n);
-    fclose(in);
-    fclose(o);
-}
+/* ------------------------------------------------- reading its output */
 
 /* The verdict lines of an output ("PASS  ...", "FAIL  ...", "N/A   ..."),
  * without check's guarantees, into buf. */
@@ -169,32 +59,8 @@ static void verdict_lines(const char *text, char *buf, size_t len)
 
 static int setup(void **state)
 {
-    const char *tmp = getenv("TMPDIR");
-
     (void)state;
-    snprintf(workdir, sizeof workdir, "%s/mcsim-test-check-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    return mkdtemp(workdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    char path[300];
-
-    (void)state;
-    remove_all_in_workdir();
-    rmdir(workdir);
-    snprintf(path, sizeof path, "%s.out", workdir);
-    remove(path);
-    snprintf(path, sizeof path, "%s.err", workdir);
-    remove(path);
-    return 0;
-}
-
-static int empty_workdir(void **state)
-{
-    (void)state;
-    remove_all_in_workdir();
-    return 0;
+    return workdir_create("check");
 }
 
 /* ------------------------------------------------------------- the tests */
@@ -203,22 +69,23 @@ static int empty_workdir(void **state)
  * demand the same exit status and verdicts. */
 static void assert_check_agrees(const char *file, const char *scheduler)
 {
-    static char run_verdicts[OUT_MAX], check_verdicts[OUT_MAX];
+    static char run_verdicts[SPAWN_OUT_MAX], check_verdicts[SPAWN_OUT_MAX];
     int run_status, check_status;
 
-    remove_all_in_workdir();
-    run_status = mcsim("run", file, "-o", "agree.db", "--scheduler", scheduler, NULL);
+    workdir_clear();
+    run_status = spawn_mcsim("run", file, "-o", "agree.db", "--scheduler", scheduler, NULL);
     if (run_status == 2)
         return; /* refused (inherit): nothing recorded, nothing to check */
     if (run_status != 0 && run_status != 1)
         fail_msg("mcsim run %s --scheduler %s: status %d\n%s%s", file, scheduler, run_status,
-                 out, err);
-    verdict_lines(out, run_verdicts, sizeof run_verdicts);
-    check_status = mcsim("check", "agree.db", NULL);
-    verdict_lines(out, check_verdicts, sizeof check_verdicts);
+                 spawn_out, spawn_err);
+    verdict_lines(spawn_out, run_verdicts, sizeof run_verdicts);
+    check_status = spawn_mcsim("check", "agree.db", NULL);
+    verdict_lines(spawn_out, check_verdicts, sizeof check_verdicts);
     if (check_status != run_status || strcmp(run_verdicts, check_verdicts) != 0)
         fail_msg("%s under %s: run exited %d with\n%s\ncheck exited %d with\n%s\n%s%s", file,
-                 scheduler, run_status, run_verdicts, check_status, check_verdicts, out, err);
+                 scheduler, run_status, run_verdicts, check_status, check_verdicts, spawn_out,
+                 spawn_err);
 }
 
 static bool yaml_name(const char *name)
@@ -260,17 +127,17 @@ static void test_check_agrees_on_every_scenario(void **state)
 static void test_check_catches_tampered_job(void **state)
 {
     (void)state;
-    assert_int_equal(mcsim("run", NETWORK_DRIVER, "-o", "t.db", NULL), 0);
-    assert_int_equal(mcsim("check", "t.db", NULL), 0);
-    db_exec("t.db", "UPDATE jobs SET finish_time = deadline_time + 1"
-                    " WHERE run_id = 1 AND thread_id = 1 AND job = 3");
-    assert_int_equal(mcsim("check", "t.db", NULL), 1);
-    assert_non_null(strstr(out, "FAIL  deadlines: met, threads: [control] (scheduler: mcs)"));
-    assert_non_null(strstr(out, "job 3 of control"));
-    assert_non_null(strstr(out, "the run recorded PASS for this expectation"));
-    assert_int_equal(mcsim("check", "t.db", "--quiet", NULL), 1);
-    assert_non_null(strstr(out, "FAIL  deadlines: met"));
-    assert_null(strstr(out, "PASS  "));
+    assert_int_equal(spawn_mcsim("run", NETWORK_DRIVER, "-o", "t.db", NULL), 0);
+    assert_int_equal(spawn_mcsim("check", "t.db", NULL), 0);
+    sqlq_exec(workdir_file("t.db"), "UPDATE jobs SET finish_time = deadline_time + 1"
+                                    " WHERE run_id = 1 AND thread_id = 1 AND job = 3");
+    assert_int_equal(spawn_mcsim("check", "t.db", NULL), 1);
+    assert_non_null(strstr(spawn_out, "FAIL  deadlines: met, threads: [control] (scheduler: mcs)"));
+    assert_non_null(strstr(spawn_out, "job 3 of control"));
+    assert_non_null(strstr(spawn_out, "the run recorded PASS for this expectation"));
+    assert_int_equal(spawn_mcsim("check", "t.db", "--quiet", NULL), 1);
+    assert_non_null(strstr(spawn_out, "FAIL  deadlines: met"));
+    assert_null(strstr(spawn_out, "PASS  "));
 }
 
 /* Slices made to overlap fail the one-CPU guarantee; a context's slice
@@ -285,26 +152,20 @@ static void test_check_catches_broken_guarantees(void **state)
                                "        program: [{compute: 1s}]}\n"
                                "expect:\n"
                                "  - {count: {event: throttle, at_least: 1}}\n";
-    char path[300];
-    FILE *f;
-
     (void)state;
-    in_workdir(path, sizeof path, "hog.yaml");
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(yaml, f);
-    fclose(f);
-    assert_int_equal(mcsim("run", "hog.yaml", "-o", "g.db", NULL), 0);
-    assert_int_equal(mcsim("check", "g.db", NULL), 0);
-    assert_non_null(strstr(out, "PASS  guarantee: every context kept its budget"));
-    assert_non_null(strstr(out, "PASS  guarantee: one slice at a time"));
+    workdir_write("hog.yaml", yaml);
+    assert_int_equal(spawn_mcsim("run", "hog.yaml", "-o", "g.db", NULL), 0);
+    assert_int_equal(spawn_mcsim("check", "g.db", NULL), 0);
+    assert_non_null(strstr(spawn_out, "PASS  guarantee: every context kept its budget"));
+    assert_non_null(strstr(spawn_out, "PASS  guarantee: one slice at a time"));
     /* hog's first slice, [0, 1ms), made to run 10ms: over its budget and
      * over its next slice, at 10ms. */
-    db_exec("g.db", "UPDATE slices SET end_time = end_time + 9500000 WHERE rowid ="
-                    " (SELECT min(rowid) FROM slices WHERE run_id = 1 AND thread_id = 1)");
-    assert_int_equal(mcsim("check", "g.db", NULL), 1);
-    assert_non_null(strstr(out, "FAIL  guarantee: every context kept its budget"));
-    assert_non_null(strstr(out, "FAIL  guarantee: one slice at a time"));
+    sqlq_exec(workdir_file("g.db"),
+              "UPDATE slices SET end_time = end_time + 9500000 WHERE rowid ="
+              " (SELECT min(rowid) FROM slices WHERE run_id = 1 AND thread_id = 1)");
+    assert_int_equal(spawn_mcsim("check", "g.db", NULL), 1);
+    assert_non_null(strstr(spawn_out, "FAIL  guarantee: every context kept its budget"));
+    assert_non_null(strstr(spawn_out, "FAIL  guarantee: one slice at a time"));
 }
 
 /* The scenario's text is in the database: check needs no file. Without
@@ -312,26 +173,26 @@ static void test_check_catches_broken_guarantees(void **state)
  * changed or missing one. */
 static void test_check_needs_only_the_database(void **state)
 {
-    char path[300];
+    char path[600];
     FILE *f;
 
     (void)state;
-    copy_file(DATA_DIR "expect_fails.yaml", "s.yaml");
-    assert_int_equal(mcsim("run", "s.yaml", "-o", "f.db", NULL), 1);
-    in_workdir(path, sizeof path, "s.yaml");
+    snprintf(path, sizeof path, "%s", workdir_file("s.yaml"));
+    workdir_copy(DATA_DIR "expect_fails.yaml", "s.yaml");
+    assert_int_equal(spawn_mcsim("run", "s.yaml", "-o", "f.db", NULL), 1);
     assert_int_equal(remove(path), 0);
-    assert_int_equal(mcsim("check", "f.db", NULL), 1);
-    assert_non_null(strstr(out, "FAIL  max_response: worker at_most 1ms"));
-    db_exec("f.db", "DELETE FROM scenario_files");
-    assert_int_equal(mcsim("check", "f.db", NULL), 2);
-    assert_non_null(strstr(err, "is gone or changed"));
-    copy_file(DATA_DIR "expect_fails.yaml", "s.yaml");
-    assert_int_equal(mcsim("check", "f.db", NULL), 1);
+    assert_int_equal(spawn_mcsim("check", "f.db", NULL), 1);
+    assert_non_null(strstr(spawn_out, "FAIL  max_response: worker at_most 1ms"));
+    sqlq_exec(workdir_file("f.db"), "DELETE FROM scenario_files");
+    assert_int_equal(spawn_mcsim("check", "f.db", NULL), 2);
+    assert_non_null(strstr(spawn_err, "is gone or changed"));
+    workdir_copy(DATA_DIR "expect_fails.yaml", "s.yaml");
+    assert_int_equal(spawn_mcsim("check", "f.db", NULL), 1);
     f = fopen(path, "a");
     assert_non_null(f);
     fputs("# changed\n", f);
     fclose(f);
-    assert_int_equal(mcsim("check", "f.db", NULL), 2);
+    assert_int_equal(spawn_mcsim("check", "f.db", NULL), 2);
 }
 
 /* The run's own duration, seed and scheduler (command-line overrides)
@@ -339,49 +200,49 @@ static void test_check_needs_only_the_database(void **state)
 static void test_check_uses_the_runs_overrides(void **state)
 {
     (void)state;
-    assert_int_equal(mcsim("run", NETWORK_DRIVER, "-o", "o.db", "--duration", "30ms", "--seed",
-                           "5", "--scheduler", "classic", NULL),
+    assert_int_equal(spawn_mcsim("run", NETWORK_DRIVER, "-o", "o.db", "--duration", "30ms",
+                                 "--seed", "5", "--scheduler", "classic", NULL),
                      0);
-    assert_int_equal(mcsim("check", "o.db", NULL), 0);
-    assert_non_null(strstr(out, "classic scheduler, seed 5"));
-    assert_non_null(strstr(out, "of 3 jobs of control missed"));
+    assert_int_equal(spawn_mcsim("check", "o.db", NULL), 0);
+    assert_non_null(strstr(spawn_out, "classic scheduler, seed 5"));
+    assert_non_null(strstr(spawn_out, "of 3 jobs of control missed"));
 }
 
 static void test_check_run_selection_and_errors(void **state)
 {
     (void)state;
-    assert_int_equal(mcsim("check", "none.db", NULL), 2);
-    assert_non_null(strstr(err, "no such database"));
-    assert_int_equal(mcsim("check", NULL), 2);
-    assert_int_equal(mcsim("check", "x.db", "--bogus", NULL), 2);
-    assert_int_equal(mcsim("check", "x.db", "--run", "zero", NULL), 2);
-    assert_int_equal(mcsim("run", DATA_DIR "expect_holds.yaml", "-o", "r.db", NULL), 0);
-    assert_int_equal(mcsim("run", DATA_DIR "expect_fails.yaml", "-o", "r.db", NULL), 1);
-    assert_int_equal(mcsim("check", "r.db", NULL), 1); /* the latest: run 2 */
-    assert_int_equal(mcsim("check", "r.db", "--run", "1", NULL), 0);
-    assert_int_equal(mcsim("check", "r.db", "--run", "3", NULL), 2);
-    assert_non_null(strstr(err, "has no run 3"));
-    db_exec("r.db", "UPDATE runs SET finished = 0 WHERE run_id = 2");
-    assert_int_equal(mcsim("check", "r.db", "--run", "2", NULL), 2);
-    assert_non_null(strstr(err, "unfinished"));
-    assert_int_equal(mcsim("check", "r.db", NULL), 0); /* the latest finished: run 1 */
-    db_exec("r.db", "UPDATE runs SET finished = 0");
-    assert_int_equal(mcsim("check", "r.db", NULL), 2);
-    assert_non_null(strstr(err, "no finished run"));
-    assert_int_equal(mcsim("help", "check", NULL), 0);
-    assert_non_null(strstr(out, "usage: mcsim check DB [--run N]"));
+    assert_int_equal(spawn_mcsim("check", "none.db", NULL), 2);
+    assert_non_null(strstr(spawn_err, "no such database"));
+    assert_int_equal(spawn_mcsim("check", NULL), 2);
+    assert_int_equal(spawn_mcsim("check", "x.db", "--bogus", NULL), 2);
+    assert_int_equal(spawn_mcsim("check", "x.db", "--run", "zero", NULL), 2);
+    assert_int_equal(spawn_mcsim("run", DATA_DIR "expect_holds.yaml", "-o", "r.db", NULL), 0);
+    assert_int_equal(spawn_mcsim("run", DATA_DIR "expect_fails.yaml", "-o", "r.db", NULL), 1);
+    assert_int_equal(spawn_mcsim("check", "r.db", NULL), 1); /* the latest: run 2 */
+    assert_int_equal(spawn_mcsim("check", "r.db", "--run", "1", NULL), 0);
+    assert_int_equal(spawn_mcsim("check", "r.db", "--run", "3", NULL), 2);
+    assert_non_null(strstr(spawn_err, "has no run 3"));
+    sqlq_exec(workdir_file("r.db"), "UPDATE runs SET finished = 0 WHERE run_id = 2");
+    assert_int_equal(spawn_mcsim("check", "r.db", "--run", "2", NULL), 2);
+    assert_non_null(strstr(spawn_err, "unfinished"));
+    assert_int_equal(spawn_mcsim("check", "r.db", NULL), 0); /* the latest finished: run 1 */
+    sqlq_exec(workdir_file("r.db"), "UPDATE runs SET finished = 0");
+    assert_int_equal(spawn_mcsim("check", "r.db", NULL), 2);
+    assert_non_null(strstr(spawn_err, "no finished run"));
+    assert_int_equal(spawn_mcsim("help", "check", NULL), 0);
+    assert_non_null(strstr(spawn_out, "usage: mcsim check DB [--run N]"));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(test_check_agrees_on_every_scenario, empty_workdir),
-        cmocka_unit_test_setup(test_check_catches_tampered_job, empty_workdir),
-        cmocka_unit_test_setup(test_check_catches_broken_guarantees, empty_workdir),
-        cmocka_unit_test_setup(test_check_needs_only_the_database, empty_workdir),
-        cmocka_unit_test_setup(test_check_uses_the_runs_overrides, empty_workdir),
-        cmocka_unit_test_setup(test_check_run_selection_and_errors, empty_workdir),
+        cmocka_unit_test_setup(test_check_agrees_on_every_scenario, workdir_empty),
+        cmocka_unit_test_setup(test_check_catches_tampered_job, workdir_empty),
+        cmocka_unit_test_setup(test_check_catches_broken_guarantees, workdir_empty),
+        cmocka_unit_test_setup(test_check_needs_only_the_database, workdir_empty),
+        cmocka_unit_test_setup(test_check_uses_the_runs_overrides, workdir_empty),
+        cmocka_unit_test_setup(test_check_run_selection_and_errors, workdir_empty),
     };
 
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }

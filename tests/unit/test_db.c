@@ -24,6 +24,7 @@
 
 #include "db.h"
 #include "null_sink.h"
+#include "sqlq.h"
 
 #define FIXED_TIME 1714564800 /* 2024-05-01T12:00:00Z */
 
@@ -115,50 +116,6 @@ static struct db *open_db(const char *path)
     return db;
 }
 
-/* The rows of a query as one string: columns separated by '|', rows by
- * '\n', NULL as "NULL", so that whole tables compare at once. */
-static char *query(sqlite3 *sq, const char *sql)
-{
-    sqlite3_stmt *st;
-    size_t cap = 4096, len = 0;
-    char *out = calloc(1, cap);
-
-    if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
-        fail_msg("%s: %s", sql, sqlite3_errmsg(sq));
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        for (int c = 0; c < sqlite3_column_count(st); c++) {
-            const char *v = (const char *)sqlite3_column_text(st, c);
-            size_t need = len + (v ? strlen(v) : 4) + 2;
-
-            if (need >= cap)
-                out = realloc(out, cap = 2 * need);
-            len += (size_t)sprintf(out + len, "%s%s", c ? "|" : "", v ? v : "NULL");
-        }
-        len += (size_t)sprintf(out + len, "\n");
-    }
-    sqlite3_finalize(st);
-    return out;
-}
-
-static void assert_query(sqlite3 *sq, const char *sql, const char *expected)
-{
-    char *got = query(sq, sql);
-
-    if (strcmp(got, expected) != 0)
-        fail_msg("%s\nexpected:\n%s\nactual:\n%s", sql, expected, got);
-    free(got);
-}
-
-/* A second connection, to see what is committed. */
-static void assert_committed(const char *path, const char *sql, const char *expected)
-{
-    sqlite3 *sq;
-
-    assert_int_equal(sqlite3_open_v2(path, &sq, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    assert_query(sq, sql, expected);
-    sqlite3_close(sq);
-}
-
 static void add_slices(struct trace_sink *k, uint32_t n, cycles_t from)
 {
     for (uint32_t i = 0; i < n; i++) {
@@ -209,7 +166,7 @@ static void table_columns(sqlite3 *sq, const char *table, char *buf, size_t n)
     char *rows;
 
     snprintf(sql, sizeof sql, "SELECT group_concat(name, ',') FROM pragma_table_info('%s')", table);
-    rows = query(sq, sql);
+    rows = sqlq_rows(sq, sql);
     snprintf(buf, n, "%s", rows);
     buf[strcspn(buf, "\n")] = '\0';
     free(rows);
@@ -270,19 +227,19 @@ static void test_db_schema(void **state)
             fail_msg("DESIGN.md table %s: %s, the test expects %s", table, design,
                      schema_columns[i][1]);
     }
-    assert_query(db_sqlite(db), "PRAGMA user_version", "2\n");
-    assert_query(db_sqlite(db), "PRAGMA application_id", "1835234157\n");
-    assert_query(db_sqlite(db),
-                 "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
-                 " ORDER BY name",
-                 "budget_events_by_context\nbudget_events_by_thread\nevents_by_kind\n"
-                 "events_by_time\nirqs_by_device\nirqs_by_handler\njobs_by_release\n"
-                 "slices_by_context\nslices_by_thread\n");
+    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "2\n");
+    sqlq_assert_rows(db_sqlite(db), "PRAGMA application_id", "1835234157\n");
+    sqlq_assert_rows(db_sqlite(db),
+                     "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+                     " ORDER BY name",
+                     "budget_events_by_context\nbudget_events_by_thread\nevents_by_kind\n"
+                     "events_by_time\nirqs_by_device\nirqs_by_handler\njobs_by_release\n"
+                     "slices_by_context\nslices_by_thread\n");
     assert_int_equal(db_run_id(db), -1);
     db_close(db);
     /* Opening it again finds the schema and changes nothing. */
     db = open_db(path);
-    assert_query(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "27\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "27\n");
     db_close(db);
 }
 
@@ -308,8 +265,9 @@ static void write_one_of_each(struct trace_sink *k)
         {3, 1, 1750, BUDGET_EMERGENCY, 500000},
         {3, SINK_NO_THREAD, 1900, BUDGET_EXHAUSTED, 100},
     };
-    const struct sink_irq irqs[] = {{0, 33, 1000, 1800, false, 2, 2400},
-                                    {0, 33, 1100, SINK_NO_TIME, true, SINK_NO_THREAD, SINK_NO_TIME}};
+    const struct sink_irq irqs[] = {
+        {0, 33, 1000, 1800, false, 2, 2400},
+        {0, 33, 1100, SINK_NO_TIME, true, SINK_NO_THREAD, SINK_NO_TIME}};
     const struct sink_event events[] = {
         {1, 1500, "preempt", 1, 0, 3},
         {2, 1600, "timer", SINK_NO_THREAD, 0, 12345},
@@ -345,36 +303,37 @@ static void test_db_rows(void **state)
     assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
     assert_int_equal(db_run_id(db), 1);
     /* The run row is committed at once, unfinished. */
-    assert_committed(path, "SELECT run_id, finished FROM runs", "1|0\n");
+    sqlq_assert_path_rows(path, "SELECT run_id, finished FROM runs", "1|0\n");
     write_one_of_each(&k);
     assert_int_equal(k.ops->run_end(k.self, true), 0);
 
-    assert_query(db_sqlite(db), "SELECT * FROM runs",
-                 "1|fixture|scenarios/fixture.yaml|"
-                 "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf|7|100000000|"
-                 "1000000000|62500000|mcs|sim|0.1.0|2024-05-01T12:00:00Z|1|sched\n");
-    assert_query(db_sqlite(db), "SELECT * FROM threads ORDER BY thread_id",
-                 "1|0|(root)|255|NULL|NULL|NULL|NULL|NULL|0|0\n"
-                 "1|1|control|200|hi|1|2000000|10000000|10000000|0|0\n"
-                 "1|2|logger|10|lo|0|1000000|5000000|5000000|0|1\n"
-                 "1|3|server|210|hi|1|NULL|NULL|NULL|1|0\n");
-    assert_query(db_sqlite(db), "SELECT * FROM slices ORDER BY start_time",
-                 "1|1|1|NULL|0|1500\n1|3|1|NULL|1500|1800\n1|3|NULL|net_rx|1800|1900\n"
-                 "1|2|NULL|NULL|1900|2000\n");
-    assert_query(db_sqlite(db), "SELECT * FROM jobs ORDER BY thread_id, job",
-                 "1|1|1|0|10|1800|10000000|1800|0\n1|2|1|1900|1900|NULL|5001900|NULL|0\n");
-    assert_query(db_sqlite(db), "SELECT * FROM budget_events ORDER BY rowid",
-                 "1|1|1|1500|exhausted|1500\n1|1|1|1500|throttle|0\n"
-                 "1|1|1|10000000|replenish|2000000\n1|3|1|1700|timeout_fault|200\n"
-                 "1|3|1|1750|emergency|500000\n1|3|NULL|1900|exhausted|100\n");
-    assert_query(db_sqlite(db), "SELECT * FROM irqs ORDER BY arrival",
-                 "1|net|33|1000|1800|0|2|2400\n1|net|33|1100|NULL|1|NULL|NULL\n");
-    assert_query(db_sqlite(db), "SELECT * FROM events ORDER BY seq",
-                 "1|1|1500|preempt|1|0|3\n1|2|1600|timer|NULL|0|12345\n1|3|1700|signal|3|-1|1\n");
-    assert_query(db_sqlite(db), "SELECT * FROM expectations",
-                 "1|0|deadlines: met|1|none of 1 jobs missed|1\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM runs",
+                     "1|fixture|scenarios/fixture.yaml|"
+                     "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf|7|100000000|"
+                     "1000000000|62500000|mcs|sim|0.1.0|2024-05-01T12:00:00Z|1|sched\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM threads ORDER BY thread_id",
+                     "1|0|(root)|255|NULL|NULL|NULL|NULL|NULL|0|0\n"
+                     "1|1|control|200|hi|1|2000000|10000000|10000000|0|0\n"
+                     "1|2|logger|10|lo|0|1000000|5000000|5000000|0|1\n"
+                     "1|3|server|210|hi|1|NULL|NULL|NULL|1|0\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM slices ORDER BY start_time",
+                     "1|1|1|NULL|0|1500\n1|3|1|NULL|1500|1800\n1|3|NULL|net_rx|1800|1900\n"
+                     "1|2|NULL|NULL|1900|2000\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM jobs ORDER BY thread_id, job",
+                     "1|1|1|0|10|1800|10000000|1800|0\n1|2|1|1900|1900|NULL|5001900|NULL|0\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM budget_events ORDER BY rowid",
+                     "1|1|1|1500|exhausted|1500\n1|1|1|1500|throttle|0\n"
+                     "1|1|1|10000000|replenish|2000000\n1|3|1|1700|timeout_fault|200\n"
+                     "1|3|1|1750|emergency|500000\n1|3|NULL|1900|exhausted|100\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM irqs ORDER BY arrival",
+                     "1|net|33|1000|1800|0|2|2400\n1|net|33|1100|NULL|1|NULL|NULL\n");
+    sqlq_assert_rows(
+        db_sqlite(db), "SELECT * FROM events ORDER BY seq",
+        "1|1|1500|preempt|1|0|3\n1|2|1600|timer|NULL|0|12345\n1|3|1700|signal|3|-1|1\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM expectations",
+                     "1|0|deadlines: met|1|none of 1 jobs missed|1\n");
     db_close(db);
-    assert_committed(path, "SELECT finished FROM runs", "1\n");
+    sqlq_assert_path_rows(path, "SELECT finished FROM runs", "1\n");
 }
 
 static void run_slices(const char *path, struct scenario *s, uint8_t scheduler, bool full,
@@ -402,10 +361,12 @@ static void test_db_append(void **state)
     db_path(path, sizeof path, "append.db");
     run_slices(path, &s, SCHED_MCS, false, 3);
     run_slices(path, &s, SCHED_CLASSIC, true, 2);
-    assert_committed(path, "SELECT run_id, scheduler, trace, finished FROM runs",
-                     "1|mcs|sched|1\n2|classic|full|1\n");
-    assert_committed(path, "SELECT run_id, count(*) FROM slices GROUP BY run_id", "1|3\n2|2\n");
-    assert_committed(path, "SELECT run_id, count(*) FROM threads GROUP BY run_id", "1|4\n2|4\n");
+    sqlq_assert_path_rows(path, "SELECT run_id, scheduler, trace, finished FROM runs",
+                          "1|mcs|sched|1\n2|classic|full|1\n");
+    sqlq_assert_path_rows(path, "SELECT run_id, count(*) FROM slices GROUP BY run_id",
+                          "1|3\n2|2\n");
+    sqlq_assert_path_rows(path, "SELECT run_id, count(*) FROM threads GROUP BY run_id",
+                          "1|4\n2|4\n");
 }
 
 /* Two runs in one process through one handle and one sink. */
@@ -428,7 +389,8 @@ static void test_db_two_runs_one_handle(void **state)
         assert_int_equal(k.ops->run_end(k.self, true), 0);
     }
     db_close(db);
-    assert_committed(path, "SELECT run_id, count(*) FROM slices GROUP BY run_id", "1|1\n2|2\n");
+    sqlq_assert_path_rows(path, "SELECT run_id, count(*) FROM slices GROUP BY run_id",
+                          "1|1\n2|2\n");
 }
 
 static void test_db_batches(void **state)
@@ -446,10 +408,10 @@ static void test_db_batches(void **state)
     assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
     add_slices(&k, DB_BATCH_ROWS + 5, 0);
     snprintf(want, sizeof want, "%d|0\n", DB_BATCH_ROWS);
-    assert_committed(path, "SELECT count(*), (SELECT finished FROM runs) FROM slices", want);
+    sqlq_assert_path_rows(path, "SELECT count(*), (SELECT finished FROM runs) FROM slices", want);
     assert_int_equal(k.ops->run_end(k.self, true), 0);
     snprintf(want, sizeof want, "%d|1\n", DB_BATCH_ROWS + 5);
-    assert_committed(path, "SELECT count(*), (SELECT finished FROM runs) FROM slices", want);
+    sqlq_assert_path_rows(path, "SELECT count(*), (SELECT finished FROM runs) FROM slices", want);
     db_close(db);
 }
 
@@ -469,9 +431,9 @@ static void test_db_interrupted(void **state)
     assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
     add_slices(&k, 10, 0);
     db_close(db);
-    assert_committed(path, "SELECT run_id, finished, (SELECT count(*) FROM threads) FROM runs",
-                     "1|0|4\n");
-    assert_committed(path, "SELECT count(*) FROM slices", "0\n");
+    sqlq_assert_path_rows(path, "SELECT run_id, finished, (SELECT count(*) FROM threads) FROM runs",
+                          "1|0|4\n");
+    sqlq_assert_path_rows(path, "SELECT count(*) FROM slices", "0\n");
 }
 
 /* run_end(false): everything is kept, the run still unfinished. */
@@ -491,7 +453,8 @@ static void test_db_run_end_unfinished(void **state)
     add_slices(&k, 10, 0);
     assert_int_equal(k.ops->run_end(k.self, false), 0);
     db_close(db);
-    assert_committed(path, "SELECT finished, (SELECT count(*) FROM slices) FROM runs", "0|10\n");
+    sqlq_assert_path_rows(path, "SELECT finished, (SELECT count(*) FROM slices) FROM runs",
+                          "0|10\n");
 }
 
 /* A full disk, injected: the file may not grow past its size at the
@@ -512,7 +475,7 @@ static void test_db_disk_full(void **state)
     db = open_db(path);
     k = db_sink(db, FIXED_TIME);
     assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
-    pages = query(db_sqlite(db), "PRAGMA page_count");
+    pages = sqlq_rows(db_sqlite(db), "PRAGMA page_count");
     snprintf(want, sizeof want, "PRAGMA max_page_count = %ld", strtol(pages, NULL, 10));
     free(pages);
     assert_int_equal(sqlite3_exec(db_sqlite(db), want, NULL, NULL, NULL), SQLITE_OK);
@@ -532,7 +495,7 @@ static void test_db_disk_full(void **state)
     assert_int_equal(k.ops->run_end(k.self, true), -1);
     assert_string_equal(db_errmsg(db), want);
     db_close(db);
-    assert_committed(path, "SELECT finished FROM runs", "0\n");
+    sqlq_assert_path_rows(path, "SELECT finished FROM runs", "0\n");
 }
 
 /* ---- refusing files ---- */
@@ -563,7 +526,7 @@ static void test_db_refuses_other_files(void **state)
     assert_refused(path, "not an mcsim database (it holds another program's tables;"
                          " give another file with -o)");
     /* Untouched: still only its own table. */
-    assert_committed(path, "SELECT name FROM sqlite_master", "contacts\n");
+    sqlq_assert_path_rows(path, "SELECT name FROM sqlite_master", "contacts\n");
 
     db_path(path, sizeof path, "notes.txt");
     f = fopen(path, "w");
@@ -601,7 +564,7 @@ static void test_db_empty_file(void **state)
     assert_non_null(f);
     fclose(f);
     db = open_db(path);
-    assert_query(db_sqlite(db), "PRAGMA user_version", "2\n");
+    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "2\n");
     db_close(db);
 }
 
@@ -629,9 +592,9 @@ static void test_db_upgrade_v1(void **state)
                      SQLITE_OK);
     sqlite3_close(sq);
     db = open_db(path);
-    assert_query(db_sqlite(db), "PRAGMA user_version", "2\n");
-    assert_query(db_sqlite(db), "SELECT * FROM irqs", "1|net|33|10|20|0|NULL|NULL\n");
-    assert_query(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "27\n");
+    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "2\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM irqs", "1|net|33|10|20|0|NULL|NULL\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "27\n");
     db_close(db);
 }
 
@@ -663,26 +626,27 @@ static void test_db_kernel_stats_and_file(void **state)
             assert_int_equal(k.ops->kernel_stats(k.self, &ks[i]), 0);
         assert_int_equal(k.ops->run_end(k.self, true), 0);
     }
-    assert_query(db_sqlite(db), "SELECT * FROM kernel_stats WHERE run_id = 1 ORDER BY cycles",
-                 "1|NULL|irq|2|1000|2|1000|240|2|500\n1|1|syscall|10|5000|4|2400|480|3|750\n");
-    assert_query(db_sqlite(db), "SELECT count(*), min(text) FROM scenario_files",
-                 "1|mcsim: 1\n\n");
-    assert_query(db_sqlite(db),
-                 "SELECT name, jobs, misses, cpu, charged, throttled, timeout_faults,"
-                 " kernel_entries, kernel_cycles FROM stats WHERE run_id = 1 ORDER BY thread_id",
-                 "(root)|0|0|0|0|0|0|0|0\n"
-                 "control|1|0|1500|1800|9998500|0|10|5000\n"
-                 "logger|1|1|100|0|0|0|0|0\n"
-                 "server|0|0|400|0|0|1|0|0\n");
-    assert_query(db_sqlite(db),
-                 "SELECT name, irqs_handled, worst_irq_latency FROM stats WHERE run_id = 1"
-                 " AND thread_id = 2",
-                 "logger|1|1400\n");
-    assert_query(db_sqlite(db),
-                 "SELECT jobs, misses, kernel_entries, kernel_cycles, decisions,"
-                 " cycles_per_decision, syscall_decisions, syscall_cycles_per_decision,"
-                 " timer_programs FROM run_stats WHERE run_id = 2",
-                 "2|1|12|6000|6|566.666666666667|4|600.0|5\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM kernel_stats WHERE run_id = 1 ORDER BY cycles",
+                     "1|NULL|irq|2|1000|2|1000|240|2|500\n1|1|syscall|10|5000|4|2400|480|3|750\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT count(*), min(text) FROM scenario_files",
+                     "1|mcsim: 1\n\n");
+    sqlq_assert_rows(
+        db_sqlite(db),
+        "SELECT name, jobs, misses, cpu, charged, throttled, timeout_faults,"
+        " kernel_entries, kernel_cycles FROM stats WHERE run_id = 1 ORDER BY thread_id",
+        "(root)|0|0|0|0|0|0|0|0\n"
+        "control|1|0|1500|1800|9998500|0|10|5000\n"
+        "logger|1|1|100|0|0|0|0|0\n"
+        "server|0|0|400|0|0|1|0|0\n");
+    sqlq_assert_rows(db_sqlite(db),
+                     "SELECT name, irqs_handled, worst_irq_latency FROM stats WHERE run_id = 1"
+                     " AND thread_id = 2",
+                     "logger|1|1400\n");
+    sqlq_assert_rows(db_sqlite(db),
+                     "SELECT jobs, misses, kernel_entries, kernel_cycles, decisions,"
+                     " cycles_per_decision, syscall_decisions, syscall_cycles_per_decision,"
+                     " timer_programs FROM run_stats WHERE run_id = 2",
+                     "2|1|12|6000|6|566.666666666667|4|600.0|5\n");
     db_close(db);
 }
 
@@ -725,7 +689,7 @@ static void test_db_misuse(void **state)
     assert_int_equal(db_run_id(db), 2);
     assert_int_equal(k.ops->run_end(k.self, true), 0);
     db_close(db);
-    assert_committed(path, "SELECT run_id, finished FROM runs", "1|0\n2|1\n");
+    sqlq_assert_path_rows(path, "SELECT run_id, finished FROM runs", "1|0\n2|1\n");
     db_close(NULL);
 }
 

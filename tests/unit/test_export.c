@@ -15,8 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 #include <sqlite3.h>
@@ -26,6 +24,9 @@
 #include "decimal.h"
 #include "export.h"
 #include "json.h"
+#include "spawn.h"
+#include "sqlq.h"
+#include "workdir.h"
 
 #define SCENARIO MCSIM_SOURCE_DIR "/tests/data/export/donation.yaml"
 
@@ -33,79 +34,13 @@
  * (its stem) and path must survive both formats' quoting. */
 #define ODD_NAME "we\"ird,na\nme"
 
-static char workdir[256];
-static char err[8192];
-
 /* ---- files and commands ---- */
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long n;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-        buf[n] = '\0';
-        *len = (size_t)n;
-    } else {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    return buf;
-}
-
-static char *work_file(const char *name, size_t *len)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", workdir, name);
-    return read_all(path, len);
-}
-
 /* Run `mcsim ARGS` in the work directory, standard output to out.txt;
- * returns the exit status, standard error in err. */
+ * returns the exit status, standard error in spawn_err. */
 static int run(const char *args)
 {
-    char cmd[4096];
-    size_t n;
-    char *e;
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >out.txt 2>'%s.err'", workdir,
-             getenv("MCSIM_BIN"), args, workdir);
-    int rc = system(cmd);
-    snprintf(cmd, sizeof cmd, "%s.err", workdir);
-    e = read_all(cmd, &n);
-    snprintf(err, sizeof err, "%s", e ? e : "");
-    free(e);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-static bool exists(const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", workdir, name);
-    return access(path, F_OK) == 0;
-}
-
-static sqlite3 *open_db(const char *name)
-{
-    char path[1024];
-    sqlite3 *db;
-    snprintf(path, sizeof path, "%s/%s", workdir, name);
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    return db;
-}
-
-static int64_t query_int(sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *st;
-    int64_t v = -1;
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return v;
+    return spawn_shell("%s >out.txt", args);
 }
 
 /* ---- exact microseconds ---- */
@@ -183,7 +118,7 @@ static struct json *parse_json_file(const char *name)
 {
     size_t len;
     char msg[256] = "";
-    char *text = work_file(name, &len);
+    char *text = workdir_read(name, &len);
     struct json *v;
     assert_non_null(text);
     v = json_parse(text, len, msg, sizeof msg);
@@ -245,7 +180,7 @@ static void check_slices(sqlite3 *db, int64_t run, uint64_t hz, const struct jso
     }
     sqlite3_finalize(st);
     snprintf(sql, sizeof sql, "SELECT count(*) FROM slices WHERE run_id = %lld", (long long)run);
-    assert_int_equal(count_events(ev, "X", NULL), (size_t)query_int(db, sql));
+    assert_int_equal(count_events(ev, "X", NULL), (size_t)sqlq_int(db, sql));
 }
 
 /* Instant events: as many as the rows they come from. */
@@ -272,9 +207,9 @@ static void check_instants(sqlite3 *db, int64_t run, const struct json *ev)
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         char sql[256];
         snprintf(sql, sizeof sql, kinds[i].sql, (long long)run);
-        if (count_events(ev, "i", kinds[i].name) != (size_t)query_int(db, sql))
+        if (count_events(ev, "i", kinds[i].name) != (size_t)sqlq_int(db, sql))
             fail_msg("%s: %zu events, %lld rows", kinds[i].name,
-                     count_events(ev, "i", kinds[i].name), (long long)query_int(db, sql));
+                     count_events(ev, "i", kinds[i].name), (long long)sqlq_int(db, sql));
     }
 }
 
@@ -332,7 +267,7 @@ static void check_counter(sqlite3 *db, int64_t run, uint64_t hz, const struct js
              "SELECT coalesce(sum(amount), 0) FROM budget_events WHERE run_id = %lld AND"
              " sc_thread_id = %lld AND kind = 'emergency'",
              (long long)run, (long long)thread);
-    grants = (uint64_t)query_int(db, sql);
+    grants = (uint64_t)sqlq_int(db, sql);
     for (size_t i = 0; i < ev->count; i++) {
         const struct json *e = ev->items[i];
         if (strcmp(str(e, "ph"), "C") != 0 || strcmp(str(e, "name"), label) != 0)
@@ -351,13 +286,13 @@ static void check_counter(sqlite3 *db, int64_t run, uint64_t hz, const struct js
 
 static void test_export_chrome(void **state)
 {
-    sqlite3 *db = open_db("t.db");
+    sqlite3 *db = sqlq_open(workdir_file("t.db"), true);
     struct json *trace;
     const struct json *ev, *other;
     sqlite3_stmt *st;
     (void)state;
     assert_int_equal(run("export t.db --format chrome -o t.json"), 0);
-    assert_string_equal(err, "");
+    assert_string_equal(spawn_err, "");
     trace = parse_json_file("t.json");
     other = json_get(trace, "otherData");
     assert_int_equal((int)json_get(other, "run_id")->number, 2); /* the latest finished */
@@ -369,9 +304,9 @@ static void test_export_chrome(void **state)
     /* Metadata: the process and every thread named. */
     assert_string_equal(str(json_get(ev->items[0], "args"), "name"), ODD_NAME " (run 2, mcs)");
     assert_int_equal(count_events(ev, "M", "thread_name"),
-                     (size_t)query_int(db, "SELECT count(*) FROM threads WHERE run_id = 2") +
-                         (size_t)query_int(db, "SELECT count(DISTINCT line) FROM irqs"
-                                               " WHERE run_id = 2"));
+                     (size_t)sqlq_int(db, "SELECT count(*) FROM threads WHERE run_id = 2") +
+                         (size_t)sqlq_int(db, "SELECT count(DISTINCT line) FROM irqs"
+                                              " WHERE run_id = 2"));
     /* A counter per thread with a context of its own. */
     assert_int_equal(sqlite3_prepare_v2(db,
                                         "SELECT thread_id, name, budget FROM threads WHERE"
@@ -389,7 +324,7 @@ static void test_export_chrome(void **state)
 
 static void test_export_chrome_classic_stdout(void **state)
 {
-    sqlite3 *db = open_db("t.db");
+    sqlite3 *db = sqlq_open(workdir_file("t.db"), true);
     struct json *trace;
     const struct json *ev;
     (void)state;
@@ -457,7 +392,7 @@ static void test_export_budget_model(void **state)
     sqlite3 *db;
     FILE *f;
     (void)state;
-    snprintf(path, sizeof path, "%s/model.db", workdir);
+    snprintf(path, sizeof path, "%s", workdir_file("model.db"));
     assert_int_equal(db_open(path, &w, msg, sizeof msg), 0);
     assert_int_equal(sqlite3_exec(db_sqlite(w), model_sql, NULL, NULL, NULL), SQLITE_OK);
     db_close(w);
@@ -486,7 +421,7 @@ static struct csv_table parse_csv(const char *name)
 {
     struct csv_table t;
     size_t len;
-    char msg[256] = "", *text = work_file(name, &len);
+    char msg[256] = "", *text = workdir_read(name, &len);
     if (!text)
         fail_msg("no file %s", name);
     if (csv_parse(text, len, &t, msg, sizeof msg) != 0)
@@ -558,11 +493,11 @@ static void check_all_tables(sqlite3 *db, const char *dir, int64_t run)
 
 static void test_export_csv(void **state)
 {
-    sqlite3 *db = open_db("t.db");
+    sqlite3 *db = sqlq_open(workdir_file("t.db"), true);
     struct csv_table t;
     (void)state;
     assert_int_equal(run("export t.db --format csv -o csv/a/b"), 0);
-    assert_string_equal(err, "");
+    assert_string_equal(spawn_err, "");
     check_all_tables(db, "csv/a/b", 2);
     /* Quoting: the path and the scenario's name come back whole. */
     t = parse_csv("csv/a/b/runs.csv");
@@ -583,20 +518,20 @@ static void test_export_errors(void **state)
     sqlite3 *db;
     (void)state;
     assert_int_equal(run("export nope.db --format csv"), 2);
-    assert_string_equal(err, "mcsim: nope.db: No such file or directory\n");
-    assert_false(exists("nope.db"));
+    assert_string_equal(spawn_err, "mcsim: nope.db: No such file or directory\n");
+    assert_false(workdir_exists("nope.db"));
     assert_int_equal(run("export '" SCENARIO "' --format chrome"), 2);
-    assert_non_null(strstr(err, "not an mcsim database"));
+    assert_non_null(strstr(spawn_err, "not an mcsim database"));
     assert_int_equal(run("export t.db --format chrome --run 99"), 2);
-    assert_string_equal(err, "mcsim: t.db: no run 99\n");
+    assert_string_equal(spawn_err, "mcsim: t.db: no run 99\n");
     assert_int_equal(run("export t.db --format xml"), 2);
     assert_int_equal(run("export t.db"), 2);
-    assert_non_null(strstr(err, "no format given"));
+    assert_non_null(strstr(spawn_err, "no format given"));
     assert_int_equal(run("export t.db --format csv --run 0"), 2);
     assert_int_equal(run("export t.db --format chrome -o no/such/dir/t.json"), 2);
     assert_int_equal(run("help export"), 0);
     /* An interrupted run is never the default, but may be asked for. */
-    db = open_db("t.db");
+    db = sqlq_open(workdir_file("t.db"), true);
     assert_int_equal(
         sqlite3_exec(db, "UPDATE runs SET finished = 0 WHERE run_id = 2", NULL, NULL, NULL),
         SQLITE_OK);
@@ -606,9 +541,9 @@ static void test_export_errors(void **state)
     assert_int_equal((int)json_get(json_get(trace, "otherData"), "run_id")->number, 1);
     json_free(trace);
     assert_int_equal(run("export t.db --format chrome --run 2 -o u.json"), 0);
-    assert_string_equal(err, "mcsim: export: warning: run 2 is unfinished (interrupted): its "
-                             "rows stop where it stopped\n");
-    db = open_db("t.db");
+    assert_string_equal(spawn_err, "mcsim: export: warning: run 2 is unfinished (interrupted): its "
+                                   "rows stop where it stopped\n");
+    db = sqlq_open(workdir_file("t.db"), true);
     assert_int_equal(
         sqlite3_exec(db, "UPDATE runs SET finished = 1 WHERE run_id = 2", NULL, NULL, NULL),
         SQLITE_OK);
@@ -621,38 +556,16 @@ static void test_export_errors(void **state)
  * mcs. */
 static int setup(void **state)
 {
-    char cmd[2048];
-    FILE *in, *out;
-    int c;
     (void)state;
-    if (!getenv("MCSIM_BIN")) {
-        print_message("MCSIM_BIN is not set: run this test through ctest\n");
+    if (workdir_create("export") != 0)
         return -1;
-    }
-    snprintf(workdir, sizeof workdir, "/tmp/mcsim-test-export-XXXXXX");
-    if (!mkdtemp(workdir))
-        return -1;
-    snprintf(cmd, sizeof cmd, "%s/%s.yaml", workdir, ODD_NAME);
-    if (!(in = fopen(SCENARIO, "rb")) || !(out = fopen(cmd, "wb")))
-        return -1;
-    while ((c = fgetc(in)) != EOF)
-        fputc(c, out);
-    fclose(in);
-    fclose(out);
+    workdir_copy(SCENARIO, ODD_NAME ".yaml");
     if (run("run '" ODD_NAME ".yaml' -o t.db --scheduler classic --quiet") > 1 ||
         run("run '" ODD_NAME ".yaml' -o t.db --quiet") > 1) {
-        print_message("mcsim run failed: %s\n", err);
+        print_message("mcsim run failed: %s\n", spawn_err);
         return -1;
     }
     return 0;
-}
-
-static int teardown(void **state)
-{
-    char cmd[1024];
-    (void)state;
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s.err'", workdir, workdir);
-    return system(cmd) == 0 ? 0 : -1;
 }
 
 int main(void)
@@ -665,5 +578,5 @@ int main(void)
         cmocka_unit_test(test_export_csv),
         cmocka_unit_test(test_export_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }

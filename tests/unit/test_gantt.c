@@ -15,105 +15,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 #include <sqlite3.h>
 
 #include "chart_axis.h"
 #include "chart_budget.h"
+#include "spawn.h"
+#include "workdir.h"
 
 #define SCENARIO MCSIM_SOURCE_DIR "/tests/data/gantt/every_mark.yaml"
 #define NETWORK MCSIM_SOURCE_DIR "/scenarios/network_driver.yaml"
 #define MS 1000000LL /* cycles at the scenarios' 1GHz */
 
-static char workdir[256];
-static char out[8192], err[8192];
-
-static void slurp(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-    buf[n] = '\0';
-    if (f)
-        fclose(f);
-}
-
-/* Run `mcsim ARGS` in the work directory. Returns the exit status. */
-static int run(const char *fmt, ...)
-{
-    char args[1024], cmd[2048];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >'%s/stdout' 2>'%s/stderr'", workdir,
-             getenv("MCSIM_BIN"), args, workdir, workdir);
-    int rc = system(cmd);
-    snprintf(cmd, sizeof cmd, "%s/stdout", workdir);
-    slurp(cmd, out, sizeof out);
-    snprintf(cmd, sizeof cmd, "%s/stderr", workdir);
-    slurp(cmd, err, sizeof err);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-static const char *in_workdir(const char *name)
-{
-    static char path[2][512];
-    static int k;
-    k ^= 1;
-    snprintf(path[k], sizeof path[k], "%s/%s", workdir, name);
-    return path[k];
-}
-
-/* The whole file, malloc'd and NUL-terminated; its size in *size. */
-static char *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    if (size)
-        *size = (size_t)n;
-    return buf;
-}
-
 static int setup(void **state)
 {
     (void)state;
-    if (!getenv("MCSIM_BIN")) {
-        print_message("MCSIM_BIN is not set: run this test through ctest\n");
-        return -1;
-    }
-    snprintf(workdir, sizeof workdir, "/tmp/mcsim-test-gantt-XXXXXX");
-    if (!mkdtemp(workdir))
+    if (workdir_create("gantt") != 0)
         return -1;
     /* run 1: the small scenario; run 2: the network driver (long, dense) */
-    if (run("run '%s' -o runs.db --quiet", SCENARIO) != 0 ||
-        run("run '%s' -o runs.db --quiet", NETWORK) != 0) {
-        print_message("recording the runs failed: %s\n", err);
+    if (spawn_shell("run '%s' -o runs.db --quiet", SCENARIO) != 0 ||
+        spawn_shell("run '%s' -o runs.db --quiet", NETWORK) != 0) {
+        print_message("recording the runs failed: %s\n", spawn_err);
         return -1;
     }
     return 0;
-}
-
-static int teardown(void **state)
-{
-    char cmd[400];
-    (void)state;
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", workdir);
-    return system(cmd);
 }
 
 /* ---- the SVG against the database ---- */
@@ -147,7 +73,7 @@ static long long db_count(const char *sql, long long from, long long to)
     sqlite3_stmt *st;
     long long v = -1;
 
-    assert_int_equal(sqlite3_open_v2(in_workdir("runs.db"), &db, SQLITE_OPEN_READONLY, NULL),
+    assert_int_equal(sqlite3_open_v2(workdir_file("runs.db"), &db, SQLITE_OPEN_READONLY, NULL),
                      SQLITE_OK);
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         fail_msg("%s: %s", sql, sqlite3_errmsg(db));
@@ -235,9 +161,9 @@ static void test_gantt_svg_whole_run(void **state)
     char *svg;
     (void)state;
 
-    assert_int_equal(run("gantt runs.db -o whole.svg --run 1"), 0);
-    assert_string_equal(err, "");
-    svg = read_all(in_workdir("whole.svg"), NULL);
+    assert_int_equal(spawn_shell("gantt runs.db -o whole.svg --run 1"), 0);
+    assert_string_equal(spawn_err, "");
+    svg = workdir_must_read("whole.svg", NULL);
     /* every kind of mark is there, and as many as the database has */
     assert_true(check_counts(svg, 0, 30 * MS, "t.thread_id > 0") > 100);
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
@@ -276,10 +202,10 @@ static void test_gantt_svg_window(void **state)
     char *svg;
     (void)state;
 
-    assert_int_equal(run("gantt runs.db -o window.svg --run 1 --from 5ms --to 12.5ms "
-                         "--threads hog,slow_server,slow_client"),
+    assert_int_equal(spawn_shell("gantt runs.db -o window.svg --run 1 --from 5ms --to 12.5ms "
+                                 "--threads hog,slow_server,slow_client"),
                      0);
-    svg = read_all(in_workdir("window.svg"), NULL);
+    svg = workdir_must_read("window.svg", NULL);
     assert_true(check_counts(svg, 5 * MS, 12500000,
                              "t.name IN ('hog', 'slow_server', 'slow_client')") > 10);
     assert_true(has_node(svg, "row_hog"));
@@ -296,18 +222,18 @@ static void test_gantt_default_window(void **state)
     char *svg;
     (void)state;
 
-    assert_int_equal(run("gantt runs.db -o net.svg"), 0); /* the latest run: 2 */
-    assert_non_null(strstr(err, "mcsim: gantt: note: the whole run (200ms) is too dense"));
-    assert_non_null(strstr(err, "--to 200ms"));
-    svg = read_all(in_workdir("net.svg"), NULL);
+    assert_int_equal(spawn_shell("gantt runs.db -o net.svg"), 0); /* the latest run: 2 */
+    assert_non_null(strstr(spawn_err, "mcsim: gantt: note: the whole run (200ms) is too dense"));
+    assert_non_null(strstr(spawn_err, "--to 200ms"));
+    svg = workdir_must_read("net.svg", NULL);
     assert_non_null(strstr(svg, "run 2: 0 to 60ms of 200ms"));
     assert_true(count_nodes(svg, "throttle") >= 5);
     free(svg);
     /* asked for, it is drawn, with a note */
-    assert_int_equal(run("gantt runs.db -o all.svg --to 200ms"), 0);
-    assert_string_equal(err, "mcsim: gantt: note: the window is too dense to read: bars and "
-                             "marks run together (up to --to 60ms they stay apart)\n");
-    svg = read_all(in_workdir("all.svg"), NULL);
+    assert_int_equal(spawn_shell("gantt runs.db -o all.svg --to 200ms"), 0);
+    assert_string_equal(spawn_err, "mcsim: gantt: note: the window is too dense to read: bars and "
+                                   "marks run together (up to --to 60ms they stay apart)\n");
+    svg = workdir_must_read("all.svg", NULL);
     assert_non_null(strstr(svg, "run 2: the whole run, 200ms"));
     free(svg);
 }
@@ -326,8 +252,8 @@ static void test_gantt_png_pdf(void **state)
     char *pdf;
     (void)state;
 
-    assert_int_equal(run("gantt runs.db -o chart.png --run 1"), 0);
-    png = (unsigned char *)read_all(in_workdir("chart.png"), &size);
+    assert_int_equal(spawn_shell("gantt runs.db -o chart.png --run 1"), 0);
+    png = (unsigned char *)workdir_must_read("chart.png", &size);
     assert_true(size > 20000);
     assert_memory_equal(png, "\x89PNG\r\n\x1a\n", 8);
     assert_memory_equal(png + 12, "IHDR", 4);
@@ -335,8 +261,8 @@ static void test_gantt_png_pdf(void **state)
     assert_true(be32(png + 20) > 600);
     free(png);
 
-    assert_int_equal(run("gantt runs.db -o chart.PDF --run 1"), 0);
-    pdf = read_all(in_workdir("chart.PDF"), &size);
+    assert_int_equal(spawn_shell("gantt runs.db -o chart.PDF --run 1"), 0);
+    pdf = workdir_must_read("chart.PDF", &size);
     assert_true(size > 10000);
     assert_memory_equal(pdf, "%PDF-", 5);
     assert_non_null(strstr(pdf + size - 64 > pdf ? pdf + size - 64 : pdf, "%%EOF"));
@@ -351,15 +277,15 @@ static void test_gantt_run_option(void **state)
     struct stat st;
     (void)state;
 
-    assert_int_equal(run("run '%s' -o fresh.db --quiet --gantt fresh.svg", SCENARIO), 0);
-    svg = read_all(in_workdir("fresh.svg"), NULL);
+    assert_int_equal(spawn_shell("run '%s' -o fresh.db --quiet --gantt fresh.svg", SCENARIO), 0);
+    svg = workdir_must_read("fresh.svg", NULL);
     assert_non_null(strstr(svg, "run 1: the whole run, 30ms"));
     assert_true(count_nodes(svg, "slice") > 0);
     free(svg);
     /* a bad extension is refused before anything is run or written */
-    assert_int_equal(run("run '%s' -o other.db --gantt chart.jpg", SCENARIO), 2);
-    assert_non_null(strstr(err, "mcsim: run: --gantt chart.jpg: the file's extension"));
-    assert_int_equal(stat(in_workdir("other.db"), &st), -1);
+    assert_int_equal(spawn_shell("run '%s' -o other.db --gantt chart.jpg", SCENARIO), 2);
+    assert_non_null(strstr(spawn_err, "mcsim: run: --gantt chart.jpg: the file's extension"));
+    assert_int_equal(stat(workdir_file("other.db"), &st), -1);
 }
 
 /* ---- errors ---- */
@@ -390,15 +316,15 @@ static void test_gantt_errors(void **state)
     (void)state;
 
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int rc = run("%s", cases[i].args);
-        if (rc != 2 || strstr(err, cases[i].message) == NULL)
-            fail_msg("'%s': exit %d, stderr '%s' (expected 2 and '%s')", cases[i].args, rc, err,
-                     cases[i].message);
+        int rc = spawn_shell("%s", cases[i].args);
+        if (rc != 2 || strstr(spawn_err, cases[i].message) == NULL)
+            fail_msg("'%s': exit %d, stderr '%s' (expected 2 and '%s')", cases[i].args, rc,
+                     spawn_err, cases[i].message);
     }
-    assert_int_equal(stat(in_workdir("missing.db"), &st), -1); /* not created */
-    assert_int_equal(stat(in_workdir("x.svg"), &st), -1);
-    assert_int_equal(run("help gantt"), 0);
-    assert_true(strncmp(out, "usage: mcsim gantt DB -o FILE", 29) == 0);
+    assert_int_equal(stat(workdir_file("missing.db"), &st), -1); /* not created */
+    assert_int_equal(stat(workdir_file("x.svg"), &st), -1);
+    assert_int_equal(spawn_shell("help gantt"), 0);
+    assert_true(strncmp(spawn_out, "usage: mcsim gantt DB -o FILE", 29) == 0);
 }
 
 /* ---- the modules' arithmetic ---- */
@@ -466,5 +392,5 @@ int main(void)
         cmocka_unit_test(test_gantt_run_option),     cmocka_unit_test(test_gantt_errors),
         cmocka_unit_test(test_gantt_axis),           cmocka_unit_test(test_gantt_budget_line),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }

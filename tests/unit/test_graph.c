@@ -14,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -23,7 +21,9 @@
 #include "graph_dot.h"
 #include "graph_model.h"
 #include "load.h"
+#include "spawn.h"
 #include "strbuf.h"
+#include "workdir.h"
 
 #define DATA_DIR MCSIM_SOURCE_DIR "/tests/data/graph/"
 #define VIOLATIONS DATA_DIR "violations.yaml"
@@ -307,142 +307,97 @@ static void test_graph_colours(void **state)
 
 /* ---- the command ---- */
 
-static char workdir[256];
-static char out[16384], err[16384];
-
-static void slurp(const char *path, char *buf, size_t len, size_t *n_out)
-{
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-    buf[n] = '\0';
-    if (n_out)
-        *n_out = n;
-    if (f)
-        fclose(f);
-}
-
-/* Run `mcsim ARGS` in the work directory; returns the exit status. */
-static int run(const char *args)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >'%s.out' 2>'%s.err'", workdir,
-             getenv("MCSIM_BIN"), args, workdir, workdir);
-    int rc = system(cmd);
-    snprintf(cmd, sizeof cmd, "%s.out", workdir);
-    slurp(cmd, out, sizeof out, NULL);
-    snprintf(cmd, sizeof cmd, "%s.err", workdir);
-    slurp(cmd, err, sizeof err, NULL);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-/* Run a shell command in the work directory; returns the exit status. */
-static int sh(const char *command)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd '%s' && %s", workdir, command);
-    int rc = system(cmd);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-/* The first bytes of file NAME in the work directory. */
+/* The bytes of file NAME in the work directory, kept until the next call. */
 static const char *head(const char *name, size_t *size)
 {
-    static char buf[1 << 16];
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", workdir, name);
-    slurp(path, buf, sizeof buf, size);
+    static char *buf;
+
+    free(buf);
+    buf = workdir_must_read(name, size);
     return buf;
 }
 
 static int setup(void **state)
 {
     (void)state;
-    if (!getenv("MCSIM_BIN")) {
-        print_message("MCSIM_BIN is not set: run this test through ctest\n");
-        return -1;
-    }
-    snprintf(workdir, sizeof workdir, "/tmp/mcsim-test-graph-XXXXXX");
-    return mkdtemp(workdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    char cmd[1024];
-    (void)state;
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s.out' '%s.err'", workdir, workdir, workdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return workdir_create("graph");
 }
 
 static void test_graph_command_violations(void **state)
 {
     size_t n;
     (void)state;
-    assert_int_equal(run("graph " VIOLATIONS " -o v.dot"), 1);
-    assert_string_equal(out, "");
-    assert_string_equal(err, WARN_CALL WARN_WAIT);
+    assert_int_equal(spawn_shell("graph " VIOLATIONS " -o v.dot"), 1);
+    assert_string_equal(spawn_out, "");
+    assert_string_equal(spawn_err, WARN_CALL WARN_WAIT);
     assert_non_null(strstr(head("v.dot", &n), "t_control -> e_log [label=\"call (violation)\""));
     /* The same file gives the same DOT, byte for byte. */
-    assert_int_equal(run("graph -o w.dot " VIOLATIONS), 1);
-    assert_int_equal(sh("cmp v.dot w.dot"), 0);
+    assert_int_equal(spawn_shell("graph -o w.dot " VIOLATIONS), 1);
+    assert_int_equal(spawn_sh("cmp v.dot w.dot"), 0);
 }
 
 static void test_graph_command_formats(void **state)
 {
     size_t n;
     (void)state;
-    assert_int_equal(run("graph " CLEAN " -o c.svg"), 0);
-    assert_string_equal(err, "");
+    assert_int_equal(spawn_shell("graph " CLEAN " -o c.svg"), 0);
+    assert_string_equal(spawn_err, "");
     assert_non_null(strstr(head("c.svg", &n), "<svg"));
     assert_non_null(strstr(head("c.svg", &n), "adc_handler"));
-    assert_int_equal(run("graph " CLEAN " -o c.png"), 0);
+    assert_int_equal(spawn_shell("graph " CLEAN " -o c.png"), 0);
     assert_true(memcmp(head("c.png", &n), "\x89PNG\r\n\x1a\n", 8) == 0);
     assert_true(n > 1000);
-    assert_int_equal(run("graph " CLEAN " -o c.pdf"), 0);
+    assert_int_equal(spawn_shell("graph " CLEAN " -o c.pdf"), 0);
     assert_true(memcmp(head("c.pdf", &n), "%PDF", 4) == 0);
-    assert_int_equal(run("graph " VIOLATIONS " -o v.svg"), 1);
+    assert_int_equal(spawn_shell("graph " VIOLATIONS " -o v.svg"), 1);
     assert_non_null(strstr(head("v.svg", &n), "#d62728"));
-    assert_int_equal(run("graph " MCSIM_SOURCE_DIR "/scenarios/network_driver.yaml -o n.png"), 0);
-    assert_string_equal(err, "");
+    assert_int_equal(
+        spawn_shell("graph " MCSIM_SOURCE_DIR "/scenarios/network_driver.yaml -o n.png"), 0);
+    assert_string_equal(spawn_err, "");
 }
 
 static void test_graph_command_usage(void **state)
 {
     (void)state;
-    assert_int_equal(run("graph " CLEAN), 2);
-    assert_non_null(strstr(err, "mcsim: graph: no output file given"));
-    assert_int_equal(run("graph " CLEAN " -o c.gif"), 2);
-    assert_string_equal(err, "mcsim: graph: unknown format (expected .svg, .png, .pdf or .dot): "
-                             "'c.gif'\n"
-                             "(see 'mcsim help graph')\n");
-    assert_int_equal(run("graph -o c.svg"), 2);
-    assert_int_equal(run("graph a.yaml b.yaml -o c.svg"), 2);
-    assert_int_equal(run("graph --bogus " CLEAN " -o c.svg"), 2);
-    assert_int_equal(run("graph " MCSIM_SOURCE_DIR "/tests/data/load/bad_timer.yaml -o c.svg"), 2);
-    assert_non_null(strstr(err, "bad_timer.yaml:3:39: error: "));
-    assert_non_null(strstr(err, "bad_timer.yaml: 1 error\n"));
-    assert_int_equal(run("graph no_such.yaml -o missing.svg"), 2);
-    assert_int_equal(sh("test -e missing.svg"), 1);
-    assert_int_equal(run("graph " CLEAN " -o no/such/dir/c.dot"), 2);
-    assert_int_equal(run("help graph"), 0);
-    assert_true(strncmp(out, "usage: mcsim graph SCENARIO -o FILE", 35) == 0);
+    assert_int_equal(spawn_shell("graph " CLEAN), 2);
+    assert_non_null(strstr(spawn_err, "mcsim: graph: no output file given"));
+    assert_int_equal(spawn_shell("graph " CLEAN " -o c.gif"), 2);
+    assert_string_equal(spawn_err,
+                        "mcsim: graph: unknown format (expected .svg, .png, .pdf or .dot): "
+                        "'c.gif'\n"
+                        "(see 'mcsim help graph')\n");
+    assert_int_equal(spawn_shell("graph -o c.svg"), 2);
+    assert_int_equal(spawn_shell("graph a.yaml b.yaml -o c.svg"), 2);
+    assert_int_equal(spawn_shell("graph --bogus " CLEAN " -o c.svg"), 2);
+    assert_int_equal(
+        spawn_shell("graph " MCSIM_SOURCE_DIR "/tests/data/load/bad_timer.yaml -o c.svg"), 2);
+    assert_non_null(strstr(spawn_err, "bad_timer.yaml:3:39: error: "));
+    assert_non_null(strstr(spawn_err, "bad_timer.yaml: 1 error\n"));
+    assert_int_equal(spawn_shell("graph no_such.yaml -o missing.svg"), 2);
+    assert_int_equal(spawn_sh("test -e missing.svg"), 1);
+    assert_int_equal(spawn_shell("graph " CLEAN " -o no/such/dir/c.dot"), 2);
+    assert_int_equal(spawn_shell("help graph"), 0);
+    assert_true(strncmp(spawn_out, "usage: mcsim graph SCENARIO -o FILE", 35) == 0);
 }
 
 static void test_graph_validate_strict(void **state)
 {
     (void)state;
-    assert_int_equal(run("validate " VIOLATIONS), 0);
-    assert_string_equal(out, VIOLATIONS ": ok\n");
-    assert_int_equal(run("validate --strict " CLEAN " " VIOLATIONS), 1);
-    assert_string_equal(out, CLEAN ": ok\n");
-    assert_string_equal(err, WARN_CALL WARN_WAIT VIOLATIONS ": 2 criticality violations\n");
+    assert_int_equal(spawn_shell("validate " VIOLATIONS), 0);
+    assert_string_equal(spawn_out, VIOLATIONS ": ok\n");
+    assert_int_equal(spawn_shell("validate --strict " CLEAN " " VIOLATIONS), 1);
+    assert_string_equal(spawn_out, CLEAN ": ok\n");
+    assert_string_equal(spawn_err, WARN_CALL WARN_WAIT VIOLATIONS ": 2 criticality violations\n");
     /* An error still decides: exit 2. */
-    assert_int_equal(
-        run("validate --strict " VIOLATIONS " " MCSIM_SOURCE_DIR "/tests/data/load/bad_timer.yaml"),
-        2);
-    assert_non_null(strstr(err, WARN_CALL WARN_WAIT VIOLATIONS ": 2 criticality violations\n"));
-    assert_int_equal(
-        run("validate --strict " CLEAN " " MCSIM_SOURCE_DIR "/scenarios/network_driver.yaml"), 0);
-    assert_string_equal(err, "");
+    assert_int_equal(spawn_shell("validate --strict " VIOLATIONS " " MCSIM_SOURCE_DIR
+                                 "/tests/data/load/bad_timer.yaml"),
+                     2);
+    assert_non_null(
+        strstr(spawn_err, WARN_CALL WARN_WAIT VIOLATIONS ": 2 criticality violations\n"));
+    assert_int_equal(spawn_shell("validate --strict " CLEAN " " MCSIM_SOURCE_DIR
+                                 "/scenarios/network_driver.yaml"),
+                     0);
+    assert_string_equal(spawn_err, "");
 }
 
 int main(void)
@@ -458,5 +413,5 @@ int main(void)
         cmocka_unit_test(test_graph_command_usage),
         cmocka_unit_test(test_graph_validate_strict),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }

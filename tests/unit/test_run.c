@@ -13,7 +13,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -23,211 +22,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "spawn.h"
+#include "sqlq.h"
+#include "strbuf.h"
+#include "workdir.h"
+
 #define DATA_DIR MCSIM_SOURCE_DIR "/tests/data/run/"
 #define NETWORK_DRIVER MCSIM_SOURCE_DIR "/scenarios/network_driver.yaml"
 #define REFCASE_DIR MCSIM_SOURCE_DIR "/tests/scenarios/kernel"
-#define MAX_ARGS 16
 
-static char workdir[256];
-static char out[1 << 16], err[1 << 16];
+/* ---------------------------------------------------- files and rows */
 
-/* ------------------------------------------------------ running mcsim */
-
-/* Read all of `path` into `buf` (NUL-terminated, truncated to len - 1). */
-static void slurp(const char *path, char *buf, size_t len)
+/* The text of `b`, malloc'd (free it); `b` is released. */
+static char *text_of(struct strbuf *b)
 {
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-    buf[n] = '\0';
-    if (f)
-        fclose(f);
-}
+    char *text = strdup(sb_str(b));
 
-static void output_path(char *buf, size_t len, const char *suffix)
-{
-    snprintf(buf, len, "%s.%s", workdir, suffix);
-}
-
-/* Start `mcsim run ARGS...` (NULL-terminated) in the work directory, its
- * standard output and error going to files beside it. Returns its pid. */
-static pid_t spawn_v(const char *first, va_list ap)
-{
-    const char *argv[MAX_ARGS + 3];
-    char out_path[300], err_path[300];
-    int n = 0;
-
-    argv[n++] = getenv("MCSIM_BIN");
-    argv[n++] = "run";
-    for (const char *a = first; a != NULL; a = va_arg(ap, const char *)) {
-        assert_true(n < MAX_ARGS + 2);
-        argv[n++] = a;
-    }
-    argv[n] = NULL;
-    output_path(out_path, sizeof out_path, "out");
-    output_path(err_path, sizeof err_path, "err");
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (o < 0 || e < 0 || chdir(workdir) != 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-            _exit(127);
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    return pid;
-}
-
-static pid_t spawn(const char *first, ...)
-{
-    va_list ap;
-    va_start(ap, first);
-    pid_t pid = spawn_v(first, ap);
-    va_end(ap);
-    return pid;
-}
-
-/* Wait for `pid`, load its output into out and err; returns its exit
- * status, or 128 + the signal that killed it. */
-static int finish(pid_t pid)
-{
-    char path[300];
-    int st;
-
-    while (waitpid(pid, &st, 0) < 0)
-        assert_int_equal(errno, EINTR);
-    output_path(path, sizeof path, "out");
-    slurp(path, out, sizeof out);
-    output_path(path, sizeof path, "err");
-    slurp(path, err, sizeof err);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* Run `mcsim run ARGS...` (NULL-terminated) to the end. */
-static int run(const char *first, ...)
-{
-    va_list ap;
-    va_start(ap, first);
-    pid_t pid = spawn_v(first, ap);
-    va_end(ap);
-    return finish(pid);
-}
-
-/* ------------------------------------------------- files in the workdir */
-
-static void in_workdir(char *buf, size_t len, const char *name)
-{
-    snprintf(buf, len, "%s/%s", workdir, name);
-}
-
-static bool exists(const char *name)
-{
-    char path[300];
-    struct stat sb;
-    in_workdir(path, sizeof path, name);
-    return stat(path, &sb) == 0;
-}
-
-/* The bytes of workdir/name, malloc'd; *len gets their number. */
-static char *file_bytes(const char *name, size_t *len)
-{
-    char path[300];
-    struct stat sb;
-    in_workdir(path, sizeof path, name);
-    assert_int_equal(stat(path, &sb), 0);
-    char *buf = malloc((size_t)sb.st_size + 1);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(buf);
-    assert_non_null(f);
-    *len = fread(buf, 1, (size_t)sb.st_size, f);
-    fclose(f);
-    assert_int_equal(*len, (size_t)sb.st_size);
-    return buf;
-}
-
-static void remove_all_in_workdir(void)
-{
-    DIR *dir = opendir(workdir);
-    struct dirent *e;
-    char path[600];
-
-    assert_non_null(dir);
-    while ((e = readdir(dir)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", workdir, e->d_name);
-        remove(path);
-    }
-    closedir(dir);
-}
-
-/* ---------------------------------------------------- reading the DB */
-
-static sqlite3 *open_db(const char *name)
-{
-    char path[300];
-    sqlite3 *db = NULL;
-
-    in_workdir(path, sizeof path, name);
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-        fail_msg("cannot open %s: %s", path, sqlite3_errmsg(db));
-    sqlite3_busy_timeout(db, 5000);
-    return db;
-}
-
-static int64_t query_int(sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *st;
-    int64_t v = -1;
-
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-    if (sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
-static int64_t db_int(const char *name, const char *sql)
-{
-    sqlite3 *db = open_db(name);
-    int64_t v = query_int(db, sql);
-    sqlite3_close(db);
-    return v;
-}
-
-struct buf {
-    char *p;
-    size_t len, cap;
-};
-
-static void buf_add(struct buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    for (;;) {
-        size_t room = b->cap - b->len;
-        va_start(ap, fmt);
-        n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
-        va_end(ap);
-        assert_true(n >= 0);
-        if ((size_t)n < room)
-            break;
-        b->cap = b->cap ? 2 * b->cap + (size_t)n : 4096 + (size_t)n;
-        b->p = realloc(b->p, b->cap);
-        assert_non_null(b->p);
-    }
-    b->len += (size_t)n;
+    assert_false(b->failed);
+    assert_non_null(text);
+    sb_release(b);
+    return text;
 }
 
 /* Every column but those that may differ between equal runs. */
@@ -239,7 +58,7 @@ static bool compared_column(const char *table, const char *column)
 
 /* Append the rows of `table` for `run_id` in the order they were written,
  * one line each, every value with its type; returns the number of rows. */
-static size_t dump_table(sqlite3 *db, const char *table, int64_t run_id, struct buf *b)
+static size_t dump_table(sqlite3 *db, const char *table, int64_t run_id, struct strbuf *b)
 {
     char sql[200];
     sqlite3_stmt *st;
@@ -250,24 +69,24 @@ static size_t dump_table(sqlite3 *db, const char *table, int64_t run_id, struct 
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         fail_msg("%s: %s", sql, sqlite3_errmsg(db));
     while (sqlite3_step(st) == SQLITE_ROW) {
-        buf_add(b, "%s:", table);
+        sb_printf(b, "%s:", table);
         for (int c = 0; c < sqlite3_column_count(st); c++) {
             const char *name = sqlite3_column_name(st, c);
             if (!compared_column(table, name))
                 continue;
             switch (sqlite3_column_type(st, c)) {
             case SQLITE_NULL:
-                buf_add(b, " %s=NULL", name);
+                sb_printf(b, " %s=NULL", name);
                 break;
             case SQLITE_INTEGER:
-                buf_add(b, " %s=%lld", name, (long long)sqlite3_column_int64(st, c));
+                sb_printf(b, " %s=%lld", name, (long long)sqlite3_column_int64(st, c));
                 break;
             default:
-                buf_add(b, " %s='%s'", name, (const char *)sqlite3_column_text(st, c));
+                sb_printf(b, " %s='%s'", name, (const char *)sqlite3_column_text(st, c));
                 break;
             }
         }
-        buf_add(b, "\n");
+        sb_printf(b, "\n");
         rows++;
     }
     sqlite3_finalize(st);
@@ -294,9 +113,9 @@ static bool documented_table(const char *table)
  * be added), by name. rows[i] gets the number of rows of tables[i]. */
 static char *dump_run(const char *name, int64_t run_id, size_t rows[N_TABLES])
 {
-    sqlite3 *db = open_db(name);
+    sqlite3 *db = sqlq_open(workdir_file(name), false);
     sqlite3_stmt *st;
-    struct buf b = {0};
+    struct strbuf b = {0};
 
     for (size_t i = 0; i < N_TABLES; i++)
         rows[i] = dump_table(db, tables[i], run_id, &b);
@@ -313,8 +132,7 @@ static char *dump_run(const char *name, int64_t run_id, size_t rows[N_TABLES])
     }
     sqlite3_finalize(st);
     sqlite3_close(db);
-    buf_add(&b, "%s", "");
-    return b.p;
+    return text_of(&b);
 }
 
 /* Fail, showing the first line where two dumps differ. */
@@ -341,19 +159,18 @@ static void assert_same_dump(const char *a, const char *b, const char *what)
 static char *arrivals(const char *name, const char *device)
 {
     char sql[200];
-    sqlite3 *db = open_db(name);
+    sqlite3 *db = sqlq_open(workdir_file(name), false);
     sqlite3_stmt *st;
-    struct buf b = {0};
+    struct strbuf b = {0};
 
     snprintf(sql, sizeof sql, "SELECT arrival FROM irqs WHERE device = '%s' ORDER BY arrival",
              device);
     assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    buf_add(&b, "%s", "");
     while (sqlite3_step(st) == SQLITE_ROW)
-        buf_add(&b, "%lld\n", (long long)sqlite3_column_int64(st, 0));
+        sb_printf(&b, "%lld\n", (long long)sqlite3_column_int64(st, 0));
     sqlite3_finalize(st);
     sqlite3_close(db);
-    return b.p;
+    return text_of(&b);
 }
 
 /* ------------------------------------------------------------ fixtures */
@@ -361,32 +178,7 @@ static char *arrivals(const char *name, const char *device)
 static int setup(void **state)
 {
     (void)state;
-    if (!getenv("MCSIM_BIN")) {
-        print_message("MCSIM_BIN is not set: run this test through ctest\n");
-        return -1;
-    }
-    snprintf(workdir, sizeof workdir, "/tmp/mcsim-test-run-XXXXXX");
-    return mkdtemp(workdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    char path[300];
-    (void)state;
-    remove_all_in_workdir();
-    output_path(path, sizeof path, "out");
-    remove(path);
-    output_path(path, sizeof path, "err");
-    remove(path);
-    return rmdir(workdir);
-}
-
-/* Each test starts in an empty work directory. */
-static int empty_workdir(void **state)
-{
-    (void)state;
-    remove_all_in_workdir();
-    return 0;
+    return workdir_create("run");
 }
 
 /* --------------------------------------------------------- determinism */
@@ -397,11 +189,11 @@ static void check_deterministic(const char *file, const char *trace)
 {
     size_t rows[N_TABLES], rows2[N_TABLES];
 
-    remove_all_in_workdir();
-    assert_int_equal(run(file, "-o", "a.db", "--trace", trace, "--quiet", NULL), 0);
-    assert_int_equal(run(file, "-o", "b.db", "--trace", trace, "--quiet", NULL), 0);
-    assert_int_equal(run(file, "-o", "c.db", "--trace", trace, "--quiet", NULL), 0);
-    assert_int_equal(run(file, "-o", "c.db", "--trace", trace, "--quiet", NULL), 0);
+    workdir_clear();
+    assert_int_equal(spawn_mcsim("run", file, "-o", "a.db", "--trace", trace, "--quiet", NULL), 0);
+    assert_int_equal(spawn_mcsim("run", file, "-o", "b.db", "--trace", trace, "--quiet", NULL), 0);
+    assert_int_equal(spawn_mcsim("run", file, "-o", "c.db", "--trace", trace, "--quiet", NULL), 0);
+    assert_int_equal(spawn_mcsim("run", file, "-o", "c.db", "--trace", trace, "--quiet", NULL), 0);
     char *a = dump_run("a.db", 1, rows);
     char *b = dump_run("b.db", 1, rows2);
     char *c1 = dump_run("c.db", 1, rows2);
@@ -417,7 +209,8 @@ static void check_deterministic(const char *file, const char *trace)
                 fail_msg("%s --trace %s: no rows in %s", file, trace, tables[i]);
         }
     }
-    assert_int_equal(db_int("c.db", "SELECT count(*) FROM runs WHERE finished = 1"), 2);
+    assert_int_equal(
+        sqlq_path_int(workdir_file("c.db"), "SELECT count(*) FROM runs WHERE finished = 1"), 2);
     free(a);
     free(b);
     free(c1);
@@ -445,9 +238,13 @@ static void test_run_seed_changes_draws(void **state)
     (void)state;
     size_t rows[N_TABLES];
 
-    assert_int_equal(run(DATA_DIR "random.yaml", "-o", "s1.db", "--seed", "1", "--quiet", NULL), 0);
-    assert_int_equal(run(DATA_DIR "random.yaml", "-o", "s2.db", "--seed", "2", "--quiet", NULL), 0);
-    assert_int_equal(db_int("s2.db", "SELECT seed FROM runs"), 2);
+    assert_int_equal(
+        spawn_mcsim("run", DATA_DIR "random.yaml", "-o", "s1.db", "--seed", "1", "--quiet", NULL),
+        0);
+    assert_int_equal(
+        spawn_mcsim("run", DATA_DIR "random.yaml", "-o", "s2.db", "--seed", "2", "--quiet", NULL),
+        0);
+    assert_int_equal(sqlq_path_int(workdir_file("s2.db"), "SELECT seed FROM runs"), 2);
     char *tick1 = arrivals("s1.db", "tick"), *tick2 = arrivals("s2.db", "tick");
     char *rx1 = arrivals("s1.db", "rx"), *rx2 = arrivals("s2.db", "rx");
     char *burst1 = arrivals("s1.db", "bursty"), *burst2 = arrivals("s2.db", "bursty");
@@ -456,12 +253,12 @@ static void test_run_seed_changes_draws(void **state)
     assert_string_equal(burst1, burst2);
 
     /* Jittered arrival k lies in [k * 2ms, k * 2ms + 300us]. */
-    sqlite3 *db = open_db("s1.db");
-    assert_int_equal(query_int(db, "SELECT count(*) FROM irqs WHERE device = 'tick'"), 50);
-    assert_int_equal(query_int(db, "SELECT count(*) FROM (SELECT arrival, row_number() OVER "
-                                   "(ORDER BY arrival) - 1 AS k FROM irqs WHERE device = 'tick')"
-                                   " WHERE arrival < k * 2000000 OR arrival > k * 2000000 + "
-                                   "300000"),
+    sqlite3 *db = sqlq_open(workdir_file("s1.db"), false);
+    assert_int_equal(sqlq_int(db, "SELECT count(*) FROM irqs WHERE device = 'tick'"), 50);
+    assert_int_equal(sqlq_int(db, "SELECT count(*) FROM (SELECT arrival, row_number() OVER "
+                                  "(ORDER BY arrival) - 1 AS k FROM irqs WHERE device = 'tick')"
+                                  " WHERE arrival < k * 2000000 OR arrival > k * 2000000 + "
+                                  "300000"),
                      0);
     sqlite3_close(db);
 
@@ -483,8 +280,11 @@ static void test_run_extra_thread_keeps_arrivals(void **state)
     static const char *const devices[] = {"tick", "rx", "bursty"};
     size_t rows[N_TABLES];
 
-    assert_int_equal(run(DATA_DIR "random.yaml", "-o", "one.db", "--quiet", NULL), 0);
-    assert_int_equal(run(DATA_DIR "random_extra_thread.yaml", "-o", "two.db", "--quiet", NULL), 0);
+    assert_int_equal(spawn_mcsim("run", DATA_DIR "random.yaml", "-o", "one.db", "--quiet", NULL),
+                     0);
+    assert_int_equal(
+        spawn_mcsim("run", DATA_DIR "random_extra_thread.yaml", "-o", "two.db", "--quiet", NULL),
+        0);
     for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++) {
         char *a = arrivals("one.db", devices[i]), *b = arrivals("two.db", devices[i]);
         assert_true(strlen(a) > 0);
@@ -497,7 +297,9 @@ static void test_run_extra_thread_keeps_arrivals(void **state)
     assert_non_null(s1);
     assert_non_null(s2);
     assert_string_not_equal(s1, s2);
-    assert_int_equal(db_int("two.db", "SELECT thread_id FROM threads WHERE name = 'control'"), 2);
+    assert_int_equal(sqlq_path_int(workdir_file("two.db"),
+                                   "SELECT thread_id FROM threads WHERE name = 'control'"),
+                     2);
     free(d1), free(d2);
 }
 
@@ -516,21 +318,22 @@ static void test_run_bad_scenario(void **state)
                  "there are none)\n";
     size_t len0, len1;
 
-    assert_int_equal(run(DATA_DIR "bad.yaml", "-o", "x.db", NULL), 2);
-    assert_string_equal(err, want);
-    assert_string_equal(out, "");
-    assert_false(exists("x.db"));
-    assert_false(exists("x.db-journal"));
+    assert_int_equal(spawn_mcsim("run", DATA_DIR "bad.yaml", "-o", "x.db", NULL), 2);
+    assert_string_equal(spawn_err, want);
+    assert_string_equal(spawn_out, "");
+    assert_false(workdir_exists("x.db"));
+    assert_false(workdir_exists("x.db-journal"));
 
     /* An existing database is left byte for byte as it was. */
-    assert_int_equal(run(DATA_DIR "expect_holds.yaml", "-o", "x.db", "--quiet", NULL), 0);
-    char *before = file_bytes("x.db", &len0);
-    assert_int_equal(run(DATA_DIR "bad.yaml", "-o", "x.db", NULL), 2);
-    assert_string_equal(err, want);
-    char *after = file_bytes("x.db", &len1);
+    assert_int_equal(
+        spawn_mcsim("run", DATA_DIR "expect_holds.yaml", "-o", "x.db", "--quiet", NULL), 0);
+    char *before = workdir_must_read("x.db", &len0);
+    assert_int_equal(spawn_mcsim("run", DATA_DIR "bad.yaml", "-o", "x.db", NULL), 2);
+    assert_string_equal(spawn_err, want);
+    char *after = workdir_must_read("x.db", &len1);
     assert_int_equal(len0, len1);
     assert_memory_equal(before, after, len0);
-    assert_false(exists("x.db-journal"));
+    assert_false(workdir_exists("x.db-journal"));
     free(before), free(after);
 }
 
@@ -553,22 +356,22 @@ static void test_run_bad_usage(void **state)
     const char *good = DATA_DIR "expect_holds.yaml";
     size_t len0, len1;
 
-    assert_int_equal(run(good, "-o", "x.db", "--quiet", NULL), 0);
-    char *before = file_bytes("x.db", &len0);
+    assert_int_equal(spawn_mcsim("run", good, "-o", "x.db", "--quiet", NULL), 0);
+    char *before = workdir_must_read("x.db", &len0);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *const *a = cases[i].args;
         /* Into an existing database, then a new one. */
-        assert_int_equal(run(good, "-o", "x.db", a[0], a[1], a[2], a[3], NULL), 2);
-        if (strncmp(err, cases[i].says, strlen(cases[i].says)) != 0)
-            fail_msg("case %zu: stderr is\n%s\nnot\n%s...", i, err, cases[i].says);
-        assert_string_equal(out, "");
-        assert_int_equal(run(good, "-o", "new.db", a[0], a[1], a[2], a[3], NULL), 2);
-        assert_false(exists("new.db"));
+        assert_int_equal(spawn_mcsim("run", good, "-o", "x.db", a[0], a[1], a[2], a[3], NULL), 2);
+        if (strncmp(spawn_err, cases[i].says, strlen(cases[i].says)) != 0)
+            fail_msg("case %zu: stderr is\n%s\nnot\n%s...", i, spawn_err, cases[i].says);
+        assert_string_equal(spawn_out, "");
+        assert_int_equal(spawn_mcsim("run", good, "-o", "new.db", a[0], a[1], a[2], a[3], NULL), 2);
+        assert_false(workdir_exists("new.db"));
     }
-    assert_int_equal(run("-o", "new.db", NULL), 2);
-    assert_non_null(strstr(err, "mcsim: run: no scenario file given\n"));
-    assert_false(exists("new.db"));
-    char *after = file_bytes("x.db", &len1);
+    assert_int_equal(spawn_mcsim("run", "-o", "new.db", NULL), 2);
+    assert_non_null(strstr(spawn_err, "mcsim: run: no scenario file given\n"));
+    assert_false(workdir_exists("new.db"));
+    char *after = workdir_must_read("x.db", &len1);
     assert_int_equal(len0, len1);
     assert_memory_equal(before, after, len0);
     free(before), free(after);
@@ -594,13 +397,11 @@ static void sleep_ms(long ms)
 static bool run_row_exists(void)
 {
     sqlite3 *db;
-    char path[300];
     bool found = false;
 
-    if (!exists("long.db"))
+    if (!workdir_exists("long.db"))
         return false;
-    in_workdir(path, sizeof path, "long.db");
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+    if (sqlite3_open_v2(workdir_file("long.db"), &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
         sqlite3_busy_timeout(db, 1000);
         sqlite3_stmt *st;
         if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs", -1, &st, NULL) == SQLITE_OK) {
@@ -621,11 +422,12 @@ static void test_run_interrupted_stays_unfinished(void **state)
     struct timespec t0;
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    pid_t pid = spawn(NETWORK_DRIVER, "-o", "long.db", "--duration", "600s", NULL);
+    pid_t pid = spawn_start(
+        (const char *[]){"run", NETWORK_DRIVER, "-o", "long.db", "--duration", "600s", NULL});
     while (!run_row_exists()) {
         if (seconds_since(&t0) > 30) {
             kill(pid, SIGKILL);
-            finish(pid);
+            spawn_finish(pid);
             fail_msg("no runs row after 30 s");
         }
         sleep_ms(10);
@@ -633,22 +435,24 @@ static void test_run_interrupted_stays_unfinished(void **state)
     while (seconds_since(&t0) < 0.5)
         sleep_ms(10);
     assert_int_equal(kill(pid, SIGINT), 0);
-    assert_int_equal(finish(pid), 130);
-    assert_non_null(strstr(err, "mcsim: run: interrupted at cycle "));
-    assert_non_null(strstr(err, "run 1 of long.db is left unfinished\n"));
+    assert_int_equal(spawn_finish(pid), 130);
+    assert_non_null(strstr(spawn_err, "mcsim: run: interrupted at cycle "));
+    assert_non_null(strstr(spawn_err, "run 1 of long.db is left unfinished\n"));
 
-    sqlite3 *db = open_db("long.db");
-    assert_int_equal(query_int(db, "SELECT count(*) FROM runs"), 1);
-    assert_int_equal(query_int(db, "SELECT finished FROM runs"), 0);
-    assert_int_equal(query_int(db, "SELECT count(*) FROM threads"), 3);
-    assert_true(query_int(db, "SELECT count(*) FROM slices") > 0);
-    assert_true(query_int(db, "SELECT max(end_time) FROM slices") < 600000000000LL);
-    assert_int_equal(query_int(db, "SELECT count(*) FROM expectations"), 0);
+    sqlite3 *db = sqlq_open(workdir_file("long.db"), false);
+    assert_int_equal(sqlq_int(db, "SELECT count(*) FROM runs"), 1);
+    assert_int_equal(sqlq_int(db, "SELECT finished FROM runs"), 0);
+    assert_int_equal(sqlq_int(db, "SELECT count(*) FROM threads"), 3);
+    assert_true(sqlq_int(db, "SELECT count(*) FROM slices") > 0);
+    assert_true(sqlq_int(db, "SELECT max(end_time) FROM slices") < 600000000000LL);
+    assert_int_equal(sqlq_int(db, "SELECT count(*) FROM expectations"), 0);
     sqlite3_close(db);
 
-    assert_int_equal(run(NETWORK_DRIVER, "-o", "long.db", "--quiet", NULL), 0);
-    assert_int_equal(db_int("long.db", "SELECT finished FROM runs WHERE run_id = 1"), 0);
-    assert_int_equal(db_int("long.db", "SELECT finished FROM runs WHERE run_id = 2"), 1);
+    assert_int_equal(spawn_mcsim("run", NETWORK_DRIVER, "-o", "long.db", "--quiet", NULL), 0);
+    assert_int_equal(
+        sqlq_path_int(workdir_file("long.db"), "SELECT finished FROM runs WHERE run_id = 1"), 0);
+    assert_int_equal(
+        sqlq_path_int(workdir_file("long.db"), "SELECT finished FROM runs WHERE run_id = 2"), 1);
 }
 
 /* ------------------------------------------------------- expectations */
@@ -665,31 +469,36 @@ static void test_run_exit_status_expectations(void **state)
 {
     (void)state;
 
-    assert_int_equal(run(DATA_DIR "expect_fails.yaml", "-o", "e.db", NULL), 1);
-    assert_true(strncmp(out, "PASS  deadlines: met, threads: [worker]  (", 42) == 0);
-    assert_non_null(strstr(out, "\nFAIL  max_response: worker at_most 1ms  ("));
-    assert_non_null(strstr(out, "\nN/A   deadlines: missed, threads: [worker] (scheduler: "
-                                "classic)  ("));
-    assert_non_null(strstr(out, "\nrun 1 of e.db: expect-fails, mcs scheduler, seed 0, 20ms"));
-    assert_string_equal(err, "");
+    assert_int_equal(spawn_mcsim("run", DATA_DIR "expect_fails.yaml", "-o", "e.db", NULL), 1);
+    assert_true(strncmp(spawn_out, "PASS  deadlines: met, threads: [worker]  (", 42) == 0);
+    assert_non_null(strstr(spawn_out, "\nFAIL  max_response: worker at_most 1ms  ("));
+    assert_non_null(strstr(spawn_out, "\nN/A   deadlines: missed, threads: [worker] (scheduler: "
+                                      "classic)  ("));
+    assert_non_null(
+        strstr(spawn_out, "\nrun 1 of e.db: expect-fails, mcs scheduler, seed 0, 20ms"));
+    assert_string_equal(spawn_err, "");
 
     /* --quiet: the failing verdict alone. */
-    assert_int_equal(run(DATA_DIR "expect_fails.yaml", "-o", "e.db", "--quiet", NULL), 1);
-    assert_true(strncmp(out, "FAIL  max_response: worker at_most 1ms  (", 41) == 0);
-    assert_int_equal(lines_in(out), 1);
-    assert_string_equal(err, "");
-    assert_int_equal(db_int("e.db", "SELECT group_concat(passed || applicable, ' ') = "
-                                    "'11 01 10' FROM (SELECT * FROM expectations "
-                                    "WHERE run_id = 2 ORDER BY idx)"),
+    assert_int_equal(
+        spawn_mcsim("run", DATA_DIR "expect_fails.yaml", "-o", "e.db", "--quiet", NULL), 1);
+    assert_true(strncmp(spawn_out, "FAIL  max_response: worker at_most 1ms  (", 41) == 0);
+    assert_int_equal(lines_in(spawn_out), 1);
+    assert_string_equal(spawn_err, "");
+    assert_int_equal(sqlq_path_int(workdir_file("e.db"),
+                                   "SELECT group_concat(passed || applicable, ' ') = "
+                                   "'11 01 10' FROM (SELECT * FROM expectations "
+                                   "WHERE run_id = 2 ORDER BY idx)"),
                      1);
 
-    assert_int_equal(run(DATA_DIR "expect_holds.yaml", "-o", "e.db", NULL), 0);
-    assert_true(strncmp(out, "PASS  deadlines: met, threads: [worker]  (", 42) == 0);
-    assert_non_null(strstr(out, "\nPASS  max_response: worker at_most 3ms  ("));
-    assert_int_equal(run(DATA_DIR "expect_holds.yaml", "-o", "e.db", "--quiet", NULL), 0);
-    assert_string_equal(out, "");
-    assert_string_equal(err, "");
-    assert_int_equal(db_int("e.db", "SELECT count(*) FROM runs WHERE finished = 1"), 4);
+    assert_int_equal(spawn_mcsim("run", DATA_DIR "expect_holds.yaml", "-o", "e.db", NULL), 0);
+    assert_true(strncmp(spawn_out, "PASS  deadlines: met, threads: [worker]  (", 42) == 0);
+    assert_non_null(strstr(spawn_out, "\nPASS  max_response: worker at_most 3ms  ("));
+    assert_int_equal(
+        spawn_mcsim("run", DATA_DIR "expect_holds.yaml", "-o", "e.db", "--quiet", NULL), 0);
+    assert_string_equal(spawn_out, "");
+    assert_string_equal(spawn_err, "");
+    assert_int_equal(
+        sqlq_path_int(workdir_file("e.db"), "SELECT count(*) FROM runs WHERE finished = 1"), 4);
 }
 
 /* ---------------------------------------------------- reference cases */
@@ -722,26 +531,28 @@ static void test_run_reference_cases(void **state)
     for (size_t i = 0; i < n; i++) {
         char path[600];
         snprintf(path, sizeof path, "%s/%s", REFCASE_DIR, names[i]);
-        int status = run(path, "-o", "ref.db", "--quiet", NULL);
+        int status = spawn_mcsim("run", path, "-o", "ref.db", "--quiet", NULL);
         if (status != 0)
-            fail_msg("%s: exit status %d\n%s%s", names[i], status, out, err);
+            fail_msg("%s: exit status %d\n%s%s", names[i], status, spawn_out, spawn_err);
         free(names[i]);
     }
-    assert_int_equal(db_int("ref.db", "SELECT count(*) FROM runs WHERE finished = 1"), (int64_t)n);
+    assert_int_equal(
+        sqlq_path_int(workdir_file("ref.db"), "SELECT count(*) FROM runs WHERE finished = 1"),
+        (int64_t)n);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(test_run_deterministic_network_driver, empty_workdir),
-        cmocka_unit_test_setup(test_run_deterministic_random, empty_workdir),
-        cmocka_unit_test_setup(test_run_seed_changes_draws, empty_workdir),
-        cmocka_unit_test_setup(test_run_extra_thread_keeps_arrivals, empty_workdir),
-        cmocka_unit_test_setup(test_run_bad_scenario, empty_workdir),
-        cmocka_unit_test_setup(test_run_bad_usage, empty_workdir),
-        cmocka_unit_test_setup(test_run_interrupted_stays_unfinished, empty_workdir),
-        cmocka_unit_test_setup(test_run_exit_status_expectations, empty_workdir),
-        cmocka_unit_test_setup(test_run_reference_cases, empty_workdir),
+        cmocka_unit_test_setup(test_run_deterministic_network_driver, workdir_empty),
+        cmocka_unit_test_setup(test_run_deterministic_random, workdir_empty),
+        cmocka_unit_test_setup(test_run_seed_changes_draws, workdir_empty),
+        cmocka_unit_test_setup(test_run_extra_thread_keeps_arrivals, workdir_empty),
+        cmocka_unit_test_setup(test_run_bad_scenario, workdir_empty),
+        cmocka_unit_test_setup(test_run_bad_usage, workdir_empty),
+        cmocka_unit_test_setup(test_run_interrupted_stays_unfinished, workdir_empty),
+        cmocka_unit_test_setup(test_run_exit_status_expectations, workdir_empty),
+        cmocka_unit_test_setup(test_run_reference_cases, workdir_empty),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }
