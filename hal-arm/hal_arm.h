@@ -43,7 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <hal.h>
+#include "hal.h"
 #include <mcsim/bootinfo.h>
 #include <mcsim/trace.h>
 

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <hal.h>
+#include "hal.h"
 #include <mcsim/bootinfo.h>
 
 #define HAL_SIM_DEVICE_LINES 256

@@ -5,7 +5,7 @@
  * in its CNode as mcsim/bootinfo.h's root_slot lays them out.
  */
 #include <mcsim/kernel.h>
-#include <hal.h>
+#include "hal.h"
 
 #include "kernel/ktrace.h"
 #include "kernel/refill.h"

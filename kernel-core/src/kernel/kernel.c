@@ -5,7 +5,7 @@
  * activateThread) and returns the context to run.
  */
 #include <mcsim/kernel.h>
-#include <hal.h>
+#include "hal.h"
 
 #include "kernel/invariants.h"
 #include "kernel/ktrace.h"

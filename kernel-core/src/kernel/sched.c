@@ -10,7 +10,7 @@
 #include "object/endpoint.h"
 #include "object/notification.h"
 #include "object/schedcontext.h"
-#include <hal.h>
+#include "hal.h"
 
 static bool mcs(void)
 {

@@ -9,7 +9,7 @@
 #include "kernel/ktrace.h"
 #include "kernel/refill.h"
 #include "kernel/sched.h"
-#include <hal.h>
+#include "hal.h"
 
 /* seL4 commitTime: charge the time consumed since the last commit to the
  * current context. Called only when the context changes or the timer

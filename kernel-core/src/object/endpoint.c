@@ -6,7 +6,7 @@
  */
 #include "object/endpoint.h"
 
-#include <hal.h>
+#include "hal.h"
 
 #include "kernel/faults.h"
 #include "kernel/ktrace.h"

@@ -7,7 +7,7 @@
  */
 #include "object/interrupt.h"
 
-#include <hal.h>
+#include "hal.h"
 
 #include "kernel/cspace.h"
 #include "kernel/ktrace.h"

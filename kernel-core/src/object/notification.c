@@ -7,7 +7,7 @@
  */
 #include "object/notification.h"
 
-#include <hal.h>
+#include "hal.h"
 
 #include "kernel/ktrace.h"
 #include "kernel/sched.h"

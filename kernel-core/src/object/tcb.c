@@ -20,7 +20,7 @@
  * (hal_context_restart).
  */
 #include "object/tcb.h"
-#include <hal.h>
+#include "hal.h"
 #include "kernel/ktrace.h"
 #include "kernel/refill.h"
 #include "kernel/sched.h"
