@@ -203,7 +203,6 @@ static void print_bench(const struct qemu_trace *t)
 static int record(const struct qemu_args *a, const struct scenario *s, const struct qemu_trace *t)
 {
     struct db *db;
-    char err[DB_ERRMSG_MAX];
     struct eng_result r;
     struct eng_options o = {
         .seed = s->seed,
@@ -214,11 +213,8 @@ static int record(const struct qemu_args *a, const struct scenario *s, const str
     };
     int status;
 
-    if (db_open(a->common.db, &db, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+    if (runcmd_open_db(&a->common, &db, &o.sink) != 0)
         return 2;
-    }
-    o.sink = db_sink(db, (int64_t)time(NULL));
     replay_run(s, &o, "qemu", t->hello.u.hello.tick_hz, t->recs, t->n, &r);
     if (r.status != ENG_OK) {
         fprintf(stderr, "mcsim: qemu: %s%s%s\n",

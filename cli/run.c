@@ -154,7 +154,6 @@ static int draw_gantt(const struct run_args *a, struct db *db, int status)
 static int simulate(const struct run_args *a, const struct scenario *s)
 {
     struct db *db;
-    char err[DB_ERRMSG_MAX];
     struct eng_result r;
     struct eng_options o = {
         .seed = s->seed,
@@ -166,13 +165,10 @@ static int simulate(const struct run_args *a, const struct scenario *s)
     };
     int status;
 
-    if (db_open(a->common.db, &db, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+    if (runcmd_open_db(&a->common, &db, &o.sink) != 0)
         return 2;
-    }
     if (!a->common.quiet && isatty(STDERR_FILENO))
         o.progress = progress;
-    o.sink = db_sink(db, (int64_t)time(NULL));
     signal(SIGINT, on_sigint);
     eng_run(s, &o, &r);
     signal(SIGINT, SIG_DFL);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mcsim/bootinfo.h>
 
@@ -164,4 +165,16 @@ int runcmd_report(const char *cmd, const struct runcmd_args *a, struct db *db,
     if (!a->quiet && status != 3)
         summary_print(stdout, db_sqlite(db), db_run_id(db), s, r, a->db);
     return status;
+}
+
+int runcmd_open_db(const struct runcmd_args *a, struct db **db, struct trace_sink *sink)
+{
+    char err[DB_ERRMSG_MAX];
+
+    if (db_open(a->db, db, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    *sink = db_sink(*db, (int64_t)time(NULL));
+    return 0;
 }

@@ -66,6 +66,11 @@ int runcmd_scheduler(const char *cmd, const struct runcmd_args *a, struct scenar
  * then, unless --quiet, the summary of `r`. Returns 0, 1 if an expectation
  * failed, or 3 if they could not be evaluated or recorded.
  */
+/* Open the run's database (-o) and the sink recording into it, stamped
+ * with the wall-clock time. Returns 0, or 2 after printing why the
+ * database cannot be opened (nothing is written then). */
+int runcmd_open_db(const struct runcmd_args *a, struct db **db, struct trace_sink *sink);
+
 int runcmd_report(const char *cmd, const struct runcmd_args *a, struct db *db,
                   const struct scenario *s, const struct eng_result *r);
 

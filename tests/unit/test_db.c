@@ -116,6 +116,21 @@ static struct db *open_db(const char *path)
     return db;
 }
 
+/* The fixture scenario's run begun in a new database `name`: its sink, with
+ * the handle in *db and the file's path in path. */
+static struct trace_sink begin_fixture_run(struct scenario *s, char *path, size_t n,
+                                           const char *name, struct db **db)
+{
+    struct trace_sink k;
+
+    fx_scenario(s);
+    db_path(path, n, name);
+    *db = open_db(path);
+    k = db_sink(*db, FIXED_TIME);
+    assert_int_equal(k.ops->run_begin(k.self, s, &fx_meta), 0);
+    return k;
+}
+
 static void add_slices(struct trace_sink *k, uint32_t n, cycles_t from)
 {
     for (uint32_t i = 0; i < n; i++) {
@@ -296,11 +311,7 @@ static void test_db_rows(void **state)
     struct trace_sink k;
 
     (void)state;
-    fx_scenario(&s);
-    db_path(path, sizeof path, "rows.db");
-    db = open_db(path);
-    k = db_sink(db, FIXED_TIME);
-    assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
+    k = begin_fixture_run(&s, path, sizeof path, "rows.db", &db);
     assert_int_equal(db_run_id(db), 1);
     /* The run row is committed at once, unfinished. */
     sqlq_assert_path_rows(path, "SELECT run_id, finished FROM runs", "1|0\n");
@@ -401,11 +412,7 @@ static void test_db_batches(void **state)
     struct trace_sink k;
 
     (void)state;
-    fx_scenario(&s);
-    db_path(path, sizeof path, "batches.db");
-    db = open_db(path);
-    k = db_sink(db, FIXED_TIME);
-    assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
+    k = begin_fixture_run(&s, path, sizeof path, "batches.db", &db);
     add_slices(&k, DB_BATCH_ROWS + 5, 0);
     snprintf(want, sizeof want, "%d|0\n", DB_BATCH_ROWS);
     sqlq_assert_path_rows(path, "SELECT count(*), (SELECT finished FROM runs) FROM slices", want);
@@ -424,11 +431,7 @@ static void test_db_interrupted(void **state)
     struct trace_sink k;
 
     (void)state;
-    fx_scenario(&s);
-    db_path(path, sizeof path, "interrupted.db");
-    db = open_db(path);
-    k = db_sink(db, FIXED_TIME);
-    assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
+    k = begin_fixture_run(&s, path, sizeof path, "interrupted.db", &db);
     add_slices(&k, 10, 0);
     db_close(db);
     sqlq_assert_path_rows(path, "SELECT run_id, finished, (SELECT count(*) FROM threads) FROM runs",
@@ -445,11 +448,7 @@ static void test_db_run_end_unfinished(void **state)
     struct trace_sink k;
 
     (void)state;
-    fx_scenario(&s);
-    db_path(path, sizeof path, "unfinished.db");
-    db = open_db(path);
-    k = db_sink(db, FIXED_TIME);
-    assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
+    k = begin_fixture_run(&s, path, sizeof path, "unfinished.db", &db);
     add_slices(&k, 10, 0);
     assert_int_equal(k.ops->run_end(k.self, false), 0);
     db_close(db);
@@ -470,11 +469,7 @@ static void test_db_disk_full(void **state)
     char *pages;
 
     (void)state;
-    fx_scenario(&s);
-    db_path(path, sizeof path, "full.db");
-    db = open_db(path);
-    k = db_sink(db, FIXED_TIME);
-    assert_int_equal(k.ops->run_begin(k.self, &s, &fx_meta), 0);
+    k = begin_fixture_run(&s, path, sizeof path, "full.db", &db);
     pages = sqlq_rows(db_sqlite(db), "PRAGMA page_count");
     snprintf(want, sizeof want, "PRAGMA max_page_count = %ld", strtol(pages, NULL, 10));
     free(pages);
