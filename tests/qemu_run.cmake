@@ -27,7 +27,15 @@ execute_process(COMMAND ${MCSIM} run ${SCENARIO} -o ${DB} --scheduler ${SCHEDULE
 if(NOT rc EQUAL 0)
     message(FATAL_ERROR "mcsim run exited with ${rc}")
 endif()
-execute_process(COMMAND ${MCSIM} diff ${DB} --tolerance ${TOLERANCE} RESULT_VARIABLE rc)
+execute_process(COMMAND ${MCSIM} diff ${DB} --tolerance ${TOLERANCE} RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out)
+message("${out}")
 if(NOT rc EQUAL EXPECT_DIFF)
     message(FATAL_ERROR "mcsim diff exited with ${rc}, expected ${EXPECT_DIFF}")
+endif()
+# Whatever the response times, the two runs must finish their jobs in the
+# same order (issue 7).
+string(FIND "${out}" "completion order: the same" at)
+if(at EQUAL -1)
+    message(FATAL_ERROR "the simulated and the QEMU run finish their jobs in different orders")
 endif()

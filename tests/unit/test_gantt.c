@@ -226,13 +226,13 @@ static void test_gantt_default_window(void **state)
     assert_non_null(strstr(spawn_err, "mcsim: gantt: note: the whole run (200ms) is too dense"));
     assert_non_null(strstr(spawn_err, "--to 200ms"));
     svg = workdir_must_read("net.svg", NULL);
-    assert_non_null(strstr(svg, "run 2: 0 to 60ms of 200ms"));
+    assert_non_null(strstr(svg, "run 2: 0 to 100ms of 200ms"));
     assert_true(count_nodes(svg, "throttle") >= 5);
     free(svg);
     /* asked for, it is drawn, with a note */
     assert_int_equal(spawn_shell("gantt runs.db -o all.svg --to 200ms"), 0);
     assert_string_equal(spawn_err, "mcsim: gantt: note: the window is too dense to read: bars and "
-                                   "marks run together (up to --to 60ms they stay apart)\n");
+                                   "marks run together (up to --to 100ms they stay apart)\n");
     svg = workdir_must_read("all.svg", NULL);
     assert_non_null(strstr(svg, "run 2: the whole run, 200ms"));
     free(svg);
