@@ -97,11 +97,6 @@ static int apply_overrides(const struct runcmd_args *a, struct scenario *s)
     }
     if (runcmd_scheduler("qemu", a, s) != 0)
         return 2;
-    for (uint32_t i = 0; i < s->n_steps; i++) {
-        if (s->steps[i].kind == STEP_HANDLE_TIMEOUTS &&
-            s->steps[i].timeouts.action == TIMEOUT_INHERIT)
-            return bad_usage("%s: handle_timeouts action 'inherit' is not supported", s->path);
-    }
     return 0;
 }
 

@@ -86,24 +86,6 @@ static int apply_overrides(const struct runcmd_args *a, struct scenario *s)
     return runcmd_scheduler("run", a, s);
 }
 
-/* What this version cannot run yet is refused before anything is written. */
-static int check_supported(const struct scenario *s)
-{
-    int status = 0;
-
-    for (uint32_t i = 0; i < s->n_steps; i++) {
-        const struct scn_step *st = &s->steps[i];
-        if (st->kind == STEP_HANDLE_TIMEOUTS && st->timeouts.action == TIMEOUT_INHERIT) {
-            fprintf(stderr,
-                    "%s:%u:%u: error: handle_timeouts action 'inherit' is not supported "
-                    "by this version of mcsim (use reset or emergency_budget)\n",
-                    s->path, st->loc.line, st->loc.col);
-            status = 2;
-        }
-    }
-    return status;
-}
-
 static void progress(void *ctx, cycles_t now, cycles_t duration)
 {
     (void)ctx;
@@ -202,8 +184,6 @@ int cmd_run(int argc, char **argv)
     if ((status = runcmd_load(&a.common, &s)) != 0)
         return status;
     status = apply_overrides(&a.common, &s);
-    if (status == 0)
-        status = check_supported(&s);
     if (status == 0)
         status = simulate(&a, &s);
     scenario_release(&s);

@@ -8,6 +8,7 @@
  */
 #include <stddef.h>
 
+#include "inherit.h"
 #include "timeouts.h"
 #include "uplat.h"
 #include "uworld.h"
@@ -124,6 +125,7 @@ static void after_syscall(struct uworld *w, struct uthread *t, const struct op *
             t->hint = c->x[REG_MR0];
             t->has_hint = true;
         }
+        inherit_note_receive(w, t, op);
         break;
     case OP_YIELD:
         t->hint = t->yield_release;
@@ -198,7 +200,8 @@ static bool step(struct uworld *w, struct uthread *t, enum interp_action *action
         *action = INTERP_SYSCALL;
         return true;
     default:
-        prepare_syscall(w, t, op);
+        if (!inherit_server_prepare(w, t, op))
+            prepare_syscall(w, t, op);
         t->post_op = (uint32_t)c->pc;
         *action = INTERP_SYSCALL;
         return true;
@@ -216,6 +219,8 @@ enum interp_action interp_next(struct uworld *w, struct uthread *t, cycles_t *cy
             if (op->kind == OP_TIMEOUTS) {
                 c->pc = t->post_op;
                 timeouts_after(w, t, op);
+            } else if (inherit_server_continues(t, op)) {
+                c->pc = t->post_op; /* the receive's next system call */
             } else {
                 after_syscall(w, t, op);
             }
@@ -244,8 +249,8 @@ void interp_computed(struct uworld *w, struct uthread *t, cycles_t ran)
 }
 
 /* What the system call about to be made means to the world outside the
- * kernel, at the instant it is made: a signal's release time, a yield's
- * default release. */
+ * kernel, at the instant it is made: a signal's release time, a reply
+ * counted, a yield's default release, a Call noted for `inherit`. */
 static void before_trap(struct uworld *w, struct uthread *t)
 {
     const struct op *op;
@@ -258,8 +263,11 @@ static void before_trap(struct uworld *w, struct uthread *t)
         w->ntfn_pending[op->a] = true;
         w->ntfn_release[op->a] = uplat_now();
         t->signal_set = op->a;
-    } else if (op->kind == OP_REPLY || op->kind == OP_REPLY_RECV) {
+    } else if (op->kind == OP_REPLY ||
+               (op->kind == OP_REPLY_RECV && inherit_server_replies(t))) {
         t->replies++;
+    } else if (op->kind == OP_CALL) {
+        inherit_note_call(w, t, op);
     } else if (op->kind == OP_YIELD) {
         t->yielding = true;
         t->yield_release = uplat_now();

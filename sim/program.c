@@ -163,6 +163,7 @@ static void compile_step(struct builder *b, uint32_t idx)
         op = emit(b, OP_TIMEOUTS, idx);
         op->cap = program_slot_endpoint(b->s, st->timeouts.endpoint);
         op->a = st->timeouts.action;
+        op->b = st->timeouts.endpoint;
         op->min = st->timeouts.emergency;
         break;
     }
@@ -299,6 +300,69 @@ bool program_handles_timeouts(const struct scenario *s, uint32_t ti, uint32_t ep
     for (uint32_t i = t->prog_first; i < t->prog_first + t->prog_count; i++) {
         /* handle_timeouts serves forever, so it is a top-level step */
         if (s->steps[i].kind == STEP_HANDLE_TIMEOUTS && s->steps[i].timeouts.endpoint == ep)
+            return true;
+    }
+    return false;
+}
+
+bool program_has_timeout_handler(const struct scenario *s, uint32_t si)
+{
+    uint32_t ep = s->threads[si].timeout_endpoint;
+
+    if (ep == SCN_NONE)
+        return false;
+    for (uint32_t h = 0; h < s->n_threads; h++) {
+        if (program_handles_timeouts(s, h, ep))
+            return true;
+    }
+    return false;
+}
+
+int program_inherit_handler(const struct scenario *s, uint32_t si)
+{
+    uint32_t ep = s->threads[si].timeout_endpoint;
+
+    if (ep == SCN_NONE)
+        return -1;
+    for (uint32_t h = 0; h < s->n_threads; h++) {
+        if (program_handles_timeouts(s, h, ep))
+            return program_timeout_action(s, h) == TIMEOUT_INHERIT ? (int)h : -1;
+    }
+    return -1;
+}
+
+uint32_t program_server_rank(const struct scenario *s, uint32_t si)
+{
+    uint32_t k = 0;
+
+    for (uint32_t j = 0; j < si; j++)
+        k += s->threads[j].timeout_endpoint == s->threads[si].timeout_endpoint;
+    return k;
+}
+
+int program_server_of_rank(const struct scenario *s, uint32_t ep, uint32_t k)
+{
+    for (uint32_t j = 0; j < s->n_threads; j++) {
+        if (s->threads[j].timeout_endpoint == ep && k-- == 0)
+            return (int)j;
+    }
+    return -1;
+}
+
+cptr_t program_slot_server(const struct scenario *s, uint32_t si, enum server_cap which)
+{
+    uint32_t k = 0;
+
+    for (uint32_t j = 0; j < si; j++)
+        k += s->threads[j].timeout_endpoint != SCN_NONE;
+    return program_slot_device(s, s->n_devices) + SERVER_CAPS * k + which;
+}
+
+bool program_endpoint_lendable(const struct scenario *s, uint32_t ep)
+{
+    for (uint32_t si = 0; si < s->n_threads; si++) {
+        if ((program_endpoint_rights(s, si, ep) & RIGHT_READ) && !program_handles_timeouts(s, si, ep) &&
+            program_inherit_handler(s, si) >= 0)
             return true;
     }
     return false;

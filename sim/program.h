@@ -22,15 +22,33 @@
 #define THREAD_CNODE_BITS 10
 enum thread_slot {
     TSLOT_REPLY = 2,        /* its reply object */
-    TSLOT_INIT_EP = 3,      /* passive start-up / server restart handshake */
-    TSLOT_SPARE_SC = 4,     /* timeout handlers: a context to restart a server on */
+    TSLOT_INIT_EP = 3,      /* passive start-up: tells the root task it reached its receive */
+    TSLOT_RESTART_NTFN = 4, /* a server with a timeout handler: the notification bound to
+                               it, which lends it its restart context (Read) */
     TSLOT_SCHED_CONTROL = 5,/* timeout handlers: to grant emergency budget */
+    TSLOT_DONE_NTFN = 6,    /* a server with an `inherit` handler: to tell the handler it
+                               is done with a borrowed context (Write, badged) */
     TSLOT_OBJECTS = 16,     /* + endpoint i; + n_endpoints + notification i;
-                               + n_endpoints + n_notifications + device i (IRQ handler) */
-    TSLOT_SERVER = 512,     /* timeout handlers: + 2 * thread i: its TCB, + 1 its reply */
-    TSLOT_THREAD_SC = 768,  /* timeout handlers: + thread i: its context */
+                               + n_endpoints + n_notifications + device i (IRQ handler);
+                               then a timeout handler's server slots (program_slot_server) */
+    TSLOT_THREAD = 512,     /* timeout handlers: + 2 * thread i: its TCB, + 1 its context */
 };
 #define PROGRAM_MAX_THREADS 255
+
+/* A timeout handler's capabilities to one server whose faults it serves
+ * (program_slot_server). */
+enum server_cap {
+    SERVER_REPLY,        /* the server's reply object (to answer its client) */
+    SERVER_RESTART_SC,   /* the context its restart notification lends it */
+    SERVER_RESTART_NTFN, /* that notification (Write: to wake the server on it) */
+    SERVER_CAPS,
+};
+
+/* The badge bit of server rank k in a done signal (TSLOT_DONE_NTFN): the
+ * bits above every thread id, so that a handler tells the signal from a
+ * timeout fault (badged with the server's id) by the badge alone. */
+#define PROGRAM_DONE_SHIFT 8
+#define PROGRAM_DONE_MAX_SERVERS (64 - PROGRAM_DONE_SHIFT)
 
 enum op_kind {
     OP_COMPUTE,       /* min, max; rng stream `rng` when min < max */
@@ -53,8 +71,8 @@ enum op_kind {
     OP_IRQ_ACK,       /* cap */
     OP_INIT_RECV,     /* a passive server's first recv: NBSendRecv(TSLOT_INIT_EP, cap) */
     OP_INIT_WAIT,     /* a passive waiter's first wait: NBSendWait(TSLOT_INIT_EP, cap) */
-    OP_TIMEOUTS,      /* handle_timeouts: cap = fault endpoint, a = action,
-                         min = emergency budget */
+    OP_TIMEOUTS,      /* handle_timeouts: cap = fault endpoint (b = its index),
+                         a = action, min = emergency budget */
     OP_RESUME,        /* root task: TCB_Resume on cap */
 };
 
@@ -100,5 +118,30 @@ int program_timeout_action(const struct scenario *s, uint32_t ti);
 /* True if thread `ti` handles timeouts of endpoint `ep` (a handle_timeouts
  * step names it). */
 bool program_handles_timeouts(const struct scenario *s, uint32_t ti, uint32_t ep);
+
+/* True if some thread handles the timeout faults of thread `si` (it has a
+ * timeout endpoint and a handle_timeouts step names it). */
+bool program_has_timeout_handler(const struct scenario *s, uint32_t si);
+
+/* The thread whose `inherit` handler serves thread si's timeout faults (the
+ * first one in the file), or -1. */
+int program_inherit_handler(const struct scenario *s, uint32_t si);
+
+/* The rank of server si among the threads whose timeout faults go to the
+ * same endpoint (0 for the first in the file); the thread of rank k on
+ * endpoint ep, or -1. Name a server in its handler's done signal. */
+uint32_t program_server_rank(const struct scenario *s, uint32_t si);
+int program_server_of_rank(const struct scenario *s, uint32_t ep, uint32_t k);
+
+/* The slot of a timeout handler's capability `which` to server si: after
+ * the scenario's objects, SERVER_CAPS per thread with a timeout endpoint
+ * (in file order). Below TSLOT_THREAD unless the scenario has too many
+ * objects and servers (the root task checks). */
+cptr_t program_slot_server(const struct scenario *s, uint32_t si, enum server_cap which);
+
+/* True if Calls on endpoint ep are recorded in the memory the threads
+ * share (sim/inherit.h): some server with an `inherit` handler receives on
+ * ep. Every Call capability to ep is then badged with its holder's id. */
+bool program_endpoint_lendable(const struct scenario *s, uint32_t ep);
 
 #endif /* MCSIM_SIM_PROGRAM_H */

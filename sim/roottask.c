@@ -177,9 +177,11 @@ static void grant_objects(struct uworld *w, uint32_t ti)
 
     for (uint32_t i = 0; i < s->n_endpoints; i++) {
         unsigned r = program_endpoint_rights(s, ti, i);
+        /* on a recorded endpoint a Call's badge names its caller */
+        uint64_t badge = w->ep_lendable[i] && (r & RIGHT_WRITE) ? ti + 1 : 0;
         if (r)
             mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, program_slot_endpoint(s, i),
-                      w->ep_slots[i], r, 0);
+                      w->ep_slots[i], r, badge);
     }
     for (uint32_t i = 0; i < s->n_notifications; i++) {
         unsigned r = program_notification_rights(s, ti, i);
@@ -194,43 +196,117 @@ static void grant_objects(struct uworld *w, uint32_t ti)
     }
 }
 
+/* A server whose timeout faults a handler serves gets its restart context:
+ * a round-robin one (it never faults) bound to a notification bound to the
+ * server, so that the kernel takes the context back when the server blocks
+ * to receive (sim/timeouts.c). The server can wait on the notification. */
+static void build_restart(struct uworld *w, uint32_t si)
+{
+    struct uthread *t = &w->threads[si + 1];
+    struct scn_context ctx = {.present = true, .budget = 1, .period = 1};
+    cptr_t ntfn, sc;
+
+    ctx.budget = ctx.period = w->duration > 0 ? w->duration : 1;
+    ntfn = retype(w, OBJ_NOTIFICATION, 0);
+    sc = new_sc(w, &ctx, BADGE_SPARE_BASE + si + 1);
+    root_invoke(w, "TCB_BindNotification", t->tcb_slot, INV_TCB_BIND_NOTIFICATION, NULL, 0,
+                &ntfn, 1);
+    root_invoke(w, "SchedContext_Bind", sc, INV_SC_BIND, NULL, 0, &ntfn, 1);
+    mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_RESTART_NTFN, ntfn, RIGHT_READ, 0);
+    t->restart_ntfn_slot = ntfn;
+    t->restart_sc_slot = sc;
+}
+
+/* The context (and the TCB, if `tcbs`) of every thread with a context of
+ * its own: the clients whose context a handler may reconfigure or lend. A
+ * server's TCB is there already. */
+static void grant_contexts(struct uworld *w, uint32_t ti, bool tcbs)
+{
+    const struct scenario *s = w->s;
+    struct uthread *t = &w->threads[ti + 1];
+
+    for (uint32_t ci = 0; ci < s->n_threads; ci++) {
+        uint32_t cep = s->threads[ci].timeout_endpoint;
+
+        if (!w->threads[ci + 1].sc_slot)
+            continue;
+        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_THREAD + 2 * ci + 1,
+                  w->threads[ci + 1].sc_slot, RIGHTS_ALL, 0);
+        if (tcbs && (cep == SCN_NONE || !program_handles_timeouts(s, ti, cep)))
+            mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_THREAD + 2 * ci,
+                      w->threads[ci + 1].tcb_slot, RIGHTS_ALL, 0);
+    }
+}
+
+/* An `inherit` handler learns that a server is done with a lent context
+ * through a notification bound to it, which its receive on the fault
+ * endpoint also takes; each of its servers signals it with its own bit. */
+static void grant_done(struct uworld *w, uint32_t ti, uint32_t ep)
+{
+    const struct scenario *s = w->s;
+    cptr_t done = retype(w, OBJ_NOTIFICATION, 0);
+
+    root_invoke(w, "TCB_BindNotification", w->threads[ti + 1].tcb_slot,
+                INV_TCB_BIND_NOTIFICATION, NULL, 0, &done, 1);
+    for (uint32_t si = 0; si < s->n_threads; si++) {
+        uint32_t k;
+
+        if (s->threads[si].timeout_endpoint != ep || program_inherit_handler(s, si) != (int)ti)
+            continue;
+        k = program_server_rank(s, si);
+        if (k >= PROGRAM_DONE_MAX_SERVERS)
+            uplat_fail(w, "root task: handle_timeouts inherit of %s serves more than %d servers",
+                       s->threads[ti].name, PROGRAM_DONE_MAX_SERVERS);
+        mint_into(w, w->threads[si + 1].cnode_slot, THREAD_CNODE_BITS, TSLOT_DONE_NTFN, done,
+                  RIGHT_WRITE, (uint64_t)1 << (PROGRAM_DONE_SHIFT + k));
+    }
+}
+
 /* A timeout handler can restart each server whose faults it serves: the
- * server's TCB and reply object, a spare context to run it on, and the
- * start-up endpoint to learn that it reached its receive. */
+ * server's TCB and reply object, its restart context and notification;
+ * and, as its action needs, the SchedControl and the clients' contexts. */
 static void grant_handler(struct uworld *w, uint32_t ti)
 {
     const struct scenario *s = w->s;
     struct uthread *t = &w->threads[ti + 1];
-    bool handles = false;
+    int action = program_timeout_action(s, ti);
+    uint32_t ep = SCN_NONE;
 
     for (uint32_t si = 0; si < s->n_threads; si++) {
-        uint32_t ep = s->threads[si].timeout_endpoint;
-        if (ep == SCN_NONE || !program_handles_timeouts(s, ti, ep))
+        uint32_t sep = s->threads[si].timeout_endpoint;
+        struct uthread *srv = &w->threads[si + 1];
+
+        if (sep == SCN_NONE || !program_handles_timeouts(s, ti, sep))
             continue;
-        handles = true;
-        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_SERVER + 2 * si,
-                  w->threads[si + 1].tcb_slot, RIGHTS_ALL, 0);
-        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_SERVER + 2 * si + 1,
-                  w->threads[si + 1].reply_slot, RIGHTS_ALL, 0);
+        ep = sep;
+        if (program_slot_server(s, si, SERVER_CAPS) > TSLOT_THREAD)
+            uplat_fail(w, "root task: the CNode of %s is full (too many objects and servers)",
+                       s->threads[ti].name);
+        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_THREAD + 2 * si, srv->tcb_slot,
+                  RIGHTS_ALL, 0);
+        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, program_slot_server(s, si, SERVER_REPLY),
+                  srv->reply_slot, RIGHTS_ALL, 0);
+        if (!w->mcs)
+            continue;
+        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS,
+                  program_slot_server(s, si, SERVER_RESTART_SC), srv->restart_sc_slot,
+                  RIGHTS_ALL, 0);
+        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS,
+                  program_slot_server(s, si, SERVER_RESTART_NTFN), srv->restart_ntfn_slot,
+                  RIGHT_WRITE, 0);
     }
-    if (!handles || !w->mcs)
+    if (ep == SCN_NONE || !w->mcs)
         return;
-    if (program_timeout_action(s, ti) == TIMEOUT_EMERGENCY_BUDGET) {
+    if (action == TIMEOUT_EMERGENCY_BUDGET) {
         /* to grant emergency budget to any client's context */
         mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_SCHED_CONTROL, ROOT_SCHED_CONTROL,
                   RIGHTS_ALL, 0);
-        for (uint32_t ci = 0; ci < s->n_threads; ci++) {
-            if (w->threads[ci + 1].sc_slot)
-                mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_THREAD_SC + ci,
-                          w->threads[ci + 1].sc_slot, RIGHTS_ALL, 0);
-        }
+        grant_contexts(w, ti, false);
+    } else if (action == TIMEOUT_INHERIT) {
+        /* to lend a queued client's context to a server and give it back */
+        grant_contexts(w, ti, true);
+        grant_done(w, ti, ep);
     }
-    struct scn_context spare = {.present = true, .budget = 1, .period = 1};
-    spare.budget = spare.period = w->duration > 0 ? w->duration : 1;
-    cptr_t sc = new_sc(w, &spare, BADGE_SPARE_BASE + ti + 1);
-    mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_SPARE_SC, sc, RIGHTS_ALL, 0);
-    mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_INIT_EP, w->init_ep_slot, RIGHT_READ,
-              0);
 }
 
 static void build_thread(struct uworld *w, uint32_t ti)
@@ -357,6 +433,10 @@ void root_build(struct uworld *w)
     build_devices(w);
     for (uint32_t i = 0; i < s->n_threads; i++)
         build_thread(w, i);
+    for (uint32_t i = 0; i < s->n_threads; i++) {
+        if (w->mcs && program_has_timeout_handler(s, i))
+            build_restart(w, i);
+    }
     for (uint32_t i = 0; i < s->n_threads; i++)
         grant_handler(w, i);
     start_passive_servers(w);

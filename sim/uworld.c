@@ -102,9 +102,13 @@ static int alloc_tables(struct uworld *w)
     w->ntfn_slots = calloc(nn, sizeof *w->ntfn_slots);
     w->ntfn_sc_slots = calloc(nn, sizeof *w->ntfn_sc_slots);
     w->irq_slots = calloc(nd, sizeof *w->irq_slots);
+    w->ep_lendable = calloc(ne, sizeof *w->ep_lendable);
     if (!w->ntfn_release || !w->ntfn_pending || !w->ep_slots || !w->ntfn_slots ||
-        !w->ntfn_sc_slots || !w->irq_slots)
+        !w->ntfn_sc_slots || !w->irq_slots || !w->ep_lendable)
         return -1;
+    /* classic has no timeout faults: nothing is ever lent */
+    for (uint32_t i = 0; i < s->n_endpoints && w->mcs; i++)
+        w->ep_lendable[i] = program_endpoint_lendable(s, i);
     return 0;
 }
 
@@ -149,11 +153,13 @@ void uworld_release(struct uworld *w)
     free(w->ntfn_slots);
     free(w->ntfn_sc_slots);
     free(w->irq_slots);
+    free(w->ep_lendable);
     free(w->start_times);
     w->threads = NULL;
     w->ntfn_release = NULL;
     w->ntfn_pending = NULL;
     w->ep_slots = w->ntfn_slots = w->ntfn_sc_slots = w->irq_slots = NULL;
+    w->ep_lendable = NULL;
     w->start_times = NULL;
 }
 

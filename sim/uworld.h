@@ -24,16 +24,22 @@
 
 /* Badges of scheduling contexts, which name them in traces. */
 #define BADGE_NTFN_BASE 0x10000u  /* + notification index */
-#define BADGE_SPARE_BASE 0x20000u /* + handler thread id */
+#define BADGE_SPARE_BASE 0x20000u /* + server thread id: its restart context */
 #define BADGE_ROOT 0x30000u
 
 /* Registers the interpreter keeps its own state in (user registers). */
+#define REG_HT_UNBOUND 19 /* inherit: the client's context is off the server */
 #define REG_COMPUTE_LEFT 20
 #define REG_COMPUTE_ACTIVE 21
 #define REG_HT_STATE 22 /* handle_timeouts: the stage of the fault in hand */
 #define REG_HT_SERVER 23
 #define REG_HT_CLIENT 24
 #define REG_HT_GRANTS 25
+#define REG_HT_LENDER 26  /* inherit: the thread whose context is lent */
+#define REG_HT_AFTER_PRIO 27 /* inherit: the last candidate tried, by queue order */
+#define REG_HT_AFTER_SEQ 28
+#define REG_HT_DONE 29    /* inherit: done signals not yet acted on (server ranks) */
+#define REG_LEND_STAGE 30 /* a server giving back a borrowed context (sim/inherit.c) */
 
 /* Message register 0 of every message a thread sends: the send time, so
  * that the receiver's job is released at it (SCENARIO-FORMAT.md "Jobs"). */
@@ -65,8 +71,17 @@ struct uthread {
     uint64_t zero_time_ops; /* consecutive instructions that took no time */
     uint64_t replies;       /* requests it answered: memory it shares with its
                                timeout handler (one emergency grant a request) */
+    /* memory every thread shares, for `inherit` (sim/inherit.h): who waits
+     * on which endpoint, what each server serves, whose context it has */
+    uint32_t queued_ep;     /* as a caller: endpoint + 1 of its Call, 0 none */
+    uint32_t queued_prio;   /* ...its priority and its order among Calls */
+    uint64_t queued_seq;
+    uint32_t serving_ep;    /* as a server: endpoint + 1 of the request in hand */
+    uint32_t serving;       /* ...and the client's id (its Call's badge) */
+    uint32_t lender;        /* as a server: whose context its handler lent it */
     /* root-task slots, for inspection at the end */
     cptr_t tcb_slot, sc_slot, cnode_slot, reply_slot;
+    cptr_t restart_sc_slot, restart_ntfn_slot; /* a server with a timeout handler */
 };
 
 struct uworld {
@@ -84,6 +99,10 @@ struct uworld {
     /* per notification: the release time of its first unconsumed signal */
     cycles_t *ntfn_release;
     bool *ntfn_pending;
+
+    /* per endpoint: Calls on it are recorded (program_endpoint_lendable) */
+    bool *ep_lendable;
+    uint64_t call_seq; /* the order of recorded Calls */
 
     /* root-task slots of the objects */
     cptr_t *ep_slots, *ntfn_slots, *irq_slots, *ntfn_sc_slots;

@@ -1,41 +1,11 @@
 # One example test (tests/examples.cmake), run with cmake -P:
-#   -DMCSIM=path -DSCENARIO=file -DDB=file  and  -DSCHEDULER=mcs|classic
-#   or -DEXPECT_REFUSED=1
+#   -DMCSIM=path -DSCENARIO=file -DDB=file -DSCHEDULER=mcs|classic
 # Runs the scenario into a fresh database; passes when `mcsim run` exits 0
 # and `mcsim check` on the database exits 0 with the same verdict lines.
-# With EXPECT_REFUSED: passes when `mcsim run` exits 2 naming the
-# handle_timeouts step's FILE:LINE:COL, and writes no database.
 
 get_filename_component(dir ${DB} DIRECTORY)
 file(MAKE_DIRECTORY ${dir})
 file(REMOVE ${DB})
-
-if(EXPECT_REFUSED)
-    # Where the step is: its line, and the column of `handle_timeouts`.
-    file(STRINGS ${SCENARIO} lines)
-    set(n 0)
-    foreach(line IN LISTS lines)
-        math(EXPR n "${n} + 1")
-        string(FIND "${line}" "handle_timeouts:" col)
-        if(col GREATER -1)
-            math(EXPR col "${col} + 1")
-            set(where "${SCENARIO}:${n}:${col}")
-            break()
-        endif()
-    endforeach()
-    if(NOT where)
-        message(FATAL_ERROR "${SCENARIO} has no handle_timeouts step")
-    endif()
-    execute_process(COMMAND ${MCSIM} run ${SCENARIO} -o ${DB}
-        RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-    string(FIND "${err}" "${where}: error: handle_timeouts action 'inherit'" at)
-    if(NOT rc EQUAL 2 OR at EQUAL -1 OR EXISTS ${DB})
-        message(FATAL_ERROR "expected exit status 2, an error at ${where} and no database;"
-            " got status ${rc}\n${out}${err}")
-    endif()
-    message(STATUS "refused as expected: ${err}")
-    return()
-endif()
 
 execute_process(COMMAND ${MCSIM} run ${SCENARIO} -o ${DB} --scheduler ${SCHEDULER}
     RESULT_VARIABLE rc OUTPUT_VARIABLE run_out ERROR_VARIABLE err)

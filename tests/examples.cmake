@@ -3,26 +3,12 @@
 # CTest tests example.<stem>.mcs and example.<stem>.classic, which pass when
 # every expectation holds (exit status 0) and `mcsim check` then gives the
 # same verdicts from the database alone (tests/example_run.cmake).
-#
-# server_exhausts_inherit.yaml specifies a policy this version does not
-# implement: instead of running it, example.server_exhausts_inherit.refused
-# checks that `mcsim run` refuses it with exit status 2, an error naming
-# the line and column of its handle_timeouts step, and no database written.
 
 file(GLOB MCSIM_EXAMPLES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/scenarios/*.yaml)
 set(MCSIM_EXAMPLE_RUN ${CMAKE_CURRENT_SOURCE_DIR}/example_run.cmake)
-set(MCSIM_UNSUPPORTED_EXAMPLES server_exhausts_inherit)
 
 foreach(file ${MCSIM_EXAMPLES})
     get_filename_component(stem ${file} NAME_WE)
-    if(stem IN_LIST MCSIM_UNSUPPORTED_EXAMPLES)
-        add_test(NAME example.${stem}.refused
-            COMMAND ${CMAKE_COMMAND} -DMCSIM=$<TARGET_FILE:mcsim> -DSCENARIO=${file}
-                    -DDB=${CMAKE_CURRENT_BINARY_DIR}/examples/${stem}.refused.db
-                    -DEXPECT_REFUSED=1 -P ${MCSIM_EXAMPLE_RUN})
-        set_tests_properties(example.${stem}.refused PROPERTIES TIMEOUT 60 LABELS example)
-        continue()
-    endif()
     foreach(scheduler mcs classic)
         add_test(NAME example.${stem}.${scheduler}
             COMMAND ${CMAKE_COMMAND} -DMCSIM=$<TARGET_FILE:mcsim> -DSCENARIO=${file}

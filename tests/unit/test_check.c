@@ -75,7 +75,7 @@ static void assert_check_agrees(const char *file, const char *scheduler)
     workdir_clear();
     run_status = spawn_mcsim("run", file, "-o", "agree.db", "--scheduler", scheduler, NULL);
     if (run_status == 2)
-        return; /* refused (inherit): nothing recorded, nothing to check */
+        return; /* refused: nothing recorded, nothing to check */
     if (run_status != 0 && run_status != 1)
         fail_msg("mcsim run %s --scheduler %s: status %d\n%s%s", file, scheduler, run_status,
                  spawn_out, spawn_err);

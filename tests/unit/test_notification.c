@@ -248,6 +248,54 @@ static void test_notification_b23_lent_context(void **state)
     assert_int_equal(ktu_inspect(h).sc_badge, 200);
 }
 
+/* A passive server bound to a notification that lends it a context (the
+ * restart context of sim/timeouts.c): woken through it, it runs on that
+ * context; its blocking Recv on an endpoint where a client is queued gives
+ * the context back first (seL4 receiveIPC: maybeReturnSchedContext before
+ * the endpoint's queue is looked at), so the client's Call donates the
+ * client's own context. */
+static void test_notification_lent_context_returned_before_caller(void **state)
+{
+    cptr_t n, n_sc, ep, reply, s, s_sc, c;
+    struct ktest_msg call = {.label = 0, .length = 1, .mr = {9}};
+    const struct ktest_trace *r;
+
+    (void)state;
+    ktu_boot(SCHED_MCS);
+    n = ktest_retype(OBJ_NOTIFICATION, 0);
+    ep = ktest_retype(OBJ_ENDPOINT, 0);
+    reply = ktest_retype(OBJ_REPLY, 0);
+    s = ktest_thread(200, 200, 10 * MS, 10 * MS, &s_sc);
+    c = ktest_thread(50, 50, 5 * MS, 10 * MS, NULL);
+    n_sc = ktest_retype(OBJ_SCHED_CONTEXT, MCSIM_MIN_SC_BITS);
+    assert_int_equal(ktu_configure(n_sc, 10 * MS, 10 * MS, 0, 77, 0), KTU_ROOT_ID);
+    assert_int_equal(ktest_invoke(s, INV_TCB_BIND_NOTIFICATION, 0, NULL, &n, 1, NULL), ERR_NONE);
+    assert_int_equal(ktu_call(n_sc, INV_SC_BIND, 0, NULL, &n, 1), KTU_ROOT_ID);
+    assert_int_equal(ktu_root_lower(5), KTU_ROOT_ID);
+    /* s waits on its own bound notification, passive: its context is not
+     * the notification's, so it keeps it until the root unbinds it */
+    ktu_make_passive(s, 200, s_sc, SYS_WAIT, n, 0);
+    assert_int_equal(ktu_resume(c), 50);
+    assert_int_equal(ktest_syscall(SYS_CALL, ep, 0, 0, &call), KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect(c).state, KTU_ST_BLOCKED_ON_SEND);
+
+    ktest_trace_clear();
+    assert_int_equal(signal(n), 200);
+    assert_int_equal(ktu_inspect(s).sc_badge, 77);
+    assert_int_equal(ktu_inspect_sc(n_sc).bound_trace_id, 200);
+    assert_int_equal(ktest_syscall(SYS_RECV, ep, reply, 0, NULL), 200);
+    assert_int_equal(ktest_context()->x[REG_MR0], 9);
+    assert_int_equal(ktu_inspect(s).sc_badge, 50);
+    assert_int_equal(ktu_inspect_sc(n_sc).bound_trace_id, 0);
+    assert_int_equal(ktu_inspect(c).state, KTU_ST_BLOCKED_ON_REPLY);
+    assert_int_equal(ktu_inspect(c).sc_badge, 0);
+    r = ktu_last_record(TR_DONATE);
+    assert_non_null(r);
+    assert_int_equal(r->thread, 200);
+    assert_int_equal(r->object, 50);
+    assert_int_equal(r->arg, 50);
+}
+
 /* Signal needs Write (a Call without it answers InvalidCapability 0);
  * Wait needs Read; a notification bound to another thread cannot be
  * waited on (seL4: a cap fault; here the error in x1). */
@@ -318,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_notification_bound_pending_first),
         cmocka_unit_test(test_notification_bound_caller_not_interrupted),
         cmocka_unit_test(test_notification_b23_lent_context),
+        cmocka_unit_test(test_notification_lent_context_returned_before_caller),
         cmocka_unit_test(test_notification_rights_and_binding),
         cmocka_unit_test(test_notification_delete_restarts_waiters),
     };

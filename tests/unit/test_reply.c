@@ -341,6 +341,52 @@ static void test_reply_timeout_fault_restart(void **state)
     assert_int_equal(ktu_inspect(f.w.c).sc_badge, C_ID);
 }
 
+/*
+ * What `inherit` builds on (sim/timeouts.c). While S waits on the fault,
+ * T takes C's context off S (UnbindObject: S is blocked, not current) and
+ * binds another, ready one (B's) to S; Bind of C's empty context to the
+ * blocked S is refused. The fault reply restarts S on B's context, charged
+ * to it. When S answers C with Send on its reply object, C's context,
+ * still at the head of the call chain though bound to nobody, goes back
+ * to C (seL4 reply_pop), which is postponed to its refill at 10; S keeps
+ * B's context and runs on.
+ */
+static void test_reply_unbound_context_returns_to_caller(void **state)
+{
+    struct tf_world f;
+    struct ktest_msg go_on = {.label = 0}, answer = {.label = 0, .length = 1, .mr = {7}};
+    const struct ktest_trace *ev[4];
+    cptr_t b_sc;
+
+    (void)state;
+    tf_setup(&f);
+    tf_expect_fault(&f);
+    b_sc = ktest_retype(OBJ_SCHED_CONTEXT, MCSIM_MIN_SC_BITS);
+    assert_int_equal(ktu_configure(b_sc, 3 * MS, 10 * MS, 0, W_ID, 0), T_ID);
+    assert_int_equal(ktu_call(f.w.c_sc, INV_SC_UNBIND_OBJECT, 0, NULL, &f.w.s, 1), T_ID);
+    assert_int_equal(ktu_inspect(f.w.s).sc_badge, 0);
+    assert_int_equal(ktu_inspect_sc(f.w.c_sc).bound_trace_id, 0);
+    ktu_fails(f.w.c_sc, INV_SC_BIND, 0, NULL, &f.w.s, 1, ERR_ILLEGAL_OPERATION, 0, 0, 0);
+    assert_int_equal(ktu_call(b_sc, INV_SC_BIND, 0, NULL, &f.w.s, 1), T_ID);
+    assert_int_equal(ktu_inspect(f.w.s).sc_badge, W_ID);
+
+    ktest_trace_clear();
+    assert_int_equal(ktest_syscall(SYS_REPLY_RECV, f.faults, f.t_reply, 0, &go_on), S_ID);
+    assert_int_equal(ktest_run(1 * MS), S_ID);
+    assert_int_equal(ktu_records(TR_SWITCH, UINT32_MAX, ev, 4), 1);
+    assert_int_equal(ev[0]->thread, S_ID);
+    assert_int_equal(ev[0]->object, W_ID);
+    assert_int_equal(ktest_syscall(SYS_SEND, f.w.reply, 0, 0, &answer), S_ID);
+    assert_int_equal(ktu_inspect(f.w.c).sc_badge, C_ID);
+    assert_int_equal(ktu_inspect(f.w.c).state, KTU_ST_RUNNING);
+    assert_true(ktu_inspect(f.w.c).in_release_queue);
+    assert_int_equal(ktu_inspect(f.w.s).sc_badge, W_ID);
+    assert_int_equal(ktu_records(TR_SC_RETURN, UINT32_MAX, ev, 4), 1);
+    assert_int_equal(ev[0]->thread, C_ID);
+    assert_int_equal(ev[0]->object, C_ID);
+    assert_int_equal(ev[0]->arg, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_reply_delete_returns_sc),
         cmocka_unit_test(test_reply_b16_timeout_fault_reset),
         cmocka_unit_test(test_reply_timeout_fault_restart),
+        cmocka_unit_test(test_reply_unbound_context_returns_to_caller),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
