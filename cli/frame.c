@@ -69,6 +69,7 @@ static const uint8_t fixed_len[WIRE_TYPE_COUNT] = {
     [WIRE_JOB_END] = WIRE_JOB_END_LEN, [WIRE_IRQ] = WIRE_IRQ_LEN,
     [WIRE_BUDGET] = WIRE_BUDGET_LEN,   [WIRE_REFILL] = WIRE_REFILL_LEN,
     [WIRE_BENCH] = WIRE_BENCH_LEN,     [WIRE_END] = WIRE_END_LEN,
+    [WIRE_ENTRY] = WIRE_ENTRY_LEN,
 };
 
 static void decode_fixed(const uint8_t *p, struct wire_record *o)
@@ -129,6 +130,18 @@ static void decode_fixed(const uint8_t *p, struct wire_record *o)
         o->u.end.records = wire_get(&p, 8);
         o->u.end.dropped = wire_get(&p, 8);
         o->u.end.kernel_insns = wire_get(&p, 8);
+        o->u.end.entry_insns = wire_get(&p, 8);
+        break;
+    case WIRE_ENTRY:
+        o->u.entry.kind = (uint8_t)wire_get(&p, 1);
+        o->u.entry.from = (uint32_t)wire_get(&p, 4);
+        o->u.entry.to = (uint32_t)wire_get(&p, 4);
+        o->u.entry.flags = (uint8_t)wire_get(&p, 1);
+        o->u.entry.insns = (uint32_t)wire_get(&p, 4);
+        o->u.entry.sched_insns = (uint32_t)wire_get(&p, 4);
+        o->u.entry.timer_insns = (uint32_t)wire_get(&p, 4);
+        o->u.entry.woken = (uint32_t)wire_get(&p, 4);
+        o->u.entry.end = wire_get(&p, 8);
         break;
     default:
         break;
@@ -202,7 +215,18 @@ static uint8_t *encode_fixed(const struct wire_record *o, uint8_t *p)
         p = wire_put(p, o->u.end.kernel_entries, 8);
         p = wire_put(p, o->u.end.records, 8);
         p = wire_put(p, o->u.end.dropped, 8);
-        return wire_put(p, o->u.end.kernel_insns, 8);
+        p = wire_put(p, o->u.end.kernel_insns, 8);
+        return wire_put(p, o->u.end.entry_insns, 8);
+    case WIRE_ENTRY:
+        p = wire_put(p, o->u.entry.kind, 1);
+        p = wire_put(p, o->u.entry.from, 4);
+        p = wire_put(p, o->u.entry.to, 4);
+        p = wire_put(p, o->u.entry.flags, 1);
+        p = wire_put(p, o->u.entry.insns, 4);
+        p = wire_put(p, o->u.entry.sched_insns, 4);
+        p = wire_put(p, o->u.entry.timer_insns, 4);
+        p = wire_put(p, o->u.entry.woken, 4);
+        return wire_put(p, o->u.entry.end, 8);
     default:
         return p;
     }

@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,8 +259,12 @@ static int run_qemu(const struct qemu_args *a, const struct qemu_job *job, uint3
         return 3;
     }
     if (!a->common.quiet)
-        fprintf(stderr, "mcsim: qemu: %zu records in %.2f s of wall-clock time\n", t->n,
-                out.seconds);
+        fprintf(stderr,
+                "mcsim: qemu: %zu records in %.2f s of wall-clock time; %" PRIu64
+                " instructions at EL1 on the timeline, %" PRIu64
+                " of them in kernel entries (the rest: the device model, the trace"
+                " writer, the idle loop)\n",
+                t->n, out.seconds, t->end.u.end.kernel_insns, t->end.u.end.entry_insns);
     return 0;
 }
 

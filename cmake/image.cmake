@@ -9,7 +9,8 @@ set(MCSIM_HALARM_SOURCES
     ${PROJECT_SOURCE_DIR}/hal-arm/hal_arm.c
     ${PROJECT_SOURCE_DIR}/hal-arm/gic.c
     ${PROJECT_SOURCE_DIR}/hal-arm/uart.c
-    ${PROJECT_SOURCE_DIR}/hal-arm/klib.c)
+    ${PROJECT_SOURCE_DIR}/hal-arm/klib.c
+    ${PROJECT_SOURCE_DIR}/hal-arm/meter.c)
 add_library(mcsim_halarm STATIC ${MCSIM_HALARM_SOURCES})
 target_include_directories(mcsim_halarm PUBLIC ${PROJECT_SOURCE_DIR}/hal-arm)
 target_link_libraries(mcsim_halarm PUBLIC mcsim_kernel)

@@ -9,12 +9,17 @@
  * A deadline becomes CNTP_CVAL = ceil((origin + deadline) / 16): the
  * timer fires at the first count at or after it, and the kernel then
  * reads a time at or after its deadline.
+ *
+ * Every kernel entry on the timeline is measured (meter.h): the exception
+ * path tells the meter where entries begin and end, and every call of an
+ * image hook is bracketed so that its instructions are not the kernel's.
  */
 #include "hal_arm.h"
 
 #include <mcsim/kernel.h>
 
 #include "gic.h"
+#include "meter.h"
 #include "mmio.h"
 
 #define CNTFRQ_QEMU 62500000u
@@ -31,9 +36,9 @@ static bool line_masked[HAL_ARM_NUM_IRQS];
 static bool start_soft_pending; /* the start line fired while masked */
 static ticks_t kernel_deadline = HAL_ARM_NEVER;
 static uint64_t device_deadline = HAL_ARM_NEVER;
-static uint64_t entries;
-static uint64_t el1_insns; /* on the timeline, up to the last exception */
-static uint32_t el1_last;  /* the EL1 counter then */
+static uint32_t trace_kinds; /* of the records the trace hook gets (hal_arm_init) */
+static uint64_t el1_insns;   /* on the timeline, up to the last exception */
+static uint32_t el1_last;    /* the EL1 counter then */
 
 _Static_assert(sizeof(struct user_context) == 280, "start.S assumes this layout");
 
@@ -92,23 +97,21 @@ void hal_arm_device_timer_set(uint64_t deadline)
 
 uint64_t hal_arm_kernel_entries(void)
 {
-    return entries;
+    return meter_entries();
 }
 
-static void count_entry(void)
+uint64_t hal_arm_entry_insns(void)
 {
-    if (hal_arm_timeline_origin != HAL_ARM_NEVER)
-        entries++;
+    return meter_insns();
 }
 
-/* At each exception from EL0: the EL1 instructions since the last one are
- * those of the last exception's handling (the counter does not count at
- * EL0); none before the timeline. Differences of the 32-bit counter are
- * exact as long as one exception takes fewer than 2^32 instructions. */
-static void count_el1(void)
+/* At each exception from EL0, with counter 0 `now` (start.S's mark): the
+ * EL1 instructions since the last one are those of the last exception's
+ * handling (the counter does not count at EL0); none before the timeline.
+ * Differences of the 32-bit counter are exact as long as one exception
+ * takes fewer than 2^32 instructions. */
+static void count_el1(uint32_t now)
 {
-    uint32_t now = hal_arm_insns_el1();
-
     if (hal_arm_timeline_origin != HAL_ARM_NEVER)
         el1_insns += (uint32_t)(now - el1_last);
     el1_last = now;
@@ -116,7 +119,7 @@ static void count_el1(void)
 
 uint64_t hal_arm_el1_insns(void)
 {
-    count_el1();
+    count_el1(hal_arm_insns_el1());
     return el1_insns;
 }
 
@@ -147,13 +150,18 @@ void hal_arm_raise(uint32_t line)
 
 ticks_t hal_time_now(void)
 {
-    return hal_arm_now();
+    ticks_t now = hal_arm_now();
+
+    meter_clock(now);
+    return now;
 }
 
 void hal_timer_set(ticks_t deadline)
 {
+    meter_hal_call();
     kernel_deadline = deadline;
     arm_kernel_timer();
+    meter_timer_set();
 }
 
 void hal_irq_mask(uint32_t line)
@@ -178,15 +186,36 @@ void hal_irq_unmask(uint32_t line)
     }
 }
 
+/* Real work takes real time: nothing is charged; the meter notes the
+ * choosing and the reprogramming. */
 void hal_account(enum hal_cost cost)
 {
-    (void)cost; /* real work takes real time */
+    if (cost == COST_SCHEDULE || cost == COST_TIMER_PROGRAM)
+        meter_cost(cost);
+}
+
+/* The trace hook, outside the kernel's instructions. Not inline: the
+ * common case, a record nobody keeps, stays a leaf call. */
+static __attribute__((noinline)) void trace_hook(const struct trace_record *rec)
+{
+    uint32_t mark = meter_hook_begin();
+
+    hooks.trace(rec);
+    meter_hook_end(mark);
 }
 
 void hal_trace(const struct trace_record *rec)
 {
-    if (hooks.trace)
-        hooks.trace(rec);
+    meter_hal_call();
+    if (rec->kind == TR_IRQ)
+        meter_irq_woke((uint32_t)rec->arg);
+    if (rec->kind < 32 && (trace_kinds >> rec->kind & 1u))
+        trace_hook(rec);
+}
+
+void hal_arm_trace_kinds(uint32_t kinds)
+{
+    trace_kinds = hooks.trace ? kinds : 0;
 }
 
 void hal_context_restart(struct user_context *ctx)
@@ -201,6 +230,36 @@ _Noreturn void hal_fatal(const char *msg)
 
 /* ------------------------------------------------------------ entry */
 
+/* Call the kernel for one entry of `kind` (`line`: the interrupt's),
+ * measured (meter.h). */
+static struct user_context *enter(enum hal_arm_entry_kind kind, uint32_t line)
+{
+    struct user_context *next;
+
+    meter_begin(kind);
+    if (kind == HAL_ARM_ENTRY_SYSCALL)
+        next = kernel_syscall();
+    else if (kind == HAL_ARM_ENTRY_EXIT)
+        next = kernel_thread_exit();
+    else
+        next = kernel_interrupt(line);
+    meter_end(next == NULL);
+    return next;
+}
+
+/* The device timer's interrupt, acknowledged as `iar`: the image's device
+ * model, not the kernel's work, from `mark` (before the acknowledgement)
+ * on. */
+static void device_timer(uint32_t iar, uint32_t mark)
+{
+    SYSREG_WRITE(cntv_ctl_el0, CTL_IMASK);
+    ISB();
+    gic_eoi(iar);
+    device_deadline = HAL_ARM_NEVER;
+    hooks.device_timer(hal_arm_now());
+    meter_hook_end(mark);
+}
+
 /* Acknowledge and handle pending interrupts until one enters the kernel:
  * returns true with the kernel's choice in *next (NULL: idle), or false
  * when none is left to enter the kernel for (the device timer's own
@@ -208,17 +267,14 @@ _Noreturn void hal_fatal(const char *msg)
 static bool take_interrupt(struct user_context **next)
 {
     for (;;) {
+        uint32_t mark = meter_hook_begin();
         uint32_t iar = gic_ack();
         uint32_t id = iar & 0x3ffu;
 
         if (id == GIC_SPURIOUS)
             return false;
         if (id == GIC_PPI_VTIMER) {
-            SYSREG_WRITE(cntv_ctl_el0, CTL_IMASK);
-            ISB();
-            gic_eoi(iar);
-            device_deadline = HAL_ARM_NEVER;
-            hooks.device_timer(hal_arm_now());
+            device_timer(iar, mark);
             continue;
         }
         gic_eoi(iar);
@@ -227,16 +283,17 @@ static bool take_interrupt(struct user_context **next)
             SYSREG_WRITE(cntp_ctl_el0, CTL_IMASK);
             ISB();
             kernel_deadline = HAL_ARM_NEVER;
-            *next = kernel_interrupt(HAL_ARM_TIMER_IRQ);
+            *next = enter(HAL_ARM_ENTRY_TIMER, HAL_ARM_TIMER_IRQ);
         } else if (id == GIC_SGI_START) {
-            *next = kernel_interrupt(HAL_ARM_START_IRQ);
+            *next = enter(HAL_ARM_ENTRY_IRQ, HAL_ARM_START_IRQ);
         } else if (id >= GIC_SPI_BASE && id < GIC_NUM_IDS) {
+            mark = meter_hook_begin();
             hooks.line_taken(id - GIC_SPI_BASE, hal_arm_now());
-            *next = kernel_interrupt(id - GIC_SPI_BASE);
+            meter_hook_end(mark);
+            *next = enter(HAL_ARM_ENTRY_IRQ, id - GIC_SPI_BASE);
         } else {
             continue;
         }
-        count_entry();
         return true;
     }
 }
@@ -249,6 +306,7 @@ static struct user_context *resume(struct user_context *next)
 {
     while (next == NULL) {
         __asm__ volatile("wfi" ::: "memory");
+        meter_wake();
         take_interrupt(&next);
     }
     if (next->pc == 0) {
@@ -266,16 +324,30 @@ static struct user_context *current_context(void)
     return c;
 }
 
-struct user_context *hal_arm_el0_irq(void);
-struct user_context *hal_arm_el0_sync(uint64_t esr);
+/* An exception from EL0 begins (`mark`: start.S's): the meter completes
+ * the entry before it, and the image's entry hook runs; neither is the
+ * kernel's work. */
+static void exception_begin(uint32_t mark)
+{
+    uint32_t hook = meter_hook_begin();
+    uint32_t id = kernel_current_trace_id();
+
+    meter_exception(mark, id);
+    count_el1(mark);
+    hooks.entry(id);
+    meter_hook_end(hook);
+}
+
+/* From start.S's vectors: `mark` is counter 0 read there (meter.h). */
+struct user_context *hal_arm_el0_irq(uint32_t mark);
+struct user_context *hal_arm_el0_sync(uint64_t esr, uint32_t mark);
 void hal_arm_el1_fault(uint64_t esr, uint64_t elr, uint64_t far);
 
-struct user_context *hal_arm_el0_irq(void)
+struct user_context *hal_arm_el0_irq(uint32_t mark)
 {
     struct user_context *next = current_context();
 
-    count_el1();
-    hooks.entry(kernel_current_trace_id());
+    exception_begin(mark);
     take_interrupt(&next); /* none for the kernel: the thread goes on */
     return resume(next);
 }
@@ -291,7 +363,7 @@ static _Noreturn void user_fault(uint64_t esr, const struct user_context *c)
     die("a thread faulted at EL0");
 }
 
-struct user_context *hal_arm_el0_sync(uint64_t esr)
+struct user_context *hal_arm_el0_sync(uint64_t esr, uint32_t mark)
 {
     struct user_context *cur = current_context();
     unsigned imm = (unsigned)(esr & 0xffffu);
@@ -299,16 +371,13 @@ struct user_context *hal_arm_el0_sync(uint64_t esr)
 
     if (ESR_EC(esr) != ESR_EC_SVC64)
         user_fault(esr, cur);
-    count_el1();
-    hooks.entry(kernel_current_trace_id());
+    exception_begin(mark);
     switch (imm) {
     case HAL_ARM_SVC_SYSCALL:
-        count_entry();
-        next = kernel_syscall();
+        next = enter(HAL_ARM_ENTRY_SYSCALL, 0);
         break;
     case HAL_ARM_SVC_EXIT:
-        count_entry();
-        next = kernel_thread_exit();
+        next = enter(HAL_ARM_ENTRY_EXIT, 0);
         break;
     case HAL_ARM_SVC_SYSCALL_END_BOOT:
     case HAL_ARM_SVC_EXIT_END_BOOT:
@@ -355,6 +424,8 @@ void hal_arm_init(const struct hal_arm_hooks *h)
     uint64_t frq;
 
     hooks = *h;
+    trace_kinds = h->trace ? UINT32_MAX : 0;
+    meter_init(h->entry_slot);
     SYSREG_READ(cntfrq_el0, frq);
     if (frq != CNTFRQ_QEMU) {
         hal_arm_printf("mcsim-qemu: CNTFRQ is %llu, expected %u\n", (unsigned long long)frq,

@@ -60,12 +60,47 @@
 #define HAL_ARM_SVC_EXIT_END_BOOT 3
 #define HAL_ARM_SVC_PLATFORM 4 /* and above */
 
+/* The kinds of kernel entry, in hal-sim's order (hal_sim.h, and the
+ * kernel_stats table's `kind`). */
+enum hal_arm_entry_kind {
+    HAL_ARM_ENTRY_SYSCALL, /* svc #0 */
+    HAL_ARM_ENTRY_IRQ,     /* a device line or the start line */
+    HAL_ARM_ENTRY_TIMER,   /* the kernel's timer */
+    HAL_ARM_ENTRY_EXIT,    /* svc #1: a program's end */
+};
+
+/* One kernel entry on the timeline, measured in instructions retired at
+ * EL1 (one a nanosecond under -icount shift=0); meter.h says exactly
+ * which instructions each figure covers. */
+struct hal_arm_entry {
+    enum hal_arm_entry_kind kind;
+    uint32_t from;        /* trace id of the thread that trapped or was
+                             interrupted (TRACE_IDLE: the CPU was idle) */
+    uint32_t to;          /* trace id of the thread the kernel returns to */
+    uint32_t insns;       /* the entry: exception vector (or the wake from
+                             the idle wait) to eret (or the start of the idle
+                             wait), the image's hooks left out */
+    uint32_t sched_insns; /* of which: choosing a thread */
+    uint32_t timer_insns; /* of which: reprogramming the timer */
+    uint32_t woken;       /* trace id of the thread the interrupt the entry
+                             delivered woke (its TR_IRQ record's arg; 0:
+                             none, or no interrupt delivered) */
+    bool scheduled;       /* the kernel accounted a scheduling decision */
+    bool timer;           /* the kernel reprogrammed its timer */
+    uint64_t end;         /* ns of the timeline where the entry ended: the
+                             first instruction of `to`'s user code, or the
+                             start of the idle wait */
+};
+
 /* What the image gives hal-arm. Every hook runs at EL1 with interrupts
- * masked; none may call into the kernel except where said. */
+ * masked; none may call into the kernel except where said. A hook's
+ * instructions are left out of the kernel entry it runs in (the image's
+ * device model and trace writer are not kernel work). */
 struct hal_arm_hooks {
     /* The user entry (see above). */
     void (*user_entry)(void);
-    /* Every kernel trace record, as the kernel emits it. */
+    /* Every kernel trace record of the kinds asked for
+     * (hal_arm_trace_kinds), as the kernel emits it. */
     void (*trace)(const struct trace_record *rec);
     /* An exception from EL0 is about to be handled: `thread` (a trace id)
      * was running. Called before the kernel sees the exception. */
@@ -83,6 +118,13 @@ struct hal_arm_hooks {
     /* hal_fatal and unexpected exceptions: report `msg` and exit; should
      * not return (if it does, the run exits with status 3). */
     void (*fatal)(const char *msg);
+    /* A kernel entry on the timeline begins: where its record goes (in
+     * the image's buffer, in line with its other records: before the
+     * kernel's records of the entry), or NULL for nowhere. hal-arm fills
+     * it in as the entry runs and completes it before any hook of a later
+     * exception or entry runs (an entry that returns to user level is
+     * completed when the next exception comes). May be NULL. */
+    struct hal_arm_entry *(*entry_slot)(void);
 };
 
 /* Provided by the image: the program's entry at EL1, after the stack, the
@@ -100,6 +142,11 @@ void hal_arm_init(const struct hal_arm_hooks *hooks);
  * the root task's context. The clock reads 0 until the timeline starts. */
 struct user_context *hal_arm_boot(struct boot_config *cfg, void *untyped, unsigned untyped_bits,
                                   void *root_mem);
+
+/* Only kernel trace records of the kinds in `kinds` (bit TR_x) go to the
+ * trace hook (until this is called, all do): one the image neither keeps
+ * nor looks at costs no call on the kernel's path. */
+void hal_arm_trace_kinds(uint32_t kinds);
 
 /* Enter user level with `ctx` (the root task's, from hal_arm_boot).
  * From then on exceptions drive everything. */
@@ -121,10 +168,12 @@ void hal_arm_device_timer_set(uint64_t deadline);
 void hal_arm_raise(uint32_t line);
 
 /* Kernel entries on the timeline so far (system calls, interrupts,
- * thread exits), and the instructions retired at EL1 on the timeline (the
- * kernel, hal-arm and the image's hooks), kept in 64 bits. */
+ * thread exits); the instructions retired at EL1 on the timeline (the
+ * kernel, hal-arm, the image's hooks and the idle loop); and the sum of
+ * the completed entries' `insns`. Kept in 64 bits. */
 uint64_t hal_arm_kernel_entries(void);
 uint64_t hal_arm_el1_insns(void);
+uint64_t hal_arm_entry_insns(void);
 
 /* The UART: one byte, a string, or formatted text (%s %c %d %u %x %lu
  * %llu %lx %llx %ld %lld %zu %p and %%; widths are ignored). */

@@ -102,16 +102,29 @@ hal_arm_vectors:
     vector_entry el1_bad
     vector_entry el1_bad
 
+/* Each vector takes the kernel-entry meter's mark (hal-arm/meter.h):
+ * counter 0 (EL1 instructions), read at the same distance from the vector
+ * in both, passed to C as its last argument. */
 el0_sync:
     save_context
+    isb
+el0_sync_mark:
+    mrs x1, pmevcntr0_el0
     mrs x0, esr_el1
     bl hal_arm_el0_sync
     b hal_arm_restore
 
 el0_irq:
     save_context
+    isb
+el0_irq_mark:
+    mrs x0, pmevcntr0_el0
     bl hal_arm_el0_irq
     b hal_arm_restore
+
+.if (el0_sync_mark - el0_sync) != (el0_irq_mark - el0_irq)
+.error "the vectors' meter marks must be equally far from their vectors"
+.endif
 
 el1_bad:
     ldr x0, =__stack_top
@@ -121,6 +134,15 @@ el1_bad:
     mrs x2, far_el1
     bl hal_arm_el1_fault
     b .
+
+/* The instructions from a vector slot to its mark, inclusive: the slot's
+ * branch, the path up to the mark, the mark's `mrs`. */
+    .section .rodata
+    .balign 4
+    .global hal_arm_vector_head
+hal_arm_vector_head:
+    .word 1 + (el0_sync_mark - el0_sync) / 4 + 1
+    .text
 
 /* Enter the thread whose context is x0: EL0t with interrupts unmasked;
  * only the condition flags of its saved SPSR are kept. */

@@ -42,13 +42,15 @@
 #define IMAGE_EXIT_FAILED 3
 
 /* One record on its way to the UART: a wire.h frame's type and payload,
- * or, for the kernel's records (the most frequent, written in the
- * kernel's own path), the trace record itself, encoded at the end. */
+ * or, for the kernel's records and its entries (the most frequent,
+ * written in the kernel's own path), the record itself, encoded at the
+ * end. */
 struct image_rec {
     uint8_t type;
     uint8_t len;
     union {
         struct trace_record ktrace; /* type WIRE_KTRACE */
+        struct hal_arm_entry entry; /* type WIRE_ENTRY */
         uint8_t payload[40];        /* the other types */
     } u;
 };
@@ -107,8 +109,13 @@ void tb_init(void);
 /* Append a record (counted as dropped when the buffer is full). */
 void tb_put(const struct image_rec *r);
 /* The hal-arm trace hook: what the record tells user code, then the
- * record itself if the run records its kind. */
+ * record itself if the run records its kind; and the kinds it needs
+ * (after the blob is loaded: they depend on its flags). */
 void tb_kernel_trace(const struct trace_record *rec);
+uint32_t tb_trace_kinds(void);
+/* The record of a kernel entry that begins, for hal-arm to fill in (its
+ * entry_slot hook); NULL when the buffer is full (counted as dropped). */
+struct hal_arm_entry *tb_entry_slot(void);
 /* Move thread `id`'s ring into the buffer. */
 void tb_drain(uint32_t id);
 /* End the run: drain every ring, add the final records, write everything

@@ -43,6 +43,7 @@ static const struct hal_arm_hooks hooks = {
     .line_taken = dev_line_taken,
     .platform_call = on_platform_call,
     .fatal = on_fatal,
+    .entry_slot = tb_entry_slot,
 };
 
 static void load_blob(void)
@@ -121,6 +122,7 @@ _Noreturn void hal_arm_main(void)
     hal_arm_init(&hooks);
     hal_arm_puts("mcsim-qemu: kernel-core on hal-arm (QEMU virt, AArch64)\n");
     load_blob();
+    hal_arm_trace_kinds(tb_trace_kinds());
     tb_init();
     if (uworld_init(&image.w, &image.s, image.s.seed, image.s.scheduler == SCHED_MCS,
                     image.s.duration, HAL_ARM_START_IRQ) != 0)

@@ -32,20 +32,36 @@ void tb_put(const struct image_rec *r)
 
 /* Kinds the host's recorder turns into rows without --trace full
  * (sim/recorder.c): switches make slices, budget kinds budget_events,
- * preempt and call_aborted always go to events. */
+ * preempt and call_aborted always go to events. (The thread an
+ * interrupt woke, TR_IRQ's, comes in its kernel entry's record.) */
 static const uint32_t sched_kinds = 1u << TR_SWITCH | 1u << TR_EXHAUSTED | 1u << TR_THROTTLE |
                                     1u << TR_REPLENISH | 1u << TR_TIMEOUT_FAULT |
                                     1u << TR_EMERGENCY | 1u << TR_PREEMPT | 1u << TR_CALL_ABORTED |
                                     1u << TR_INVARIANT;
+
+/* The kinds user code looks at (uworld_observe_trace). */
+static const uint32_t observed_kinds = 1u << TR_THROTTLE | 1u << TR_RESTART;
+
+static uint32_t recorded_kinds(void)
+{
+    return image.flags & BLOB_TRACE_FULL ? UINT32_MAX : sched_kinds;
+}
+
+uint32_t tb_trace_kinds(void)
+{
+    return recorded_kinds() | observed_kinds;
+}
 
 /* In the kernel's path: kept short (a check and a copy). */
 void tb_kernel_trace(const struct trace_record *rec)
 {
     struct image_rec *r;
 
-    if (rec->kind == TR_THROTTLE || rec->kind == TR_RESTART)
+    if (rec->kind >= 32)
+        return;
+    if (observed_kinds >> rec->kind & 1u)
         uworld_observe_trace(&image.w, rec);
-    if (!(image.flags & BLOB_TRACE_FULL) && (rec->kind >= 32 || !(sched_kinds >> rec->kind & 1u)))
+    if (!(recorded_kinds() >> rec->kind & 1u))
         return;
     if (used == capacity) {
         dropped++;
@@ -55,6 +71,21 @@ void tb_kernel_trace(const struct trace_record *rec)
     r->type = WIRE_KTRACE;
     r->len = WIRE_KTRACE_LEN;
     r->u.ktrace = *rec;
+}
+
+/* On the kernel's path (an entry begins): a slot, no copy. */
+struct hal_arm_entry *tb_entry_slot(void)
+{
+    struct image_rec *r;
+
+    if (used == capacity) {
+        dropped++;
+        return NULL;
+    }
+    r = &buffer[used++];
+    r->type = WIRE_ENTRY;
+    r->len = WIRE_ENTRY_LEN;
+    return &r->u.entry;
 }
 
 void tb_drain(uint32_t id)
@@ -74,10 +105,31 @@ void tb_drain(uint32_t id)
 
 static void write_frame(uint8_t type, const uint8_t *payload, uint8_t len);
 
+static void write_entry(const struct hal_arm_entry *e)
+{
+    uint8_t p[WIRE_ENTRY_LEN], *q = p;
+
+    q = wire_put(q, (uint8_t)e->kind, 1);
+    q = wire_put(q, e->from, 4);
+    q = wire_put(q, e->to, 4);
+    q = wire_put(q, (e->scheduled ? WIRE_ENTRY_SCHEDULED : 0) | (e->timer ? WIRE_ENTRY_TIMER : 0),
+                 1);
+    q = wire_put(q, e->insns, 4);
+    q = wire_put(q, e->sched_insns, 4);
+    q = wire_put(q, e->timer_insns, 4);
+    q = wire_put(q, e->woken, 4);
+    wire_put(q, e->end, 8);
+    write_frame(WIRE_ENTRY, p, sizeof p);
+}
+
 static void write_record(const struct image_rec *r)
 {
     uint8_t p[WIRE_KTRACE_LEN], *q = p;
 
+    if (r->type == WIRE_ENTRY) {
+        write_entry(&r->u.entry);
+        return;
+    }
     if (r->type != WIRE_KTRACE) {
         write_frame(r->type, r->u.payload, r->len);
         return;
@@ -147,7 +199,8 @@ static void write_end(int status, uint64_t end, uint64_t kernel_insns)
     q = wire_put(q, hal_arm_kernel_entries(), 8);
     q = wire_put(q, used, 8);
     q = wire_put(q, dropped, 8);
-    wire_put(q, kernel_insns, 8);
+    q = wire_put(q, kernel_insns, 8);
+    wire_put(q, hal_arm_entry_insns(), 8);
     write_frame(WIRE_END, p, sizeof p);
 }
 

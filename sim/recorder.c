@@ -123,8 +123,8 @@ void rec_trace(void *ctx, const struct trace_record *rec, uint64_t entry_cycle, 
     struct world *w = ctx;
     (void)now;
 
-    if (rec->kind == TR_IRQ && rec->object < HAL_SIM_DEVICE_LINES && w->lines[rec->object].held)
-        w->lines[rec->object].woken = (uint32_t)rec->arg;
+    if (rec->kind == TR_IRQ)
+        rec_irq_woke(w, rec->object, (uint32_t)rec->arg);
     if (rec->kind == TR_SWITCH) {
         if (w->timeline)
             close_slice(w, entry_cycle);
@@ -236,6 +236,12 @@ void rec_irq_taken(struct world *w, uint32_t line, cycles_t now)
     l->woken = 0;
     w->n_held++;
     w->held_lines[line / 64] |= (uint64_t)1 << (line % 64);
+}
+
+void rec_irq_woke(struct world *w, uint64_t line, uint32_t woken)
+{
+    if (line < HAL_SIM_DEVICE_LINES && w->lines[line].held)
+        w->lines[line].woken = woken;
 }
 
 /* The interrupt latency ends where the thread the interrupt woke runs its

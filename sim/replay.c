@@ -2,7 +2,14 @@
  * Replay (replay.h). The recorder keeps its state in a struct world as in
  * a simulated run; here nothing runs: the world holds the threads'
  * recorder state only, and hal-sim is set up with the other platform's
- * clock rates for the recorder's tick/cycle conversions.
+ * clock rates for the recorder's tick/cycle conversions. The records
+ * become the calls the engine makes, in the engine's order: a delivered
+ * interrupt is taken (rec_irq_taken), the kernel's records of the entry
+ * that handles it follow, then that entry names the thread the interrupt
+ * woke (rec_irq_woke, what the engine takes from the kernel's TR_IRQ
+ * record) and is tallied (rec_kernel_entry), which finds the handler's
+ * start. An ENTRY record comes before the kernel's records of its entry
+ * (wire.h), so it waits for the next record that is not one of those.
  */
 #include "replay.h"
 
@@ -17,6 +24,93 @@ static struct uthread *thread_of(struct world *w, uint32_t id)
     if (t == NULL)
         world_fail(w, "replay: a record names thread %u, which the scenario does not have", id);
     return t;
+}
+
+/* What replay has seen of the kernel entries, checked against the END;
+ * the device line taken for the entry that comes next; the entry whose
+ * kernel records are being replayed. */
+struct entry_sums {
+    uint64_t entries, insns;
+    cycles_t cycles;
+    uint32_t taken; /* HAL_SIM_DEVICE_LINES: none */
+    const struct wire_record *open;
+};
+
+static bool is_thread(const struct world *w, uint32_t id)
+{
+    return id == TRACE_IDLE || id < w->u.n_threads;
+}
+
+/* One kernel entry, as hal-sim reports one: the same recorder call. Its
+ * instructions are ticks (one a nanosecond); it began `cycles` before
+ * its end, so that start + cycles is where the thread it returned to
+ * first ran (what the recorder takes as a handler's start). */
+static void replay_entry(struct world *w, const struct wire_record *rec, struct entry_sums *sum)
+{
+    struct hal_sim_entry e = {
+        .kind = (enum hal_sim_entry_kind)rec->u.entry.kind,
+        .cycles = hal_sim_ticks_to_cycles(rec->u.entry.insns),
+        .sched_cycles = hal_sim_ticks_to_cycles(rec->u.entry.sched_insns),
+        .timer_cycles = hal_sim_ticks_to_cycles(rec->u.entry.timer_insns),
+        .from = rec->u.entry.from,
+        .to = rec->u.entry.to,
+        .scheduled = rec->u.entry.flags & WIRE_ENTRY_SCHEDULED,
+        .timer = rec->u.entry.flags & WIRE_ENTRY_TIMER,
+    };
+    cycles_t end = hal_sim_ticks_to_cycles(rec->u.entry.end);
+
+    if (rec->u.entry.kind >= HAL_SIM_ENTRY_KINDS ||
+        (rec->u.entry.flags & ~(WIRE_ENTRY_SCHEDULED | WIRE_ENTRY_TIMER)) ||
+        !is_thread(w, e.from) || !is_thread(w, e.to) || rec->u.entry.woken >= w->u.n_threads)
+        world_fail(w,
+                   "replay: a kernel entry record that is not one (kind %u, flags %u, "
+                   "threads %u -> %u, woke %u)",
+                   rec->u.entry.kind, rec->u.entry.flags, e.from, e.to, rec->u.entry.woken);
+    e.start = end > e.cycles ? end - e.cycles : 0;
+    if (e.kind == HAL_SIM_ENTRY_IRQ && sum->taken < HAL_SIM_DEVICE_LINES)
+        rec_irq_woke(w, sum->taken, rec->u.entry.woken);
+    sum->taken = HAL_SIM_DEVICE_LINES;
+    sum->entries++;
+    sum->insns += rec->u.entry.insns;
+    sum->cycles += e.cycles;
+    rec_kernel_entry(w, &e);
+}
+
+/* A lost arrival or one never delivered is a row at once; a delivery is
+ * taken here, where the CPU took it, and its row waits for the handler. */
+static void replay_irq(struct world *w, const struct wire_record *rec, struct entry_sums *sum)
+{
+    uint32_t device = rec->u.irq.device, line = rec->u.irq.line;
+
+    if (device >= w->u.s->n_devices)
+        world_fail(w, "replay: an interrupt of device %u, which the scenario does not have",
+                   device);
+    if (rec->u.irq.lost || rec->u.irq.delivered == SINK_NO_TIME) {
+        rec_irq(w, device, line, rec->u.irq.arrival, rec->u.irq.delivered, rec->u.irq.lost);
+        return;
+    }
+    if (line >= HAL_SIM_DEVICE_LINES)
+        world_fail(w, "replay: an interrupt on line %u, which is no device line", line);
+    w->lines[line].arrival = rec->u.irq.arrival;
+    w->lines[line].device = (int32_t)device;
+    rec_irq_taken(w, line, rec->u.irq.delivered);
+    sum->taken = line;
+}
+
+/* The END: the entries replayed must be those the image counted. */
+static void replay_end(struct world *w, const struct wire_record *rec, const struct entry_sums *sum,
+                       cycles_t *end)
+{
+    if (sum->entries != rec->u.end.kernel_entries || sum->insns != rec->u.end.entry_insns)
+        world_fail(w,
+                   "replay: the run's kernel entries (%llu, %llu instructions) are not those "
+                   "its END counted (%llu, %llu)",
+                   (unsigned long long)sum->entries, (unsigned long long)sum->insns,
+                   (unsigned long long)rec->u.end.kernel_entries,
+                   (unsigned long long)rec->u.end.entry_insns);
+    w->res->kernel_entries = sum->entries;
+    w->res->kernel_cycles = sum->cycles;
+    *end = rec->u.end.end < w->u.duration ? rec->u.end.end : w->u.duration;
 }
 
 static void final_refill(struct world *w, const struct wire_record *rec)
@@ -34,10 +128,15 @@ static void final_refill(struct world *w, const struct wire_record *rec)
 }
 
 /* One record; returns false at the END. */
-static bool replay_one(struct world *w, const struct wire_record *rec, cycles_t *end)
+static bool replay_one(struct world *w, const struct wire_record *rec, struct entry_sums *sum,
+                       cycles_t *end)
 {
     struct uthread *t;
 
+    if (sum->open && rec->type != WIRE_KTRACE) {
+        replay_entry(w, sum->open, sum);
+        sum->open = NULL;
+    }
     switch (rec->type) {
     case WIRE_TIMELINE:
         rec_timeline_start(w);
@@ -58,11 +157,10 @@ static bool replay_one(struct world *w, const struct wire_record *rec, cycles_t 
         rec_job_end(w, thread_of(w, rec->u.job.thread), rec->u.job.now);
         break;
     case WIRE_IRQ:
-        if (rec->u.irq.device >= w->u.s->n_devices)
-            world_fail(w, "replay: an interrupt of device %u, which the scenario does not have",
-                       rec->u.irq.device);
-        rec_irq(w, rec->u.irq.device, rec->u.irq.line, rec->u.irq.arrival, rec->u.irq.delivered,
-                rec->u.irq.lost);
+        replay_irq(w, rec, sum);
+        break;
+    case WIRE_ENTRY:
+        sum->open = rec;
         break;
     case WIRE_BUDGET:
         rec_budget(w, rec->u.budget.thread, rec->u.budget.sc_thread, rec->u.budget.time,
@@ -74,9 +172,7 @@ static bool replay_one(struct world *w, const struct wire_record *rec, cycles_t 
     case WIRE_FAIL:
         world_fail(w, "%s", rec->u.fail.text);
     case WIRE_END:
-        w->res->kernel_entries = rec->u.end.kernel_entries;
-        w->res->kernel_cycles = hal_sim_ticks_to_cycles(rec->u.end.kernel_insns);
-        *end = rec->u.end.end < w->u.duration ? rec->u.end.end : w->u.duration;
+        replay_end(w, rec, sum, end);
         return false;
     default:
         break; /* HELLO, BENCH: not rows */
@@ -87,6 +183,7 @@ static bool replay_one(struct world *w, const struct wire_record *rec, cycles_t 
 static void replay_all(struct world *w, uint64_t tick_hz, const struct wire_record *recs, size_t n)
 {
     struct hal_sim_config hc = {.cpu_hz = w->u.s->cpu_hz, .timer_hz = tick_hz, .untyped_bits = 19};
+    struct entry_sums sum = {.taken = HAL_SIM_DEVICE_LINES};
     cycles_t end = 0;
     size_t i;
 
@@ -96,7 +193,7 @@ static void replay_all(struct world *w, uint64_t tick_hz, const struct wire_reco
         world_fail(w, "a scenario may have at most %d threads", PROGRAM_MAX_THREADS);
     if (uworld_init(&w->u, w->u.s, w->opt->seed, w->u.mcs, w->u.duration, HAL_SIM_START_IRQ) != 0)
         world_fail(w, "out of memory");
-    for (i = 0; i < n && replay_one(w, &recs[i], &end); i++)
+    for (i = 0; i < n && replay_one(w, &recs[i], &sum, &end); i++)
         ;
     if (i == n)
         world_fail(w, "replay: the run's records end without an END record (cut short?)");

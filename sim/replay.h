@@ -20,9 +20,11 @@
  * (seed, duration, scheduler and trace as the run had them; o->sink gets
  * the rows, run_begin with hal `meta_hal`). The records must be complete:
  * a TIMELINE, then an END; a FAIL makes the result ENG_INTERNAL_ERROR
- * with its text. Fills r (end, kernel entries, trace records) as eng_run
- * does; its kernel cycles are the END record's kernel instructions, taken
- * as ticks (one instruction is one nanosecond under -icount shift=0).
+ * with its text, as do kernel entries that do not add up to the END's
+ * count and instructions. Fills r (end, kernel entries, trace records) as
+ * eng_run does; its kernel cycles are the sum of the ENTRY records'
+ * instructions, taken as ticks (one instruction is one nanosecond under
+ * -icount shift=0), each converted as the kernel_stats rows have it.
  */
 enum eng_status replay_run(const struct scenario *s, const struct eng_options *o,
                            const char *meta_hal, uint64_t tick_hz, const struct wire_record *recs,

@@ -18,14 +18,26 @@
  *   JOB_BEGIN thread u32, has_hint u8, hint u64, now u64 (cycles)
  *   JOB_END   thread u32, now u64 (cycles)
  *   IRQ       device u32, line u32, arrival u64, delivered u64 (cycles;
- *             UINT64_MAX: never), lost u8
+ *             UINT64_MAX: never), lost u8. A delivered one is written when
+ *             the CPU takes the line, in order with the kernel entry that
+ *             handles it; a lost or never delivered one at any time
  *   BUDGET    thread u32, sc_thread u32, time u64 (cycles), kind u8, amount u64 (cycles)
  *   REFILL    thread u32, idx u32, time u64, amount u64 (ticks)
  *   BENCH     thread u32, el1_insns u32, all_insns u32 (one Call round trip)
  *   FAIL      text (the run failed: why)
  *   END       status u8, end u64 (cycles), kernel_entries u64, records u64, dropped u64,
  *             kernel_insns u64 (instructions retired at EL1 on the timeline:
- *             the kernel, hal-arm and the device model)
+ *             the kernel, hal-arm, the device model, the trace writer, the
+ *             idle loop), entry_insns u64 (the sum of the ENTRY records' insns)
+ *   ENTRY     kind u8 (enum sink_entry_kind), from u32, to u32 (trace ids),
+ *             flags u8 (WIRE_ENTRY_*), insns u32, sched_insns u32,
+ *             timer_insns u32 (instructions at EL1, one a tick), woken u32
+ *             (the thread its device interrupt woke, as TR_IRQ's arg: 0 if
+ *             none), end u64 (ticks): one kernel entry (hal-arm/hal_arm.h
+ *             struct hal_arm_entry), written where it begins: the kernel
+ *             records it makes (KTRACE) follow it, and the next record of
+ *             another type comes after it ended. An IRQ entry follows the
+ *             IRQ record of the delivery it handles
  */
 #ifndef MCSIM_SIM_WIRE_H
 #define MCSIM_SIM_WIRE_H
@@ -37,7 +49,7 @@
 
 #define WIRE_SYNC0 0xA5u
 #define WIRE_SYNC1 0x5Au
-#define WIRE_VERSION 1u
+#define WIRE_VERSION 2u
 #define WIRE_MAX_PAYLOAD 255u
 #define WIRE_OVERHEAD 8u /* sync, type, len, crc */
 
@@ -53,8 +65,13 @@ enum wire_type {
     WIRE_BENCH,
     WIRE_FAIL,
     WIRE_END,
+    WIRE_ENTRY,
     WIRE_TYPE_COUNT
 };
+
+/* ENTRY flags. */
+#define WIRE_ENTRY_SCHEDULED 1u /* a scheduling decision */
+#define WIRE_ENTRY_TIMER 2u     /* the timer was reprogrammed */
 
 /* END status: how the run ended. */
 enum wire_end_status {
@@ -72,7 +89,8 @@ enum wire_end_status {
 #define WIRE_BUDGET_LEN 25u
 #define WIRE_REFILL_LEN 24u
 #define WIRE_BENCH_LEN 12u
-#define WIRE_END_LEN 41u
+#define WIRE_END_LEN 49u
+#define WIRE_ENTRY_LEN 34u
 
 /* A frame's payload, decoded (cli/frame.c). Times as the layouts say. */
 struct wire_record {
@@ -112,8 +130,15 @@ struct wire_record {
         } fail;
         struct {
             uint8_t status;
-            uint64_t end, kernel_entries, records, dropped, kernel_insns;
+            uint64_t end, kernel_entries, records, dropped, kernel_insns, entry_insns;
         } end;
+        struct {
+            uint8_t kind; /* enum sink_entry_kind */
+            uint32_t from, to;
+            uint8_t flags; /* WIRE_ENTRY_* */
+            uint32_t insns, sched_insns, timer_insns, woken;
+            uint64_t end;
+        } entry;
     } u;
 };
 

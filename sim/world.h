@@ -122,6 +122,10 @@ void rec_irq(struct world *w, uint32_t device, uint32_t line, cycles_t arrival,
  * its irqs row is held until the thread the interrupt wakes runs. */
 void rec_irq_taken(struct world *w, uint32_t line, cycles_t now);
 
+/* The kernel delivered the interrupt taken on `line` and woke thread
+ * `woken` (a trace id; 0: none), as its TR_IRQ record says. */
+void rec_irq_woke(struct world *w, uint64_t line, uint32_t woken);
+
 /* The hal-sim entry callback: tally the entry; a held delivery whose
  * handler the kernel returns to is recorded with the handler's start. */
 void rec_kernel_entry(void *ctx, const struct hal_sim_entry *e);

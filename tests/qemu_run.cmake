@@ -1,5 +1,6 @@
 # One qemu.<scenario>.<scheduler> test (tests/qemu.cmake): -DMCSIM, -DIMAGE,
-# -DSCENARIO, -DSCHEDULER, -DTOLERANCE, -DEXPECT_DIFF, -DDB.
+# -DSCENARIO, -DSCHEDULER, -DTOLERANCE, -DEXPECT_DIFF, -DDB, and -DDURATION
+# (empty: the scenario's).
 find_program(QEMU qemu-system-aarch64)
 if(NOT QEMU)
     message("mcsim qemu test skipped: qemu-system-aarch64 is not installed "
@@ -15,14 +16,19 @@ endif()
 get_filename_component(dir ${DB} DIRECTORY)
 file(MAKE_DIRECTORY ${dir})
 file(REMOVE ${DB})
+set(duration_args "")
+if(DURATION)
+    set(duration_args --duration ${DURATION})
+endif()
 
 execute_process(COMMAND ${MCSIM} qemu ${SCENARIO} -o ${DB} --scheduler ${SCHEDULER}
-                        --image ${IMAGE} --timeout 240
+                        --image ${IMAGE} --timeout 240 ${duration_args}
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
     message(FATAL_ERROR "mcsim qemu exited with ${rc}")
 endif()
 execute_process(COMMAND ${MCSIM} run ${SCENARIO} -o ${DB} --scheduler ${SCHEDULER} --quiet
+                        ${duration_args}
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
     message(FATAL_ERROR "mcsim run exited with ${rc}")

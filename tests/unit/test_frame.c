@@ -1,8 +1,10 @@
 /*
  * cli/frame: decoding a QEMU run's UART output. Every record type
- * survives encode/decode; frames are found among console text; a damaged
- * frame is skipped without losing its neighbours; a frame cut short, a
- * wrong length or an unknown type is refused.
+ * (wire.h version 2: the kernel entries, the END's entry instructions)
+ * survives encode/decode, each at the length wire.h gives it; frames are
+ * found among console text; a damaged frame is skipped without losing its
+ * neighbours; a frame cut short, a wrong length (version 1's END among
+ * them) or an unknown type is refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,13 +16,16 @@
 #include <cmocka.h>
 
 #include "frame.h"
+#include "sink.h"
+
+#define N_SAMPLES 14
 
 /* One record of each type, with every field set to something distinct. */
 static size_t sample_records(struct wire_record *r)
 {
     size_t n = 0;
 
-    memset(r, 0, 12 * sizeof *r);
+    memset(r, 0, N_SAMPLES * sizeof *r);
     r[n].type = WIRE_HELLO;
     r[n++].u.hello = (__typeof__(r->u.hello)){WIRE_VERSION, 1000000000u, 0xdeadbeefu, 3};
     r[n++].type = WIRE_TIMELINE;
@@ -40,14 +45,22 @@ static size_t sample_records(struct wire_record *r)
     r[n++].u.bench = (__typeof__(r->u.bench)){1, 612, 1840};
     r[n].type = WIRE_FAIL;
     strcpy(r[n++].u.fail.text, "kernel: invariant broken");
+    r[n].type = WIRE_ENTRY;
+    r[n++].u.entry = (__typeof__(r->u.entry)){
+        ENTRY_IRQ, TRACE_IDLE, 2,        WIRE_ENTRY_SCHEDULED | WIRE_ENTRY_TIMER, 1534, 301,
+        97,        2,          200001536};
+    r[n].type = WIRE_ENTRY;
+    r[n++].u.entry =
+        (__typeof__(r->u.entry)){ENTRY_EXIT, 3, TRACE_IDLE, 0, 0xA55AA55Au, 0, 0, 0, UINT64_MAX};
     r[n].type = WIRE_END;
-    r[n++].u.end = (__typeof__(r->u.end)){WIRE_END_OK, 200000000, 877, 2187, 0, 997068};
+    r[n++].u.end = (__typeof__(r->u.end)){WIRE_END_OK, 200000000, 877, 2187, 0, 997068, 301660};
+    assert_true(n <= N_SAMPLES);
     return n;
 }
 
 static void test_frame_every_type_round_trip(void **state)
 {
-    struct wire_record recs[12], back;
+    struct wire_record recs[N_SAMPLES], back;
     size_t n = sample_records(recs);
     uint8_t buf[WIRE_OVERHEAD + WIRE_MAX_PAYLOAD];
     struct frame_reader r;
@@ -94,7 +107,7 @@ static size_t stream(uint8_t *out, const struct wire_record *recs, size_t n)
 
 static void test_frame_among_text(void **state)
 {
-    struct wire_record recs[12], back;
+    struct wire_record recs[N_SAMPLES], back;
     size_t n = sample_records(recs);
     uint8_t buf[4096];
     size_t len = stream(buf, recs, n);
@@ -124,7 +137,7 @@ static void test_frame_among_text(void **state)
  * what was sent, and no frame decodes to anything not sent. */
 static void test_frame_damage_loses_one_frame(void **state)
 {
-    struct wire_record recs[12], back;
+    struct wire_record recs[N_SAMPLES], back;
     size_t n = sample_records(recs);
     uint8_t clean[4096], buf[4096];
     size_t len = stream(clean, recs, n);
@@ -153,7 +166,7 @@ static void test_frame_damage_loses_one_frame(void **state)
 
 static void test_frame_cut_short(void **state)
 {
-    struct wire_record recs[12];
+    struct wire_record recs[N_SAMPLES];
     size_t n = sample_records(recs);
     uint8_t buf[WIRE_OVERHEAD + WIRE_MAX_PAYLOAD];
     struct frame_reader r;
@@ -187,6 +200,15 @@ static void test_frame_bad_payload(void **state)
     assert_int_equal(frame_decode(&f, &out), -1);
     f.type = WIRE_TIMELINE;
     assert_int_equal(frame_decode(&f, &out), 0);
+    /* a kernel entry a byte short or long; version 1's END (41 bytes) */
+    f.type = WIRE_ENTRY;
+    f.len = WIRE_ENTRY_LEN - 1;
+    assert_int_equal(frame_decode(&f, &out), -1);
+    f.len = WIRE_ENTRY_LEN + 1;
+    assert_int_equal(frame_decode(&f, &out), -1);
+    f.type = WIRE_END;
+    f.len = 41;
+    assert_int_equal(frame_decode(&f, &out), -1);
 }
 
 /* Sync bytes in the payload (a record whose values contain 0xA5 0x5A)
