@@ -220,7 +220,10 @@ void hal_arm_trace_kinds(uint32_t kinds)
 
 void hal_context_restart(struct user_context *ctx)
 {
-    ctx->pc -= 4; /* the `svc` again */
+    if (hooks.restart)
+        hooks.restart(ctx);
+    else
+        ctx->pc -= 4; /* the `svc` again */
 }
 
 _Noreturn void hal_fatal(const char *msg)

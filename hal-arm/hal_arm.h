@@ -125,6 +125,10 @@ struct hal_arm_hooks {
      * exception or entry runs (an entry that returns to user level is
      * completed when the next exception comes). May be NULL. */
     struct hal_arm_entry *(*entry_slot)(void);
+    /* The kernel restarts the system call `ctx` (its saved registers)
+     * made: it must make it again when it next runs (hal_context_restart).
+     * NULL: the `svc` alone is executed again. */
+    void (*restart)(struct user_context *ctx);
 };
 
 /* Provided by the image: the program's entry at EL1, after the stack, the

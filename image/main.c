@@ -29,6 +29,26 @@ static struct user_context *on_platform_call(unsigned n, struct user_context *ct
     return ctx; /* the entry hook drained the caller's ring */
 }
 
+/* A system call the kernel restarts (MIN_BUDGET, B12) is made again by
+ * the interpreter, as on the host (hal-sim rewinds the interpreter's pc):
+ * its step is taken again, with what the step means to the world outside
+ * the kernel (a signal's release time) noted anew at the instant it is
+ * made. user_svc keeps the thread's register file in x19; the `svc`
+ * returns with its registers unchanged and the interpreter, its pc moved
+ * back one step, makes the call again. */
+static void on_restart(struct user_context *ctx)
+{
+    uintptr_t v = (uintptr_t)ctx->x[19];
+    uintptr_t first = (uintptr_t)&image.vregs[0];
+    uintptr_t end = (uintptr_t)&image.vregs[image.w.n_threads];
+
+    if (v < first || v >= end || (v - first) % sizeof image.vregs[0] != 0) {
+        ctx->pc -= 4; /* not a call of the interpreter's: the `svc` again */
+        return;
+    }
+    ((struct user_context *)v)->pc -= 1;
+}
+
 static _Noreturn void on_fatal(const char *msg)
 {
     image_end(IMAGE_EXIT_FAILED, msg);
@@ -44,6 +64,7 @@ static const struct hal_arm_hooks hooks = {
     .platform_call = on_platform_call,
     .fatal = on_fatal,
     .entry_slot = tb_entry_slot,
+    .restart = on_restart,
 };
 
 static void load_blob(void)

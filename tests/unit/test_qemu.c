@@ -4,7 +4,9 @@
  * exactly the kernel entries the image counted (its END frame), their
  * cycles sum to the instructions it measured, and every delivered
  * interrupt that woke its handler has the handler's start after its
- * arrival, as many of them as in the simulated run of the same file.
+ * arrival, as many of them as in the simulated run of the same file; and
+ * a signal the kernel deferred (B12) keeps the release of the call that
+ * eventually makes it.
  * Needs qemu-system-aarch64 and the image ($MCSIM_QEMU_IMAGE, set by
  * CTest from the cache variable of tests/qemu.cmake): without them it
  * prints "mcsim qemu test skipped" and passes (CTest reports it skipped).
@@ -121,6 +123,25 @@ static void test_qemu_network_driver_classic(void **state)
     check_irqs(false);
 }
 
+/* B12 on the image: h's signal at 3.99ms is deferred (10us of budget
+ * left, MIN_BUDGET 20us) and made again at its refill, 9.99ms. The job it
+ * releases is released by that second call, as in the simulation (where
+ * it is exactly 9.99ms): after the refill and before w runs. Before the
+ * image had the interpreter make a restarted call again (it re-executed
+ * the `svc` alone), the release was lost and the job's start stood in. */
+static void test_qemu_deferred_signal_release(void **state)
+{
+    (void)state;
+    assert_int_equal(spawn_mcsim("qemu",
+                                 MCSIM_SOURCE_DIR "/tests/scenarios/kernel/b12_min_budget.yaml",
+                                 "-o", "q.db", "--image", image, "--quiet", NULL),
+                     0);
+    assert_int_equal(q("SELECT count(*) FROM jobs WHERE run_id = 1"), 1);
+    assert_true(q("SELECT release_time FROM jobs WHERE run_id = 1") >= 9990000);
+    assert_true(q("SELECT release_time < start_time FROM jobs WHERE run_id = 1"));
+    assert_true(q("SELECT start_time FROM jobs WHERE run_id = 1") < 9990000 + 10000);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -152,6 +173,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_qemu_network_driver_mcs, workdir_empty),
         cmocka_unit_test_setup(test_qemu_network_driver_classic, workdir_empty),
+        cmocka_unit_test_setup(test_qemu_deferred_signal_release, workdir_empty),
     };
     const char *why = missing();
 
