@@ -7,11 +7,11 @@
  */
 #include "chart_query_int.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "chart_budget.h"
+#include "db.h"
 
 /* The context that paid for the slice in the current row of `st`
  * (columns 2: sc_thread_id, 3: sc_notification). */
@@ -63,19 +63,26 @@ static int take_slices(struct chart_data *d, sqlite3_stmt *st, size_t ti)
 
 /* The two statements of a per-thread walk over slices: the last row that
  * starts before the window (it may reach into it), then the rows that
- * start inside it. `cols` selects from slices, binds the run to ?1 and a
- * thread to ?2, and ends in a space; ?3 and ?4 are the window. Returns 0,
- * or -1 with either statement NULL. */
-static int prepare_window(sqlite3 *db, const char *cols, int64_t run_id, sqlite3_stmt **before,
-                          sqlite3_stmt **inside)
-{
-    char sql[320];
+ * start inside it. Both are written from query(cond), the slices of the
+ * run ?1 and the thread or context ?2 that meet `cond`; ?3 and ?4 are the
+ * window. */
+#define WINDOW_BEFORE(query) query(" AND start_time < ?3") " ORDER BY start_time DESC LIMIT 1"
+#define WINDOW_INSIDE(query)                                                                       \
+    query(" AND start_time >= ?3 AND start_time < ?4") " ORDER BY start_time"
 
-    snprintf(sql, sizeof sql, "%sAND start_time < ?3 ORDER BY start_time DESC LIMIT 1", cols);
-    *before = cq_prepare(db, sql, run_id);
-    snprintf(sql, sizeof sql, "%sAND start_time >= ?3 AND start_time < ?4 ORDER BY start_time",
-             cols);
-    *inside = cq_prepare(db, sql, run_id);
+/* A thread's slices and whom they were paid by; a context's slices
+ * (db.h). */
+#define THREAD_SLICES(cond)                                                                        \
+    "SELECT start_time, end_time, sc_thread_id, sc_notification FROM slices"                       \
+    " WHERE run_id = ?1 AND thread_id = ?2" cond
+#define CONTEXT_SLICES(cond) DB_SLICES_PAID_BY("start_time, end_time", "?2", cond)
+
+/* Prepare the window's statements; returns 0, or -1 with either NULL. */
+static int prepare_window(sqlite3 *db, const char *const sql[2], int64_t run_id,
+                          sqlite3_stmt **before, sqlite3_stmt **inside)
+{
+    *before = cq_prepare(db, sql[0], run_id);
+    *inside = cq_prepare(db, sql[1], run_id);
     return *before && *inside ? 0 : -1;
 }
 
@@ -93,10 +100,9 @@ static enum chart_status end_window(sqlite3 *db, sqlite3_stmt *before, sqlite3_s
 
 static enum chart_status read_slices(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
 {
-    static const char cols[] = "SELECT start_time, end_time, sc_thread_id, sc_notification "
-                               "FROM slices WHERE run_id = ?1 AND thread_id = ?2 ";
+    static const char *const sql[2] = {WINDOW_BEFORE(THREAD_SLICES), WINDOW_INSIDE(THREAD_SLICES)};
     sqlite3_stmt *b, *in;
-    int rc = prepare_window(db, cols, d->run.run_id, &b, &in);
+    int rc = prepare_window(db, sql, d->run.run_id, &b, &in);
 
     for (size_t i = 0; rc == 0 && i < d->n_threads; i++) {
         int64_t v[3] = {d->threads[i].id, d->from, d->to};
@@ -361,10 +367,10 @@ static bool has_line(const struct chart_data *d, const struct chart_thread *t)
 
 static enum chart_status read_lines(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
 {
-    static const char cols[] = "SELECT start_time, end_time FROM slices WHERE run_id = ?1 AND "
-                               "sc_thread_id = ?2 ";
+    static const char *const sql[2] = {WINDOW_BEFORE(CONTEXT_SLICES),
+                                       WINDOW_INSIDE(CONTEXT_SLICES)};
     sqlite3_stmt *b, *in;
-    int rc = prepare_window(db, cols, d->run.run_id, &b, &in);
+    int rc = prepare_window(db, sql, d->run.run_id, &b, &in);
 
     for (size_t i = 0; rc == 0 && i < d->n_threads; i++)
         if (has_line(d, &d->threads[i]))

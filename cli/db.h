@@ -14,10 +14,12 @@
  * than written into.
  *
  * Writing is batched: rows go into one transaction that is committed every
- * DB_BATCH_ROWS rows and at run_end. The `runs` row is committed on its own
- * at run_begin with finished = 0, and set to 1 only in the transaction
- * that commits the run's last rows, so an interrupted run is visible and
- * never looks complete.
+ * DB_BATCH_ROWS rows and at run_end: the fewer the commits, the fewer
+ * times a page that many batches touch (an index's) is written to the
+ * log; an interrupted run loses at most its last batch. The `runs` row is
+ * committed on its own at run_begin with finished = 0, and set to 1 only
+ * in the transaction that commits the run's last rows, so an interrupted
+ * run is visible and never looks complete.
  *
  * Errors: every function that can fail returns -1 and leaves a one-line
  * diagnostic "mcsim: PATH: what went wrong" (SQLite's message for I/O
@@ -35,14 +37,42 @@
 
 #define DB_SCHEMA_VERSION 2
 #define DB_APPLICATION_ID 0x6d63736d /* "mcsm" */
-#define DB_BATCH_ROWS 20000
+#define DB_BATCH_ROWS 100000
+#define DB_ROWS_PER_INSERT 32 /* trace rows queued per table, inserted at once */
 #define DB_ERRMSG_MAX 512
+
+/*
+ * The event kinds the events_by_kind index holds (every kind a --trace
+ * sched run records). A query of events by kind that should use the index
+ * must contain this very condition: SQLite uses a partial index only for
+ * a query whose WHERE clause has its WHERE clause's terms.
+ */
+#define DB_EVENTS_INDEXED_KINDS "kind IN ('preempt', 'call_aborted')"
+
+/*
+ * The slices a context paid for another thread (a passive server on its
+ * caller's context, a thread on a notification's): the only slices the
+ * slices_by_context index holds. A context's slices of its own thread are
+ * found through slices_by_thread, so the slices context `ctx` paid for
+ * (an SQL expression, such as "?2") are the UNION ALL of the two halves
+ * DB_SLICES_PAID_BY writes, `cond` (" AND ..." or "") added to both; each
+ * half is read in start_time order from its index, and an ORDER BY
+ * start_time (which must follow) merges them. `cols` must include
+ * start_time.
+ */
+#define DB_SLICES_DONATED "sc_thread_id IS NOT thread_id"
+#define DB_SLICES_PAID_BY(cols, ctx, cond)                                                         \
+    "SELECT " cols " FROM slices WHERE run_id = ?1 AND thread_id = " ctx                           \
+    " AND sc_thread_id = " ctx cond " UNION ALL SELECT " cols                                      \
+    " FROM slices WHERE run_id = ?1 AND sc_thread_id = " ctx " AND " DB_SLICES_DONATED cond
 
 struct db;
 
 /*
  * Open the database at `path` for reading and appending, creating the file
- * and the schema when the file does not exist or is empty. On success
+ * and the schema when the file does not exist or is empty. The handle and
+ * its connection must be used by one thread at a time (SQLite's
+ * multi-thread mode: the connection takes no lock of its own). On success
  * stores a handle in *out (release it with db_close) and returns 0. On
  * failure returns -1, sets *out to NULL and writes the diagnostic into
  * errmsg (errmsg_size bytes, DB_ERRMSG_MAX is enough): the file cannot be
@@ -66,7 +96,8 @@ const char *db_errmsg(const struct db *db);
 
 /*
  * The SQLite connection, for queries (expect_evaluate, exports, checks).
- * Rows a sink has written but not yet committed are visible through it.
+ * Rows a sink has written but not yet committed are visible through it
+ * (the sink's queued rows are inserted first).
  * The caller must not close it or leave a transaction open on it.
  */
 sqlite3 *db_sqlite(struct db *db);

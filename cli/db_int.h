@@ -1,6 +1,7 @@
 /*
  * Private to the db module (db.c: opening and schema; db_sink.c: the trace
- * sink): the handle's layout and the error helpers both files use.
+ * sink; db_rows.c: its trace rows, inserted several at a time): the
+ * handle's layout and the helpers the files share.
  */
 #ifndef MCSIM_CLI_DB_INT_H
 #define MCSIM_CLI_DB_INT_H
@@ -12,32 +13,38 @@
 
 #include "db.h"
 
-/* The sink's statements, one per row kind, in struct db.st. */
-enum db_stmt {
-    ST_RUN,
-    ST_THREAD,
-    ST_SLICE,
-    ST_JOB,
-    ST_BUDGET,
-    ST_IRQ,
-    ST_EVENT,
-    ST_EXPECT,
-    ST_FINISH,
-    ST_REFILL,
-    ST_KSTATS,
-    ST_FILE,
-    ST_COUNT
+/* The sink's statements for the rows written one at a time, in
+ * struct db.st. */
+enum db_stmt { ST_RUN, ST_THREAD, ST_EXPECT, ST_FINISH, ST_REFILL, ST_KSTATS, ST_FILE, ST_COUNT };
+
+/* The trace rows, queued per table (db_rows.c). */
+enum db_row_kind { ROW_SLICE, ROW_JOB, ROW_BUDGET, ROW_IRQ, ROW_EVENT, ROW_KINDS };
+
+union db_row {
+    struct sink_slice slice;
+    struct sink_job job;
+    struct sink_budget_event budget;
+    struct sink_irq irq;
+    struct sink_event event;
+};
+
+struct db_queue {
+    sqlite3_stmt *one;  /* INSERT of one row */
+    sqlite3_stmt *many; /* INSERT of DB_ROWS_PER_INSERT rows */
+    uint32_t n;         /* rows queued */
+    union db_row row[DB_ROWS_PER_INSERT];
 };
 
 struct db {
     sqlite3 *sq;
     char *path;
     char errmsg[DB_ERRMSG_MAX];
-    sqlite3_stmt *st[ST_COUNT]; /* prepared by the sink's first run_begin */
-    const struct scenario *s;   /* the run in progress, NULL between runs */
+    sqlite3_stmt *st[ST_COUNT];      /* prepared by the sink's first run_begin */
+    struct db_queue rows[ROW_KINDS]; /* prepared by the same run_begin */
+    const struct scenario *s;        /* the run in progress, NULL between runs */
     int64_t run_id;
     int64_t created_at;
-    uint32_t pending; /* rows in the open batch */
+    uint32_t pending; /* rows in the open batch, queued ones included */
     bool failed;      /* the run in progress hit an error: refuse the rest */
 };
 
@@ -57,5 +64,39 @@ int db_fail(struct db *db);
 
 /* Run SQL without results; on failure set the diagnostic and return -1. */
 int db_exec(struct db *db, const char *sql);
+
+/*
+ * The trace rows (db_rows.c). db_rows_begin prepares the statements once
+ * per handle and binds the run id of the run that db_run_begin has just
+ * inserted. db_rows_add queues a row that the caller has checked (its
+ * device and notification exist in db->s, its budget kind is valid) and
+ * inserts the table's queue when it is full; db_rows_flush inserts every
+ * queued row, in the open transaction; db_rows_discard drops them and
+ * forgets the bound texts (after a failure, and at the end of a run).
+ * The failing ones set the diagnostic and return -1; the caller then
+ * calls db_fail.
+ */
+int db_rows_begin(struct db *db);
+int db_rows_add(struct db *db, enum db_row_kind k, const union db_row *r);
+int db_rows_flush(struct db *db);
+void db_rows_discard(struct db *db);
+
+/* Finalize the statements of db_rows_begin (db_close). */
+void db_rows_release(struct db *db);
+
+/*
+ * Bind parameter i of st (db_rows.c): a u64 as SQLite's int64 (cycle
+ * counts stay below 2^63; an object word above it is stored as its two's
+ * complement); a time or a thread, NULL for the sink's SINK_NO_TIME and
+ * SINK_NO_THREAD; a text or NULL, not copied (SQLITE_STATIC): it must
+ * stay alive until the statement has been stepped and reset.
+ */
+void db_bind_u64(sqlite3_stmt *st, int i, uint64_t v);
+void db_bind_time(sqlite3_stmt *st, int i, cycles_t t);
+void db_bind_thread(sqlite3_stmt *st, int i, uint32_t thread);
+void db_bind_text(sqlite3_stmt *st, int i, const char *text);
+
+/* A budget event kind the budget_events table has a name for. */
+bool db_budget_kind_valid(enum sink_budget_kind kind);
 
 #endif /* MCSIM_CLI_DB_INT_H */

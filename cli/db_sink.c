@@ -1,9 +1,10 @@
 /*
- * The SQLite trace sink (db.h, db_sink): one prepared statement per row
- * kind, prepared once per handle and reused with sqlite3_reset; rows
- * accumulate in one transaction committed every DB_BATCH_ROWS rows, which
- * is what makes recording cheap (a commit is an fsync, a row a few
- * microseconds).
+ * The SQLite trace sink (db.h, db_sink): statements prepared once per
+ * handle and reused with sqlite3_reset; the trace rows are queued per
+ * table and inserted several at a time (db_rows.c); rows accumulate in
+ * one transaction committed every DB_BATCH_ROWS rows, which is what makes
+ * recording cheap (a commit writes and may sync the log, a row costs
+ * about a microsecond).
  */
 #include "db_int.h"
 
@@ -19,17 +20,6 @@ static const char *const db_stmt_sql[ST_COUNT] = {
     [ST_THREAD] = "INSERT INTO threads (run_id, thread_id, name, priority, criticality,"
                   " criticality_rank, budget, period, deadline, passive, sporadic)"
                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-    [ST_SLICE] = "INSERT INTO slices (run_id, thread_id, sc_thread_id, sc_notification,"
-                 " start_time, end_time) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    [ST_JOB] = "INSERT INTO jobs (run_id, thread_id, job, release_time, start_time,"
-               " finish_time, deadline_time, response, missed)"
-               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    [ST_BUDGET] = "INSERT INTO budget_events (run_id, thread_id, sc_thread_id, time, kind,"
-                  " amount) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    [ST_IRQ] = "INSERT INTO irqs (run_id, device, line, arrival, delivered, lost, handler,"
-               " handler_start) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    [ST_EVENT] = "INSERT INTO events (run_id, seq, time, kind, thread_id, object, arg)"
-                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [ST_EXPECT] = "INSERT OR REPLACE INTO expectations (run_id, idx, text, passed, detail,"
                   " applicable) VALUES (?1, ?2, ?3, ?4, ?5, 1)",
     [ST_FINISH] = "UPDATE runs SET finished = 1 WHERE run_id = ?1",
@@ -41,53 +31,10 @@ static const char *const db_stmt_sql[ST_COUNT] = {
     [ST_FILE] = "INSERT OR IGNORE INTO scenario_files (sha256, text) VALUES (?1, ?2)",
 };
 
-static const char *const db_budget_kind[] = {
-    [BUDGET_EXHAUSTED] = "exhausted", [BUDGET_THROTTLE] = "throttle",
-    [BUDGET_REPLENISH] = "replenish", [BUDGET_TIMEOUT_FAULT] = "timeout_fault",
-    [BUDGET_EMERGENCY] = "emergency",
-};
-
 static const char *const db_entry_kind[] = {
     [ENTRY_SYSCALL] = "syscall", [ENTRY_IRQ] = "irq", [ENTRY_TIMER] = "timer",
     [ENTRY_EXIT] = "exit",
 };
-
-/* ---- binding: the sink's "none" values become NULL ---- */
-
-static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
-{
-    /* Cycle counts stay far below 2^63; an object word above it is stored
-     * as its two's complement, which SQLite cannot avoid. */
-    sqlite3_bind_int64(st, i, (sqlite3_int64)v);
-}
-
-static void bind_time(sqlite3_stmt *st, int i, cycles_t t)
-{
-    if (t == SINK_NO_TIME)
-        sqlite3_bind_null(st, i);
-    else
-        bind_u64(st, i, t);
-}
-
-static void bind_thread(sqlite3_stmt *st, int i, uint32_t thread)
-{
-    if (thread == SINK_NO_THREAD)
-        sqlite3_bind_null(st, i);
-    else
-        sqlite3_bind_int64(st, i, thread);
-}
-
-/* SQLITE_STATIC: SQLite does not copy the text. Safe because every
- * statement is stepped, reset and cleared (db_step) before the function
- * that bound it returns, while the text is still alive; a copy per row is
- * a malloc, a memcpy and a free (2% of a recorded run). */
-static void bind_text(sqlite3_stmt *st, int i, const char *text)
-{
-    if (text)
-        sqlite3_bind_text(st, i, text, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, i);
-}
 
 static int db_prepare_all(struct db *db)
 {
@@ -128,7 +75,7 @@ static int db_insert_file(struct db *db, const struct scenario *s, const char *h
 
     if (!s->text)
         return 0;
-    bind_text(st, 1, hex);
+    db_bind_text(st, 1, hex);
     sqlite3_bind_text(st, 2, s->text, (int)s->text_len, SQLITE_STATIC);
     return db_step(db, st);
 }
@@ -140,18 +87,18 @@ static int db_insert_run(struct db *db, const struct scenario *s, const struct s
 
     for (size_t i = 0; i < sizeof s->sha256; i++)
         snprintf(hex + 2 * i, 3, "%02x", s->sha256[i]);
-    bind_text(st, 1, s->name);
-    bind_text(st, 2, s->path);
-    bind_text(st, 3, hex);
-    bind_u64(st, 4, m->seed);
-    bind_u64(st, 5, m->duration);
-    bind_u64(st, 6, s->cpu_hz);
-    bind_u64(st, 7, s->timer_hz);
-    bind_text(st, 8, db_scheduler_name(m->scheduler));
-    bind_text(st, 9, m->hal);
-    bind_text(st, 10, m->version);
+    db_bind_text(st, 1, s->name);
+    db_bind_text(st, 2, s->path);
+    db_bind_text(st, 3, hex);
+    db_bind_u64(st, 4, m->seed);
+    db_bind_u64(st, 5, m->duration);
+    db_bind_u64(st, 6, s->cpu_hz);
+    db_bind_u64(st, 7, s->timer_hz);
+    db_bind_text(st, 8, db_scheduler_name(m->scheduler));
+    db_bind_text(st, 9, m->hal);
+    db_bind_text(st, 10, m->version);
     sqlite3_bind_int64(st, 11, db->created_at);
-    bind_text(st, 12, m->trace_full ? "full" : "sched");
+    db_bind_text(st, 12, m->trace_full ? "full" : "sched");
     if (db_step(db, st) != 0)
         return -1;
     db->run_id = sqlite3_last_insert_rowid(db->sq);
@@ -166,7 +113,7 @@ static int db_insert_root(struct db *db, const struct scenario *s)
 
     sqlite3_bind_int64(st, 1, db->run_id);
     sqlite3_bind_int64(st, 2, 0);
-    bind_text(st, 3, "(root)");
+    db_bind_text(st, 3, "(root)");
     sqlite3_bind_int64(st, 4, s->priorities ? s->priorities - 1 : 255);
     sqlite3_bind_int(st, 10, 0);
     sqlite3_bind_int(st, 11, 0);
@@ -180,16 +127,16 @@ static int db_insert_thread(struct db *db, const struct scenario *s, uint32_t i)
 
     sqlite3_bind_int64(st, 1, db->run_id);
     sqlite3_bind_int64(st, 2, (sqlite3_int64)i + 1);
-    bind_text(st, 3, t->name);
+    db_bind_text(st, 3, t->name);
     sqlite3_bind_int64(st, 4, t->priority);
-    bind_text(st, 5, t->criticality < s->n_levels ? s->levels[t->criticality] : NULL);
+    db_bind_text(st, 5, t->criticality < s->n_levels ? s->levels[t->criticality] : NULL);
     sqlite3_bind_int64(st, 6, t->criticality);
     if (t->sc.present) {
-        bind_u64(st, 7, t->sc.budget);
-        bind_u64(st, 8, t->sc.period);
+        db_bind_u64(st, 7, t->sc.budget);
+        db_bind_u64(st, 8, t->sc.period);
     }
     if (t->has_deadline)
-        bind_u64(st, 9, t->deadline);
+        db_bind_u64(st, 9, t->deadline);
     sqlite3_bind_int(st, 10, t->passive);
     sqlite3_bind_int(st, 11, t->sc.present && t->sc.sporadic);
     return db_step(db, st);
@@ -212,7 +159,7 @@ static int db_run_begin(void *self, const struct scenario *s, const struct sink_
     db->pending = 0;
     if (db_prepare_all(db) != 0 || db_exec(db, "BEGIN IMMEDIATE") != 0)
         return db_fail(db);
-    if (db_insert_run(db, s, m) != 0 || db_insert_root(db, s) != 0)
+    if (db_insert_run(db, s, m) != 0 || db_rows_begin(db) != 0 || db_insert_root(db, s) != 0)
         return db_fail(db);
     for (uint32_t i = 0; i < s->n_threads; i++) {
         if (db_insert_thread(db, s, i) != 0)
@@ -227,40 +174,64 @@ static int db_run_begin(void *self, const struct scenario *s, const struct sink_
 /* ---- trace rows ---- */
 
 /* Check that a row may be written and open a batch if none is open;
- * returns the statement with the run id bound, or NULL after a failure. */
-static sqlite3_stmt *db_row(struct db *db, enum db_stmt k)
+ * returns 0, or -1 after a failure. */
+static int db_row_check(struct db *db)
 {
     if (db->failed)
-        return NULL;
+        return -1;
     if (!db->s) {
         db_error(db, "no run in progress");
-        return NULL;
+        return -1;
     }
-    if (sqlite3_get_autocommit(db->sq) && db_exec(db, "BEGIN") != 0) {
-        db_fail(db);
+    if (sqlite3_get_autocommit(db->sq) && db_exec(db, "BEGIN") != 0)
+        return db_fail(db);
+    return 0;
+}
+
+/* The statement of a row written at once, with the run id bound; NULL
+ * after a failure. */
+static sqlite3_stmt *db_row(struct db *db, enum db_stmt k)
+{
+    if (db_row_check(db) != 0)
         return NULL;
-    }
     sqlite3_bind_int64(db->st[k], 1, db->run_id);
     return db->st[k];
+}
+
+/* A row is in (or queued): commit the batch once it is DB_BATCH_ROWS
+ * rows, the queued ones inserted first. */
+static int db_row_counted(struct db *db)
+{
+    if (++db->pending < DB_BATCH_ROWS)
+        return 0;
+    db->pending = 0;
+    if (db_rows_flush(db) != 0 || db_exec(db, "COMMIT") != 0)
+        return db_fail(db);
+    return 0;
 }
 
 static int db_row_done(struct db *db, sqlite3_stmt *st)
 {
     if (db_step(db, st) != 0)
         return db_fail(db);
-    if (++db->pending >= DB_BATCH_ROWS) {
-        db->pending = 0;
-        if (db_exec(db, "COMMIT") != 0)
-            return db_fail(db);
-    }
-    return 0;
+    return db_row_counted(db);
+}
+
+/* Queue a trace row the caller has checked. */
+static int db_row_queue(struct db *db, enum db_row_kind k, const union db_row *r)
+{
+    if (db_rows_add(db, k, r) != 0)
+        return db_fail(db);
+    return db_row_counted(db);
 }
 
 /* A row names something the scenario does not have: an engine bug. */
 static int db_bad_index(struct db *db, sqlite3_stmt *st, const char *what, uint32_t i)
 {
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
+    if (st) {
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+    }
     db_error(db, "internal error: trace row names %s %u, which the scenario does not have", what,
              i);
     return db_fail(db);
@@ -269,74 +240,53 @@ static int db_bad_index(struct db *db, sqlite3_stmt *st, const char *what, uint3
 static int db_slice(void *self, const struct sink_slice *r)
 {
     struct db *db = self;
-    sqlite3_stmt *st = db_row(db, ST_SLICE);
 
-    if (!st)
+    if (db_row_check(db) != 0)
         return -1;
-    bind_thread(st, 2, r->thread);
-    bind_thread(st, 3, r->sc_thread);
-    if (r->sc_thread == SINK_NO_THREAD && r->sc_notification != SINK_NO_THREAD) {
-        if (r->sc_notification >= db->s->n_notifications)
-            return db_bad_index(db, st, "notification", r->sc_notification);
-        bind_text(st, 4, db->s->notifications[r->sc_notification].name);
-    }
-    bind_time(st, 5, r->start);
-    bind_time(st, 6, r->end);
-    return db_row_done(db, st);
+    if (r->sc_thread == SINK_NO_THREAD && r->sc_notification != SINK_NO_THREAD &&
+        r->sc_notification >= db->s->n_notifications)
+        return db_bad_index(db, NULL, "notification", r->sc_notification);
+    return db_row_queue(db, ROW_SLICE, &(union db_row){.slice = *r});
 }
 
 static int db_job(void *self, const struct sink_job *r)
 {
     struct db *db = self;
-    sqlite3_stmt *st = db_row(db, ST_JOB);
 
-    if (!st)
+    if (db_row_check(db) != 0)
         return -1;
-    bind_thread(st, 2, r->thread);
-    sqlite3_bind_int64(st, 3, r->job);
-    bind_time(st, 4, r->release);
-    bind_time(st, 5, r->start);
-    bind_time(st, 6, r->finish);
-    bind_time(st, 7, r->deadline);
-    bind_time(st, 8, r->response);
-    sqlite3_bind_int(st, 9, r->missed);
-    return db_row_done(db, st);
+    return db_row_queue(db, ROW_JOB, &(union db_row){.job = *r});
 }
 
 static int db_budget_event(void *self, const struct sink_budget_event *r)
 {
     struct db *db = self;
-    sqlite3_stmt *st = db_row(db, ST_BUDGET);
 
-    if (!st)
+    if (db_row_check(db) != 0)
         return -1;
-    if ((unsigned)r->kind >= sizeof db_budget_kind / sizeof db_budget_kind[0])
-        return db_bad_index(db, st, "budget event kind", (uint32_t)r->kind);
-    bind_thread(st, 2, r->thread);
-    bind_thread(st, 3, r->sc_thread);
-    bind_time(st, 4, r->time);
-    bind_text(st, 5, db_budget_kind[r->kind]);
-    bind_u64(st, 6, r->amount);
-    return db_row_done(db, st);
+    if (!db_budget_kind_valid(r->kind))
+        return db_bad_index(db, NULL, "budget event kind", (uint32_t)r->kind);
+    return db_row_queue(db, ROW_BUDGET, &(union db_row){.budget = *r});
 }
 
 static int db_irq(void *self, const struct sink_irq *r)
 {
     struct db *db = self;
-    sqlite3_stmt *st = db_row(db, ST_IRQ);
 
-    if (!st)
+    if (db_row_check(db) != 0)
         return -1;
     if (r->device >= db->s->n_devices)
-        return db_bad_index(db, st, "device", r->device);
-    bind_text(st, 2, db->s->devices[r->device].name);
-    sqlite3_bind_int64(st, 3, r->line);
-    bind_time(st, 4, r->arrival);
-    bind_time(st, 5, r->delivered);
-    sqlite3_bind_int(st, 6, r->lost);
-    bind_thread(st, 7, r->handler);
-    bind_time(st, 8, r->handler_start);
-    return db_row_done(db, st);
+        return db_bad_index(db, NULL, "device", r->device);
+    return db_row_queue(db, ROW_IRQ, &(union db_row){.irq = *r});
+}
+
+static int db_event(void *self, const struct sink_event *r)
+{
+    struct db *db = self;
+
+    if (db_row_check(db) != 0)
+        return -1;
+    return db_row_queue(db, ROW_EVENT, &(union db_row){.event = *r});
 }
 
 static int db_kernel_stats(void *self, const struct sink_kernel_stats *r)
@@ -348,31 +298,15 @@ static int db_kernel_stats(void *self, const struct sink_kernel_stats *r)
         return -1;
     if ((unsigned)r->kind >= sizeof db_entry_kind / sizeof db_entry_kind[0])
         return db_bad_index(db, st, "kernel entry kind", (uint32_t)r->kind);
-    bind_thread(st, 2, r->thread);
-    bind_text(st, 3, db_entry_kind[r->kind]);
-    bind_u64(st, 4, r->entries);
-    bind_u64(st, 5, r->cycles);
-    bind_u64(st, 6, r->decisions);
-    bind_u64(st, 7, r->decision_cycles);
-    bind_u64(st, 8, r->sched_cycles);
-    bind_u64(st, 9, r->timer_programs);
-    bind_u64(st, 10, r->timer_cycles);
-    return db_row_done(db, st);
-}
-
-static int db_event(void *self, const struct sink_event *r)
-{
-    struct db *db = self;
-    sqlite3_stmt *st = db_row(db, ST_EVENT);
-
-    if (!st)
-        return -1;
-    bind_u64(st, 2, r->seq);
-    bind_time(st, 3, r->time);
-    bind_text(st, 4, r->kind);
-    bind_thread(st, 5, r->thread);
-    bind_u64(st, 6, r->object);
-    bind_u64(st, 7, r->arg);
+    db_bind_thread(st, 2, r->thread);
+    db_bind_text(st, 3, db_entry_kind[r->kind]);
+    db_bind_u64(st, 4, r->entries);
+    db_bind_u64(st, 5, r->cycles);
+    db_bind_u64(st, 6, r->decisions);
+    db_bind_u64(st, 7, r->decision_cycles);
+    db_bind_u64(st, 8, r->sched_cycles);
+    db_bind_u64(st, 9, r->timer_programs);
+    db_bind_u64(st, 10, r->timer_cycles);
     return db_row_done(db, st);
 }
 
@@ -383,10 +317,10 @@ static int db_final_refill(void *self, const struct sink_final_refill *r)
 
     if (!st)
         return -1;
-    bind_thread(st, 2, r->thread);
+    db_bind_thread(st, 2, r->thread);
     sqlite3_bind_int64(st, 3, r->idx);
-    bind_u64(st, 4, r->time);
-    bind_u64(st, 5, r->amount);
+    db_bind_u64(st, 4, r->time);
+    db_bind_u64(st, 5, r->amount);
     return db_row_done(db, st);
 }
 
@@ -398,9 +332,9 @@ static int db_expectation(void *self, const struct sink_expectation *r)
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 2, r->idx);
-    bind_text(st, 3, r->text);
+    db_bind_text(st, 3, r->text);
     sqlite3_bind_int(st, 4, r->passed);
-    bind_text(st, 5, r->detail);
+    db_bind_text(st, 5, r->detail);
     return db_row_done(db, st);
 }
 
@@ -413,12 +347,13 @@ static int db_run_end(void *self, bool finished)
 
     if (!st)
         return -1;
-    if (finished && db_step(db, st) != 0)
+    if (db_rows_flush(db) != 0 || (finished && db_step(db, st) != 0))
         return db_fail(db);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     if (db_exec(db, "COMMIT") != 0)
         return db_fail(db);
+    db_rows_discard(db);
     db->s = NULL;
     db->pending = 0;
     return 0;

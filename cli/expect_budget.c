@@ -26,23 +26,30 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "db.h"
+
+/* A context's slices: db.h, DB_SLICES_PAID_BY. A notification's context
+ * pays for other threads only. */
 #define BUDGET_SLICES_OF_THREAD                                                                    \
-    "SELECT start_time, end_time FROM slices WHERE run_id = ?1 AND sc_thread_id = ?2"              \
-    " ORDER BY start_time"
+    DB_SLICES_PAID_BY("start_time, end_time", "?2", "") " ORDER BY start_time"
 #define BUDGET_SLICES_OF_NOTIFICATION                                                              \
     "SELECT start_time, end_time FROM slices WHERE run_id = ?1 AND sc_thread_id IS NULL"           \
-    " AND sc_notification = ?2 ORDER BY start_time"
+    " AND " DB_SLICES_DONATED " AND sc_notification = ?2 ORDER BY start_time"
 #define BUDGET_GRANTS                                                                              \
     "SELECT time, amount FROM budget_events WHERE run_id = ?1 AND sc_thread_id = ?2"               \
     " AND kind = 'emergency' ORDER BY time"
 
 /* Slices are disjoint, so only the last one starting at or before ?3 can
- * reach into [?3, ?4) from the left. */
+ * reach into [?3, ?4) from the left; it is the later of the two halves'
+ * last ones. */
+#define BUDGET_LAST_START                                                                          \
+    "SELECT max(start_time) FROM (" DB_SLICES_PAID_BY("max(start_time) AS start_time", "?2",       \
+                                                      " AND start_time <= ?3") ")"
 #define BUDGET_PAID_IN_WINDOW                                                                      \
-    "SELECT coalesce(sum(min(end_time, ?4) - max(start_time, ?3)), 0) FROM slices"                 \
-    " WHERE run_id = ?1 AND sc_thread_id = ?2 AND start_time < ?4 AND end_time > ?3"               \
-    " AND start_time >= coalesce((SELECT max(start_time) FROM slices WHERE run_id = ?1"            \
-    " AND sc_thread_id = ?2 AND start_time <= ?3), ?3)"
+    "SELECT coalesce(sum(min(end_time, ?4) - max(start_time, ?3)), 0) FROM (" DB_SLICES_PAID_BY(   \
+        "start_time, end_time", "?2",                                                              \
+        " AND start_time < ?4 AND end_time > ?3"                                                   \
+        " AND start_time >= coalesce((" BUDGET_LAST_START "), ?3)") ")"
 #define BUDGET_GRANTS_IN_WINDOW                                                                    \
     "SELECT coalesce(sum(amount), 0) FROM budget_events WHERE run_id = ?1"                         \
     " AND sc_thread_id = ?2 AND kind = 'emergency' AND time >= ?3 AND time < ?4"

@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+#include "db.h"
+
 static const char *const expect_event_name[EV_COUNT] = {
 #define X(id, name) [id] = name,
     SCN_COUNT_EVENTS(X)
@@ -96,7 +98,7 @@ static int expect_count_rows(struct expect_run *run, const struct scn_expect *e,
     case EV_PREEMPT:
     case EV_CALL_ABORTED:
         sql = "SELECT count(*) FROM events WHERE run_id = ?1 AND kind = ?2"
-              " AND (?3 < 0 OR thread_id = ?3)";
+              " AND " DB_EVENTS_INDEXED_KINDS " AND (?3 < 0 OR thread_id = ?3)";
         break;
     case EV_DEADLINE_MISS:
         sql = "SELECT count(*) FROM jobs j WHERE j.run_id = ?1 AND " EXPECT_MISSED_SQL

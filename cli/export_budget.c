@@ -38,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
+
 struct ret {
     uint64_t due, amount;
 };
@@ -209,9 +211,8 @@ static void event(struct model *m, uint64_t time, const char *kind, uint64_t amo
     sample(m, time);
 }
 
-static const char slices_sql[] = "SELECT start_time, end_time FROM slices"
-                                 " WHERE run_id = ?1 AND sc_thread_id = ?2"
-                                 " ORDER BY start_time, rowid";
+static const char slices_sql[] =
+    DB_SLICES_PAID_BY("start_time, end_time, rowid", "?2", "") " ORDER BY start_time, 3";
 static const char events_sql[] = "SELECT time, kind, amount FROM budget_events"
                                  " WHERE run_id = ?1 AND sc_thread_id = ?2"
                                  " ORDER BY time, rowid";

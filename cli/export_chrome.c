@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "db.h"
 #include "decimal.h"
 
 struct chrome {
@@ -322,7 +323,7 @@ static const struct {
      " ORDER BY arrival, line, rowid",
      irq_event},
     {"SELECT time, kind, thread_id FROM events WHERE run_id = ?1"
-     " AND kind IN ('preempt', 'call_aborted') ORDER BY seq",
+     " AND " DB_EVENTS_INDEXED_KINDS " ORDER BY seq",
      kernel_event},
 };
 

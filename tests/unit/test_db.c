@@ -1,8 +1,10 @@
 /*
  * Unit tests of the SQLite recorder (cli/db.h) and the null sink: the
- * schema against DESIGN.md, every row kind written through the sink and
- * read back exactly, appending runs, batches, interrupted runs, injected
- * write failures, and refusing files that are not mcsim databases.
+ * schema against DESIGN.md, the plans of the queries the narrowed indexes
+ * serve, every row kind written through the sink and read back exactly
+ * (queued and inserted in order), appending runs, batches, interrupted
+ * runs, injected write failures, and refusing files that are not mcsim
+ * databases.
  * Longer than 600 lines because it is one module's tests (STYLE.md
  * "Tests"), most of them expected table contents spelled out.
  */
@@ -248,13 +250,49 @@ static void test_db_schema(void **state)
                      "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
                      " ORDER BY name",
                      "budget_events_by_context\nbudget_events_by_thread\nevents_by_kind\n"
-                     "events_by_time\nirqs_by_device\nirqs_by_handler\njobs_by_release\n"
+                     "irqs_by_device\nirqs_by_handler\njobs_by_release\n"
                      "slices_by_context\nslices_by_thread\n");
     assert_int_equal(db_run_id(db), -1);
     db_close(db);
     /* Opening it again finds the schema and changes nothing. */
     db = open_db(path);
-    sqlq_assert_rows(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "27\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "26\n");
+    db_close(db);
+}
+
+/* The narrowed indexes serve the queries written for them (db.h): each
+ * half of a context's slices is read from its index in time order, and
+ * events of a queried kind from theirs; nothing is scanned or sorted. */
+static void test_db_query_plans(void **state)
+{
+    static const struct {
+        const char *sql, *index[2];
+    } plans[] = {
+        {DB_SLICES_PAID_BY("start_time, end_time", "?2", "") " ORDER BY start_time",
+         {"slices_by_thread", "slices_by_context"}},
+        {DB_SLICES_PAID_BY("start_time", "?2",
+                           " AND start_time < ?3") " ORDER BY start_time DESC LIMIT 1",
+         {"slices_by_thread", "slices_by_context"}},
+        {"SELECT count(*) FROM events WHERE run_id = ?1 AND kind = ?2 AND " DB_EVENTS_INDEXED_KINDS,
+         {"events_by_kind", "events_by_kind"}},
+    };
+    char path[256], sql[1024];
+    struct db *db;
+
+    (void)state;
+    db_path(path, sizeof path, "plans.db");
+    db = open_db(path);
+    for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+        char *plan;
+
+        snprintf(sql, sizeof sql, "EXPLAIN QUERY PLAN %s", plans[i].sql);
+        plan = sqlq_rows(db_sqlite(db), sql);
+        if (!strstr(plan, plans[i].index[0]) || !strstr(plan, plans[i].index[1]) ||
+            strstr(plan, "SCAN") || strstr(plan, "TEMP B-TREE"))
+            fail_msg("%s\nexpected: a search of %s and %s\nactual:\n%s", plans[i].sql,
+                     plans[i].index[0], plans[i].index[1], plan);
+        free(plan);
+    }
     db_close(db);
 }
 
@@ -420,6 +458,45 @@ static void test_db_batches(void **state)
     snprintf(want, sizeof want, "%d|1\n", DB_BATCH_ROWS + 5);
     sqlq_assert_path_rows(path, "SELECT count(*), (SELECT finished FROM runs) FROM slices", want);
     db_close(db);
+}
+
+/* Trace rows of every kind, interleaved, more than fill a queue twice:
+ * each table holds them all, in the order written (rowid i + 1 is row i),
+ * whether a full queue or the rest inserted them. */
+static void test_db_queued_rows(void **state)
+{
+    enum { N = 2 * DB_ROWS_PER_INSERT + 3 };
+    struct scenario s;
+    char path[256], want[64];
+    struct db *db;
+    struct trace_sink k;
+
+    (void)state;
+    k = begin_fixture_run(&s, path, sizeof path, "queued.db", &db);
+    for (uint32_t i = 0; i < N; i++) {
+        cycles_t t = 10 * i;
+
+        add_slices(&k, 1, t);
+        assert_int_equal(
+            k.ops->job(k.self, &(struct sink_job){1, i + 1, t, t, t + 1, t + 9, 1, false}), 0);
+        assert_int_equal(
+            k.ops->budget_event(k.self, &(struct sink_budget_event){1, 1, t, BUDGET_REPLENISH, i}),
+            0);
+        assert_int_equal(k.ops->irq(k.self, &(struct sink_irq){0, 33, t, t + 1, false, 1, t + 2}),
+                         0);
+        assert_int_equal(k.ops->event(k.self, &(struct sink_event){i, t, "preempt", 1, 0, i}), 0);
+    }
+    assert_int_equal(k.ops->run_end(k.self, true), 0);
+    db_close(db);
+    snprintf(want, sizeof want, "%d|0\n", N);
+    sqlq_assert_path_rows(path, "SELECT count(*), sum(start_time <> 10 * (rowid - 1)) FROM slices",
+                          want);
+    sqlq_assert_path_rows(path, "SELECT count(*), sum(job <> rowid) FROM jobs", want);
+    sqlq_assert_path_rows(path, "SELECT count(*), sum(amount <> rowid - 1) FROM budget_events",
+                          want);
+    sqlq_assert_path_rows(path, "SELECT count(*), sum(arrival <> 10 * (rowid - 1)) FROM irqs",
+                          want);
+    sqlq_assert_path_rows(path, "SELECT count(*), sum(seq <> rowid - 1) FROM events", want);
 }
 
 /* run_end never called: the committed batches stay, the run unfinished. */
@@ -589,7 +666,7 @@ static void test_db_upgrade_v1(void **state)
     db = open_db(path);
     sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "2\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT * FROM irqs", "1|net|33|10|20|0|NULL|NULL\n");
-    sqlq_assert_rows(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "27\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "26\n");
     db_close(db);
 }
 
@@ -724,10 +801,12 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_db_schema),
+        cmocka_unit_test(test_db_query_plans),
         cmocka_unit_test(test_db_rows),
         cmocka_unit_test(test_db_append),
         cmocka_unit_test(test_db_two_runs_one_handle),
         cmocka_unit_test(test_db_batches),
+        cmocka_unit_test(test_db_queued_rows),
         cmocka_unit_test(test_db_interrupted),
         cmocka_unit_test(test_db_run_end_unfinished),
         cmocka_unit_test(test_db_disk_full),
