@@ -369,7 +369,7 @@ static int guarantee_one_cpu(sqlite3 *db, const char *db_path, int64_t run_id,
     if (sqlite3_prepare_v2(db,
                            "SELECT count(*), min(CASE WHEN start_time < prev THEN start_time END)"
                            " FROM (SELECT start_time, lag(end_time) OVER (ORDER BY start_time,"
-                           " end_time) AS prev FROM slices WHERE run_id = ?1)",
+                           " end_time) AS prev FROM run_slices WHERE run_id = ?1)",
                            -1, &st, NULL))
         return sql_error(db, db_path);
     sqlite3_bind_int64(st, 1, run_id);

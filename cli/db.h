@@ -7,16 +7,20 @@
  * runs.trace ('sched' or 'full'), threads.sporadic (0/1),
  * expectations.applicable (0/1), final_refills; from schema version 2,
  * irqs.handler and irqs.handler_start, kernel_stats, scenario_files and
- * the views stats and run_stats (db.c; a version-1 file is upgraded when
- * opened). The file is marked with
+ * the views stats and run_stats; from version 3, trace_blocks and the
+ * run_* views, through which the trace tables are read (db_schema.c; an
+ * older file is upgraded when opened for writing, and given equivalent
+ * temporary views when opened read-only: db_read_views). The file is
+ * marked with
  * PRAGMA application_id = DB_APPLICATION_ID and PRAGMA user_version =
  * DB_SCHEMA_VERSION, so that another program's database is refused rather
  * than written into.
  *
  * Writing is batched: rows go into one transaction that is committed every
- * DB_BATCH_ROWS rows and at run_end: the fewer the commits, the fewer
- * times a page that many batches touch (an index's) is written to the
- * log; an interrupted run loses at most its last batch. The `runs` row is
+ * DB_BATCH_ROWS rows and at run_end; the trace rows are held and written
+ * in blocks (db_rows.c) at most DB_ARENA_ROWS at a time, and every row
+ * held is written before a commit; an interrupted run loses at most its
+ * last batch. The `runs` row is
  * committed on its own at run_begin with finished = 0, and set to 1 only
  * in the transaction that commits the run's last rows, so an interrupted
  * run is visible and never looks complete.
@@ -35,36 +39,29 @@
 
 #include "sink.h"
 
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 #define DB_APPLICATION_ID 0x6d63736d /* "mcsm" */
 #define DB_BATCH_ROWS 100000
-#define DB_ROWS_PER_INSERT 32 /* trace rows queued per table, inserted at once */
+#define DB_ROWS_PER_INSERT 32 /* trace rows of a block inserted by one statement */
+#define DB_ARENA_ROWS 65536   /* trace rows held before they are written in blocks */
 #define DB_ERRMSG_MAX 512
 
 /*
- * The event kinds the events_by_kind index holds (every kind a --trace
- * sched run records). A query of events by kind that should use the index
- * must contain this very condition: SQLite uses a partial index only for
- * a query whose WHERE clause has its WHERE clause's terms.
+ * The event kinds a --trace sched run records in events, the only kinds
+ * expectations and the Chrome export read.
  */
-#define DB_EVENTS_INDEXED_KINDS "kind IN ('preempt', 'call_aborted')"
+#define DB_EVENTS_SCHED_KINDS "kind IN ('preempt', 'call_aborted')"
 
 /*
  * The slices a context paid for another thread (a passive server on its
- * caller's context, a thread on a notification's): the only slices the
- * slices_by_context index holds. A context's slices of its own thread are
- * found through slices_by_thread, so the slices context `ctx` paid for
- * (an SQL expression, such as "?2") are the UNION ALL of the two halves
- * DB_SLICES_PAID_BY writes, `cond` (" AND ..." or "") added to both; each
- * half is read in start_time order from its index, and an ORDER BY
- * start_time (which must follow) merges them. `cols` must include
- * start_time.
+ * caller's context, a thread on a notification's). The slices context
+ * `ctx` (an SQL expression, such as "?2") paid for, its own thread's and
+ * others', are DB_SLICES_PAID_BY's rows, `cond` (" AND ..." or "") added;
+ * they come from the context's blocks, in no particular order.
  */
 #define DB_SLICES_DONATED "sc_thread_id IS NOT thread_id"
 #define DB_SLICES_PAID_BY(cols, ctx, cond)                                                         \
-    "SELECT " cols " FROM slices WHERE run_id = ?1 AND thread_id = " ctx                           \
-    " AND sc_thread_id = " ctx cond " UNION ALL SELECT " cols                                      \
-    " FROM slices WHERE run_id = ?1 AND sc_thread_id = " ctx " AND " DB_SLICES_DONATED cond
+    "SELECT " cols " FROM run_slices WHERE run_id = ?1 AND sc_thread_id = " ctx cond
 
 struct db;
 
@@ -107,6 +104,23 @@ sqlite3 *db_sqlite(struct db *db);
  * none has begun since db_open.
  */
 int64_t db_run_id(const struct db *db);
+
+/*
+ * Give a read-only connection to an mcsim database (`mcsim export`,
+ * `mcsim diff`) the run_* views the queries read: a file of schema
+ * version 3 or later has them; an older one, which cannot be upgraded
+ * read-only, gets temporary views of its tables. Returns 0, or -1 with
+ * the error in sqlite3_errmsg(sq).
+ */
+int db_read_views(sqlite3 *sq);
+
+/*
+ * SQL that describes every trace row of a file with one block per run and
+ * key (trace_blocks): what an upgrade to version 3 runs, and what a file
+ * filled by hand with INSERTs needs, once, before the run_* views (and so
+ * mcsim's commands) see its rows.
+ */
+extern const char db_blocks_of_rows_sql[];
 
 /*
  * A sink that records runs into `db`, which must outlive it. `created_at`

@@ -28,11 +28,35 @@ union db_row {
     struct sink_event event;
 };
 
-struct db_queue {
-    sqlite3_stmt *one;  /* INSERT of one row */
-    sqlite3_stmt *many; /* INSERT of DB_ROWS_PER_INSERT rows */
-    uint32_t n;         /* rows queued */
-    union db_row row[DB_ROWS_PER_INSERT];
+/* What a block's rows share (db_rows.c): their table and the thread,
+ * context or device its queries select them by. */
+struct db_block_key {
+    uint8_t kind; /* enum db_row_kind */
+    uint32_t a;   /* the thread (an interrupt's: its handler) */
+    uint32_t b;   /* slices, budget events: the context's thread; irqs: the device */
+};
+
+struct db_block_state {
+    struct db_block_key key;
+    uint32_t n;  /* its rows in the arena */
+    uint32_t at; /* db_rows_flush's scratch */
+};
+
+/* The rows not yet written, and the statements that write them. */
+struct db_arena {
+    union db_row *row;   /* DB_ARENA_ROWS rows, in the order received */
+    uint32_t *key_of;    /* each row's index in keys */
+    uint32_t *order;     /* db_rows_flush's scratch */
+    uint64_t *seq;       /* each row's seq: the run's trace rows counted in the order received */
+    uint64_t next_seq;
+    uint32_t n;          /* rows held */
+    struct db_block_state *keys; /* the run's keys, in the order first seen */
+    uint32_t n_keys, cap_keys;
+    uint32_t *hash;      /* index in keys + 1, or 0; hash_cap is a power of two */
+    uint32_t hash_cap;
+    sqlite3_stmt *one[ROW_KINDS];  /* INSERT of one row */
+    sqlite3_stmt *many[ROW_KINDS]; /* INSERT of DB_ROWS_PER_INSERT rows */
+    sqlite3_stmt *block;           /* INSERT of a trace_blocks row */
 };
 
 struct db {
@@ -40,13 +64,19 @@ struct db {
     char *path;
     char errmsg[DB_ERRMSG_MAX];
     sqlite3_stmt *st[ST_COUNT];      /* prepared by the sink's first run_begin */
-    struct db_queue rows[ROW_KINDS]; /* prepared by the same run_begin */
+    struct db_arena arena;           /* prepared by the same run_begin */
     const struct scenario *s;        /* the run in progress, NULL between runs */
     int64_t run_id;
     int64_t created_at;
     uint32_t pending; /* rows in the open batch, queued ones included */
     bool failed;      /* the run in progress hit an error: refuse the rest */
 };
+
+/* The schema, by version (db_schema.c): every version applies to the
+ * file the previous ones made. */
+extern const char db_schema_v1_sql[];
+extern const char db_schema_v2_sql[];
+extern const char db_schema_v3_sql[];
 
 /* Set db->errmsg to "mcsim: PATH: " and the formatted text. */
 void db_error(struct db *db, const char *fmt, ...);
@@ -68,10 +98,10 @@ int db_exec(struct db *db, const char *sql);
 /*
  * The trace rows (db_rows.c). db_rows_begin prepares the statements once
  * per handle and binds the run id of the run that db_run_begin has just
- * inserted. db_rows_add queues a row that the caller has checked (its
+ * inserted. db_rows_add holds a row that the caller has checked (its
  * device and notification exist in db->s, its budget kind is valid) and
- * inserts the table's queue when it is full; db_rows_flush inserts every
- * queued row, in the open transaction; db_rows_discard drops them and
+ * writes the arena's rows when it is full; db_rows_flush writes every row
+ * held, in blocks, in the open transaction; db_rows_discard drops them and
  * forgets the bound texts (after a failure, and at the end of a run).
  * The failing ones set the diagnostic and return -1; the caller then
  * calls db_fail.
@@ -81,7 +111,7 @@ int db_rows_add(struct db *db, enum db_row_kind k, const union db_row *r);
 int db_rows_flush(struct db *db);
 void db_rows_discard(struct db *db);
 
-/* Finalize the statements of db_rows_begin (db_close). */
+/* Finalize the statements of db_rows_begin and free the arena (db_close). */
 void db_rows_release(struct db *db);
 
 /*

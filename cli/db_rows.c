@@ -1,13 +1,24 @@
 /*
  * The trace rows of the SQLite sink (db_int.h, db_rows_): slices, jobs,
- * budget events, interrupts and events are queued per table and inserted
- * DB_ROWS_PER_INSERT at a time by one multi-row INSERT. A statement's
- * fixed cost (opening a cursor per table and index, starting and halting
- * the VM, resetting) was a third of the cost of recording a row inserted
- * alone; run DB_ROWS_PER_INSERT rows through one statement and it is paid
- * once.
- * The rows keep their order: the VALUES of one statement are inserted in
- * the order written, so rowids follow the order the sink received them.
+ * budget events, interrupts and events are written in blocks, with no
+ * per-row index. A row is held in an arena until the arena is full or the
+ * batch commits; then the arena's rows are inserted grouped by their block
+ * key (a table and the thread, context or device queries select them by,
+ * db_block_key), each group in the order the sink received it, as one
+ * contiguous range of rowids, and one trace_blocks row says which run, key,
+ * rowid range and time range the block holds.
+ *
+ * Why: an index whose new entries land in twenty places (one per thread)
+ * costs a search from the root at every insert, about a microsecond a
+ * row on the benchmark's machine, four times the cost of the row itself;
+ * even an index appended to costs as much as the row. A block is found
+ * through trace_blocks' indexes (one entry per block, hundreds of rows)
+ * and its rows by rowid, so the queries of a thread or a context still
+ * read only that thread's or context's rows (the run_* views, db.c).
+ *
+ * The rows of a block are inserted DB_ROWS_PER_INSERT at a time by one
+ * multi-row INSERT: a statement's fixed cost (opening a cursor per table
+ * and index, starting and halting the VM, resetting) is paid once.
  */
 #include "db_int.h"
 
@@ -17,9 +28,13 @@
 struct db_row_table {
     const char *name;
     const char *columns;
-    int ncols; /* not counting run_id */
+    int ncols; /* not counting run_id; seq, if the table has it, is the last */
+    bool seq;  /* the table has the recorder's seq column */
     void (*bind)(const struct db *db, sqlite3_stmt *st, int base, const union db_row *r);
 };
+
+#include <stdlib.h>
+#include <string.h>
 
 /* ---- binding: the sink's "none" values become NULL ---- */
 
@@ -134,25 +149,140 @@ static void bind_event(const struct db *db, sqlite3_stmt *st, int b, const union
 }
 
 static const struct db_row_table db_row_tables[ROW_KINDS] = {
-    [ROW_SLICE] = {"slices", "thread_id, sc_thread_id, sc_notification, start_time, end_time", 5,
-                   bind_slice},
+    [ROW_SLICE] = {"slices", "thread_id, sc_thread_id, sc_notification, start_time, end_time, seq",
+                   6, true, bind_slice},
     [ROW_JOB] = {"jobs",
                  "thread_id, job, release_time, start_time, finish_time, deadline_time,"
-                 " response, missed",
-                 8, bind_job},
-    [ROW_BUDGET] = {"budget_events", "thread_id, sc_thread_id, time, kind, amount", 5, bind_budget},
-    [ROW_IRQ] = {"irqs", "device, line, arrival, delivered, lost, handler, handler_start", 7,
-                 bind_irq},
-    [ROW_EVENT] = {"events", "seq, time, kind, thread_id, object, arg", 6, bind_event},
+                 " response, missed, seq",
+                 9, true, bind_job},
+    [ROW_BUDGET] = {"budget_events", "thread_id, sc_thread_id, time, kind, amount, seq", 6, true,
+                    bind_budget},
+    [ROW_IRQ] = {"irqs", "device, line, arrival, delivered, lost, handler, handler_start, seq", 8,
+                 true, bind_irq},
+    [ROW_EVENT] = {"events", "seq, time, kind, thread_id, object, arg", 6, false, bind_event},
 };
+
+/* ---- block keys ---- */
+
+/* The key a row's block is found by (trace_blocks' thread_id,
+ * sc_thread_id and device columns) and the times it spans (min_time,
+ * max_time: what a window query of the table compares). */
+static struct db_block_key db_row_key(enum db_row_kind k, const union db_row *r)
+{
+    switch (k) {
+    case ROW_SLICE:
+        return (struct db_block_key){k, r->slice.thread, r->slice.sc_thread};
+    case ROW_JOB:
+        return (struct db_block_key){k, r->job.thread, SINK_NO_THREAD};
+    case ROW_BUDGET:
+        return (struct db_block_key){k, r->budget.thread, r->budget.sc_thread};
+    case ROW_IRQ:
+        return (struct db_block_key){k, r->irq.handler, r->irq.device};
+    default:
+        return (struct db_block_key){k, r->event.thread, SINK_NO_THREAD};
+    }
+}
+
+static void db_row_times(enum db_row_kind k, const union db_row *r, cycles_t *lo, cycles_t *hi)
+{
+    switch (k) {
+    case ROW_SLICE:
+        *lo = r->slice.start, *hi = r->slice.end;
+        break;
+    case ROW_JOB:
+        *lo = *hi = r->job.release;
+        break;
+    case ROW_BUDGET:
+        *lo = *hi = r->budget.time;
+        break;
+    case ROW_IRQ:
+        *lo = *hi = r->irq.arrival;
+        break;
+    default:
+        *lo = *hi = r->event.time;
+        break;
+    }
+}
+
+static uint32_t db_key_hash(const struct db_block_key *key)
+{
+    uint64_t h = ((uint64_t)key->kind << 56) ^ ((uint64_t)key->a << 24) ^ key->b;
+
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return (uint32_t)h;
+}
+
+static bool db_key_equal(const struct db_block_key *x, const struct db_block_key *y)
+{
+    return x->kind == y->kind && x->a == y->a && x->b == y->b;
+}
+
+static int db_keys_grow(struct db *db)
+{
+    struct db_arena *ar = &db->arena;
+    uint32_t cap = ar->cap_keys ? 2 * ar->cap_keys : 64;
+    uint32_t hcap = 2 * cap;
+    struct db_block_state *keys = realloc(ar->keys, cap * sizeof *keys);
+    uint32_t *hash;
+
+    if (!keys) {
+        db_error(db, "out of memory");
+        return -1;
+    }
+    ar->keys = keys;
+    ar->cap_keys = cap;
+    hash = calloc(hcap, sizeof *hash);
+    if (!hash) {
+        db_error(db, "out of memory");
+        return -1;
+    }
+    for (uint32_t i = 0; i < ar->n_keys; i++) {
+        uint32_t h = db_key_hash(&keys[i].key) & (hcap - 1);
+
+        while (hash[h])
+            h = (h + 1) & (hcap - 1);
+        hash[h] = i + 1;
+    }
+    free(ar->hash);
+    ar->hash = hash;
+    ar->hash_cap = hcap;
+    return 0;
+}
+
+/* The index of the key's block state, made on first use; keys are kept in
+ * the order first seen, which is the order their blocks are written. */
+static int db_key_find(struct db *db, const struct db_block_key *key, uint32_t *out)
+{
+    struct db_arena *ar = &db->arena;
+    uint32_t h;
+
+    if (ar->n_keys == ar->cap_keys && db_keys_grow(db) != 0)
+        return -1;
+    h = db_key_hash(key) & (ar->hash_cap - 1);
+    for (;; h = (h + 1) & (ar->hash_cap - 1)) {
+        uint32_t i = ar->hash[h];
+
+        if (!i)
+            break;
+        if (db_key_equal(&ar->keys[i - 1].key, key)) {
+            *out = i - 1;
+            return 0;
+        }
+    }
+    ar->keys[ar->n_keys] = (struct db_block_state){.key = *key};
+    ar->hash[h] = ar->n_keys + 1;
+    *out = ar->n_keys++;
+    return 0;
+}
 
 /* ---- statements ---- */
 
 /* INSERT OR FAIL, not the default ABORT: an aborting statement that
  * inserts several rows must be able to undo its own rows, so SQLite keeps
- * a statement journal of every page it changes (a copy of each index
- * page touched, for every statement). A failure fails the whole run
- * anyway: db_fail rolls the open batch back. */
+ * a statement journal of every page it changes. A failure fails the whole
+ * run anyway: db_fail rolls the open batch back. */
 static int db_rows_sql(const struct db_row_table *t, int rows, char *sql, size_t size)
 {
     size_t n = (size_t)snprintf(sql, size, "INSERT OR FAIL INTO %s (run_id, %s) VALUES", t->name,
@@ -168,6 +298,15 @@ static int db_rows_sql(const struct db_row_table *t, int rows, char *sql, size_t
     return n < size ? 0 : -1;
 }
 
+static int db_prepare_sql(struct db *db, const char *sql, sqlite3_stmt **st)
+{
+    if (sqlite3_prepare_v3(db->sq, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK) {
+        db_sqlite_error(db);
+        return -1;
+    }
+    return 0;
+}
+
 static int db_rows_prepare_one(struct db *db, const struct db_row_table *t, int rows,
                                sqlite3_stmt **st)
 {
@@ -179,8 +318,21 @@ static int db_rows_prepare_one(struct db *db, const struct db_row_table *t, int 
         db_error(db, "internal error: the INSERT of %d rows into %s is too long", rows, t->name);
         return -1;
     }
-    if (sqlite3_prepare_v3(db->sq, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK) {
-        db_sqlite_error(db);
+    return db_prepare_sql(db, sql, st);
+}
+
+static int db_arena_alloc(struct db *db)
+{
+    struct db_arena *ar = &db->arena;
+
+    if (ar->row)
+        return 0;
+    ar->row = malloc(DB_ARENA_ROWS * sizeof *ar->row);
+    ar->key_of = malloc(DB_ARENA_ROWS * sizeof *ar->key_of);
+    ar->order = malloc(DB_ARENA_ROWS * sizeof *ar->order);
+    ar->seq = malloc(DB_ARENA_ROWS * sizeof *ar->seq);
+    if (!ar->row || !ar->key_of || !ar->order || !ar->seq) {
+        db_error(db, "out of memory");
         return -1;
     }
     return 0;
@@ -188,16 +340,30 @@ static int db_rows_prepare_one(struct db *db, const struct db_row_table *t, int 
 
 int db_rows_begin(struct db *db)
 {
-    for (int k = 0; k < ROW_KINDS; k++) {
-        struct db_queue *q = &db->rows[k];
+    struct db_arena *ar = &db->arena;
 
-        if (db_rows_prepare_one(db, &db_row_tables[k], 1, &q->one) != 0 ||
-            db_rows_prepare_one(db, &db_row_tables[k], DB_ROWS_PER_INSERT, &q->many) != 0)
+    if (db_arena_alloc(db) != 0)
+        return -1;
+    if (!ar->block &&
+        db_prepare_sql(db,
+                       "INSERT INTO trace_blocks (run_id, tbl, thread_id, sc_thread_id, device,"
+                       " first_row, last_row, min_time, max_time)"
+                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                       &ar->block) != 0)
+        return -1;
+    for (int k = 0; k < ROW_KINDS; k++) {
+        if (db_rows_prepare_one(db, &db_row_tables[k], 1, &ar->one[k]) != 0 ||
+            db_rows_prepare_one(db, &db_row_tables[k], DB_ROWS_PER_INSERT, &ar->many[k]) != 0)
             return -1;
-        q->n = 0;
-        sqlite3_bind_int64(q->one, 1, db->run_id);
-        sqlite3_bind_int64(q->many, 1, db->run_id);
+        sqlite3_bind_int64(ar->one[k], 1, db->run_id);
+        sqlite3_bind_int64(ar->many[k], 1, db->run_id);
     }
+    sqlite3_bind_int64(ar->block, 1, db->run_id);
+    ar->n = 0;
+    ar->n_keys = 0;
+    ar->next_seq = 0;
+    if (ar->hash)
+        memset(ar->hash, 0, ar->hash_cap * sizeof *ar->hash);
     return 0;
 }
 
@@ -214,58 +380,141 @@ static int db_rows_step(struct db *db, sqlite3_stmt *st)
     return -1;
 }
 
-static int db_rows_insert_full(struct db *db, enum db_row_kind k)
-{
-    const struct db_row_table *t = &db_row_tables[k];
-    struct db_queue *q = &db->rows[k];
+/* ---- writing a block ---- */
 
-    for (uint32_t i = 0; i < q->n; i++)
-        t->bind(db, q->many, (int)i * t->ncols, &q->row[i]);
-    q->n = 0;
-    return db_rows_step(db, q->many);
+/* The block's trace_blocks row: its key, rowids and times. */
+static int db_block_row(struct db *db, const struct db_block_state *b, int64_t last,
+                        uint32_t n, cycles_t lo, cycles_t hi)
+{
+    sqlite3_stmt *st = db->arena.block;
+    enum db_row_kind k = (enum db_row_kind)b->key.kind;
+
+    db_bind_text(st, 2, db_row_tables[k].name);
+    db_bind_thread(st, 3, b->key.a);
+    if (k == ROW_SLICE || k == ROW_BUDGET)
+        db_bind_thread(st, 4, b->key.b);
+    else
+        sqlite3_bind_null(st, 4);
+    db_bind_text(st, 5, k == ROW_IRQ ? db->s->devices[b->key.b].name : NULL);
+    sqlite3_bind_int64(st, 6, last - (int64_t)n + 1);
+    sqlite3_bind_int64(st, 7, last);
+    db_bind_time(st, 8, lo);
+    db_bind_time(st, 9, hi);
+    return db_rows_step(db, st);
+}
+
+/* Insert the n arena rows idx[0..n) of one key, in that order: a new
+ * rowid is one above the table's largest, so they get consecutive rowids,
+ * the last one sqlite3_last_insert_rowid's. */
+static int db_block_write(struct db *db, const struct db_block_state *b, const uint32_t *idx,
+                          uint32_t n)
+{
+    struct db_arena *ar = &db->arena;
+    enum db_row_kind k = (enum db_row_kind)b->key.kind;
+    const struct db_row_table *t = &db_row_tables[k];
+    cycles_t lo = SINK_NO_TIME, hi = 0;
+    uint32_t i = 0;
+
+    while (i < n) {
+        uint32_t m = n - i >= DB_ROWS_PER_INSERT ? DB_ROWS_PER_INSERT : 1;
+        sqlite3_stmt *st = m == 1 ? ar->one[k] : ar->many[k];
+
+        for (uint32_t j = 0; j < m; j++, i++) {
+            const union db_row *r = &ar->row[idx[i]];
+            cycles_t rlo, rhi;
+
+            t->bind(db, st, (int)j * t->ncols, r);
+            if (t->seq)
+                db_bind_u64(st, (int)j * t->ncols + t->ncols + 1, ar->seq[idx[i]]);
+            db_row_times(k, r, &rlo, &rhi);
+            if (rlo < lo)
+                lo = rlo;
+            if (rhi != SINK_NO_TIME && rhi > hi)
+                hi = rhi;
+        }
+        if (db_rows_step(db, st) != 0)
+            return -1;
+    }
+    return db_block_row(db, b, sqlite3_last_insert_rowid(db->sq), n, lo, hi);
+}
+
+/* Write every row of the arena, a block per key in the order the keys were
+ * first seen: a stable counting sort of the arena by key. */
+int db_rows_flush(struct db *db)
+{
+    struct db_arena *ar = &db->arena;
+    uint32_t at = 0;
+
+    if (ar->n == 0)
+        return 0;
+    for (uint32_t k = 0; k < ar->n_keys; k++) {
+        ar->keys[k].at = at;
+        at += ar->keys[k].n;
+    }
+    for (uint32_t i = 0; i < ar->n; i++)
+        ar->order[ar->keys[ar->key_of[i]].at++] = i;
+    ar->n = 0;
+    for (uint32_t k = 0; k < ar->n_keys; k++) {
+        struct db_block_state *b = &ar->keys[k];
+        uint32_t n = b->n;
+
+        b->n = 0;
+        if (n && db_block_write(db, b, ar->order + b->at - n, n) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 int db_rows_add(struct db *db, enum db_row_kind k, const union db_row *r)
 {
-    struct db_queue *q = &db->rows[k];
+    struct db_arena *ar = &db->arena;
+    struct db_block_key key = db_row_key(k, r);
+    uint32_t i;
 
-    q->row[q->n++] = *r;
-    return q->n == DB_ROWS_PER_INSERT ? db_rows_insert_full(db, k) : 0;
-}
-
-int db_rows_flush(struct db *db)
-{
-    for (int k = 0; k < ROW_KINDS; k++) {
-        const struct db_row_table *t = &db_row_tables[k];
-        struct db_queue *q = &db->rows[k];
-        uint32_t n = q->n;
-
-        q->n = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            t->bind(db, q->one, 0, &q->row[i]);
-            if (db_rows_step(db, q->one) != 0)
-                return -1;
-        }
-    }
+    if (ar->n == DB_ARENA_ROWS && db_rows_flush(db) != 0)
+        return -1;
+    if (db_key_find(db, &key, &i) != 0)
+        return -1;
+    ar->row[ar->n] = *r;
+    ar->seq[ar->n] = db_row_tables[k].seq ? ar->next_seq++ : 0;
+    ar->key_of[ar->n++] = i;
+    ar->keys[i].n++;
     return 0;
 }
 
 void db_rows_discard(struct db *db)
 {
+    struct db_arena *ar = &db->arena;
+
+    ar->n = 0;
+    for (uint32_t k = 0; k < ar->n_keys; k++)
+        ar->keys[k].n = 0;
     for (int k = 0; k < ROW_KINDS; k++) {
-        db->rows[k].n = 0;
-        if (db->rows[k].one)
-            sqlite3_clear_bindings(db->rows[k].one);
-        if (db->rows[k].many)
-            sqlite3_clear_bindings(db->rows[k].many);
+        if (ar->one[k])
+            sqlite3_clear_bindings(ar->one[k]);
+        if (ar->many[k])
+            sqlite3_clear_bindings(ar->many[k]);
     }
+    if (ar->block)
+        sqlite3_clear_bindings(ar->block);
 }
 
 void db_rows_release(struct db *db)
 {
+    struct db_arena *ar = &db->arena;
+
     for (int k = 0; k < ROW_KINDS; k++) {
-        sqlite3_finalize(db->rows[k].one);
-        sqlite3_finalize(db->rows[k].many);
-        db->rows[k].one = db->rows[k].many = NULL;
+        sqlite3_finalize(ar->one[k]);
+        sqlite3_finalize(ar->many[k]);
+        ar->one[k] = ar->many[k] = NULL;
     }
+    sqlite3_finalize(ar->block);
+    ar->block = NULL;
+    free(ar->row);
+    free(ar->key_of);
+    free(ar->order);
+    free(ar->seq);
+    free(ar->keys);
+    free(ar->hash);
+    *ar = (struct db_arena){0};
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "db.h"
 #include "summary.h"
 
 const char cmd_diff_usage[] =
@@ -272,7 +273,7 @@ static int load_threads(sqlite3 *db, struct diff_run *out, char *err, size_t len
     out->threads = calloc(cap, sizeof *out->threads);
     if (out->threads == NULL ||
         sqlite3_prepare_v2(db,
-                           "SELECT t.thread_id, t.name, (SELECT count(*) FROM budget_events b "
+                           "SELECT t.thread_id, t.name, (SELECT count(*) FROM run_budget_events b "
                            "WHERE b.run_id = t.run_id AND b.thread_id = t.thread_id AND "
                            "b.kind = 'throttle') FROM threads t WHERE t.run_id = ? AND "
                            "t.thread_id > 0 ORDER BY t.thread_id",
@@ -304,7 +305,7 @@ static int load_jobs(sqlite3 *db, struct diff_run *out, char *err, size_t len)
     out->jobs = calloc(cap, sizeof *out->jobs);
     if (out->jobs == NULL ||
         sqlite3_prepare_v2(db,
-                           "SELECT thread_id, job, finish_time, response, missed FROM jobs "
+                           "SELECT thread_id, job, finish_time, response, missed FROM run_jobs "
                            "WHERE run_id = ? ORDER BY thread_id, job",
                            -1, &st, NULL) != SQLITE_OK)
         return query_error(db, err, len);
@@ -564,6 +565,12 @@ int cmd_diff(int argc, char **argv)
     if (sqlite3_open_v2(a.db, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         fprintf(stderr, "mcsim: diff: cannot open %s: %s\n", a.db,
                 db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return 2;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    if (db_read_views(db) != 0) {
+        fprintf(stderr, "mcsim: diff: %s: %s\n", a.db, sqlite3_errmsg(db));
         sqlite3_close(db);
         return 2;
     }

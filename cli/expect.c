@@ -169,7 +169,7 @@ static int expect_first_miss(struct expect_run *run, const char *set, char *buf,
 {
     sqlite3_stmt *st = expect_prepare(
         run,
-        "SELECT t.name, j.job, j.release_time, j.finish_time, j.deadline_time FROM jobs j"
+        "SELECT t.name, j.job, j.release_time, j.finish_time, j.deadline_time FROM run_jobs j"
         " JOIN threads t ON t.run_id = j.run_id AND t.thread_id = j.thread_id"
         " WHERE j.run_id = ?1%s AND " EXPECT_MISSED_SQL
         " ORDER BY j.deadline_time, j.thread_id, j.job LIMIT 1",
@@ -200,7 +200,7 @@ static int expect_deadline_counts(struct expect_run *run, const char *set, int64
 {
     sqlite3_stmt *st = expect_prepare(run,
                                       "SELECT count(*), coalesce(sum(" EXPECT_MISSED_SQL "), 0)"
-                                      " FROM jobs j WHERE j.run_id = ?1%s",
+                                      " FROM run_jobs j WHERE j.run_id = ?1%s",
                                       set);
     bool row;
     int rc;
@@ -253,10 +253,10 @@ static int expect_worst_response(struct expect_run *run, int64_t thread, bool un
                                  int64_t *job, int64_t *response)
 {
     sqlite3_stmt *st = expect_prepare(
-        run, unfinished ? "SELECT j.job, ?2 - j.release_time FROM jobs j WHERE j.run_id = ?1"
+        run, unfinished ? "SELECT j.job, ?2 - j.release_time FROM run_jobs j WHERE j.run_id = ?1"
                           " AND (?3 < 0 OR j.thread_id = ?3) AND j.finish_time IS NULL"
                           " ORDER BY j.release_time, j.thread_id LIMIT 1"
-                        : "SELECT j.job, j.response FROM jobs j WHERE j.run_id = ?1"
+                        : "SELECT j.job, j.response FROM run_jobs j WHERE j.run_id = ?1"
                           " AND (?3 < 0 OR j.thread_id = ?3) AND j.response IS NOT NULL"
                           " ORDER BY j.response DESC, j.job LIMIT 1");
     bool row;

@@ -39,7 +39,7 @@ static bool expect_steps_wait(const struct scenario *s, uint32_t first, uint32_t
 static int expect_count_device(struct expect_run *run, const char *device, bool lost, int64_t *n)
 {
     sqlite3_stmt *st = expect_prepare(run,
-                                      "SELECT count(*) FROM irqs WHERE run_id = ?1"
+                                      "SELECT count(*) FROM run_irqs WHERE run_id = ?1"
                                       " AND (?2 IS NULL OR device = ?2) AND %s",
                                       lost ? "lost = 1" : "delivered IS NOT NULL");
 
@@ -92,20 +92,20 @@ static int expect_count_rows(struct expect_run *run, const struct scn_expect *e,
     case EV_REPLENISH:
     case EV_TIMEOUT_FAULT:
     case EV_EMERGENCY:
-        sql = "SELECT count(*) FROM budget_events WHERE run_id = ?1 AND kind = ?2"
+        sql = "SELECT count(*) FROM run_budget_events WHERE run_id = ?1 AND kind = ?2"
               " AND (?3 < 0 OR thread_id = ?3)";
         break;
     case EV_PREEMPT:
     case EV_CALL_ABORTED:
-        sql = "SELECT count(*) FROM events WHERE run_id = ?1 AND kind = ?2"
-              " AND " DB_EVENTS_INDEXED_KINDS " AND (?3 < 0 OR thread_id = ?3)";
+        sql = "SELECT count(*) FROM run_events WHERE run_id = ?1 AND kind = ?2"
+              " AND " DB_EVENTS_SCHED_KINDS " AND (?3 < 0 OR thread_id = ?3)";
         break;
     case EV_DEADLINE_MISS:
-        sql = "SELECT count(*) FROM jobs j WHERE j.run_id = ?1 AND " EXPECT_MISSED_SQL
+        sql = "SELECT count(*) FROM run_jobs j WHERE j.run_id = ?1 AND " EXPECT_MISSED_SQL
               " AND (?3 < 0 OR j.thread_id = ?3)";
         break;
     default: /* EV_JOB */
-        sql = "SELECT count(*) FROM jobs j WHERE j.run_id = ?1 AND (?3 < 0 OR j.thread_id = ?3)";
+        sql = "SELECT count(*) FROM run_jobs j WHERE j.run_id = ?1 AND (?3 < 0 OR j.thread_id = ?3)";
         break;
     }
     if (!(st = expect_prepare(run, "%s", sql)))

@@ -212,10 +212,10 @@ static void event(struct model *m, uint64_t time, const char *kind, uint64_t amo
 }
 
 static const char slices_sql[] =
-    DB_SLICES_PAID_BY("start_time, end_time, rowid", "?2", "") " ORDER BY start_time, 3";
-static const char events_sql[] = "SELECT time, kind, amount FROM budget_events"
+    DB_SLICES_PAID_BY("start_time, end_time, seq, row", "?2", "") " ORDER BY start_time, 3, 4";
+static const char events_sql[] = "SELECT time, kind, amount FROM run_budget_events"
                                  " WHERE run_id = ?1 AND sc_thread_id = ?2"
-                                 " ORDER BY time, rowid";
+                                 " ORDER BY time, seq, row";
 
 static int prepare(sqlite3 *db, const char *sql, int64_t run, int64_t thread, sqlite3_stmt **st)
 {

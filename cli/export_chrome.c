@@ -304,26 +304,26 @@ static const struct {
     row_fn fn;
 } sections[] = {
     {"SELECT thread_id, name FROM threads WHERE run_id = ?1 ORDER BY thread_id", thread_meta},
-    {"SELECT device, line FROM irqs WHERE run_id = ?1 GROUP BY line, device ORDER BY line",
+    {"SELECT device, line FROM run_irqs WHERE run_id = ?1 GROUP BY line, device ORDER BY line",
      device_meta},
     {"SELECT s.thread_id, s.sc_thread_id, s.sc_notification, s.start_time, s.end_time,"
-     " t.name, o.name FROM slices s"
+     " t.name, o.name FROM run_slices s"
      " LEFT JOIN threads t ON t.run_id = s.run_id AND t.thread_id = s.thread_id"
      " LEFT JOIN threads o ON o.run_id = s.run_id AND o.thread_id = s.sc_thread_id"
-     " WHERE s.run_id = ?1 ORDER BY s.start_time, s.rowid",
+     " WHERE s.run_id = ?1 ORDER BY s.start_time, s.seq, s.row",
      slice_event},
     {"SELECT thread_id, job, release_time, start_time, finish_time, deadline_time, response,"
-     " missed FROM jobs WHERE run_id = ?1 ORDER BY release_time, thread_id, job",
+     " missed FROM run_jobs WHERE run_id = ?1 ORDER BY release_time, thread_id, job",
      job_events},
-    {"SELECT b.thread_id, b.sc_thread_id, b.time, b.kind, b.amount, o.name FROM budget_events b"
+    {"SELECT b.thread_id, b.sc_thread_id, b.time, b.kind, b.amount, o.name FROM run_budget_events b"
      " LEFT JOIN threads o ON o.run_id = b.run_id AND o.thread_id = b.sc_thread_id"
-     " WHERE b.run_id = ?1 ORDER BY b.time, b.rowid",
+     " WHERE b.run_id = ?1 ORDER BY b.time, b.seq, b.row",
      budget_event},
-    {"SELECT device, line, arrival, delivered, lost FROM irqs WHERE run_id = ?1"
-     " ORDER BY arrival, line, rowid",
+    {"SELECT device, line, arrival, delivered, lost FROM run_irqs WHERE run_id = ?1"
+     " ORDER BY arrival, line, seq, row",
      irq_event},
-    {"SELECT time, kind, thread_id FROM events WHERE run_id = ?1"
-     " AND " DB_EVENTS_INDEXED_KINDS " ORDER BY seq",
+    {"SELECT time, kind, thread_id FROM run_events WHERE run_id = ?1"
+     " AND " DB_EVENTS_SCHED_KINDS " ORDER BY seq",
      kernel_event},
 };
 

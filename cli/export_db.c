@@ -74,6 +74,11 @@ int export_open(const char *path, sqlite3 **out, char *err, size_t err_len)
         sqlite3_close(db);
         return -1;
     }
+    if (db_read_views(db) != 0) {
+        export_fail(err, err_len, "mcsim: %s: %s", path, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return -1;
+    }
     *out = db;
     return 0;
 }

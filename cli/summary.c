@@ -94,11 +94,11 @@ static void print_totals(FILE *f, sqlite3 *db, int64_t run_id, const struct scen
     fprintf(f, "jobs:");
     for (uint32_t lvl = 0; lvl < s->n_levels; lvl++) {
         int64_t jobs = query_int(db,
-                                 "SELECT count(*) FROM jobs j JOIN threads t USING (run_id, "
+                                 "SELECT count(*) FROM run_jobs j JOIN threads t USING (run_id, "
                                  "thread_id) WHERE j.run_id = ?1 AND t.criticality_rank = ?2",
                                  run_id, lvl);
         int64_t missed = query_int(db,
-                                   "SELECT count(*) FROM jobs j JOIN threads t USING (run_id, "
+                                   "SELECT count(*) FROM run_jobs j JOIN threads t USING (run_id, "
                                    "thread_id) WHERE j.run_id = ?1 AND t.criticality_rank = ?2 "
                                    "AND j.missed = 1",
                                    run_id, lvl);
@@ -107,13 +107,13 @@ static void print_totals(FILE *f, sqlite3 *db, int64_t run_id, const struct scen
     }
     fprintf(f, "\nbudget: %" PRId64 " throttles, %" PRId64 " timeout faults; irqs: %" PRId64
                " delivered, %" PRId64 " lost\n",
-            query_int(db, "SELECT count(*) FROM budget_events WHERE run_id = ?1 AND kind = "
+            query_int(db, "SELECT count(*) FROM run_budget_events WHERE run_id = ?1 AND kind = "
                           "'throttle'", run_id, 0),
-            query_int(db, "SELECT count(*) FROM budget_events WHERE run_id = ?1 AND kind = "
+            query_int(db, "SELECT count(*) FROM run_budget_events WHERE run_id = ?1 AND kind = "
                           "'timeout_fault'", run_id, 0),
-            query_int(db, "SELECT count(*) FROM irqs WHERE run_id = ?1 AND delivered IS NOT "
+            query_int(db, "SELECT count(*) FROM run_irqs WHERE run_id = ?1 AND delivered IS NOT "
                           "NULL", run_id, 0),
-            query_int(db, "SELECT count(*) FROM irqs WHERE run_id = ?1 AND lost = 1", run_id,
+            query_int(db, "SELECT count(*) FROM run_irqs WHERE run_id = ?1 AND lost = 1", run_id,
                       0));
 }
 
@@ -122,18 +122,18 @@ static void print_thread(FILE *f, sqlite3 *db, int64_t run_id, const struct scen
 {
     const struct scn_thread *t = &s->threads[ti];
     int64_t id = ti + 1;
-    int64_t jobs = query_int(db, "SELECT count(*) FROM jobs WHERE run_id = ?1 AND thread_id = ?2",
+    int64_t jobs = query_int(db, "SELECT count(*) FROM run_jobs WHERE run_id = ?1 AND thread_id = ?2",
                              run_id, id);
     int64_t missed = query_int(db,
-                               "SELECT count(*) FROM jobs WHERE run_id = ?1 AND thread_id = ?2 "
+                               "SELECT count(*) FROM run_jobs WHERE run_id = ?1 AND thread_id = ?2 "
                                "AND missed = 1",
                                run_id, id);
     int64_t worst = query_int(db,
-                              "SELECT coalesce(max(response), -1) FROM jobs WHERE run_id = ?1 "
+                              "SELECT coalesce(max(response), -1) FROM run_jobs WHERE run_id = ?1 "
                               "AND thread_id = ?2",
                               run_id, id);
     int64_t cpu = query_int(db,
-                            "SELECT coalesce(sum(end_time - start_time), 0) FROM slices WHERE "
+                            "SELECT coalesce(sum(end_time - start_time), 0) FROM run_slices WHERE "
                             "run_id = ?1 AND thread_id = ?2",
                             run_id, id);
     char worst_s[32] = "-", cpu_s[32];

@@ -20,11 +20,13 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
 #include <sqlite3.h>
 
 #include <mcsim/bootinfo.h>
 
 #include "db.h"
+#include "db_versions.h"
 #include "null_sink.h"
 #include "sqlq.h"
 
@@ -173,7 +175,10 @@ static const char *schema_extra(const char *table)
     if (strcmp(table, "expectations") == 0)
         return ",applicable";
     if (strcmp(table, "irqs") == 0)
-        return ",handler,handler_start";
+        return ",handler,handler_start,seq";
+    if (strcmp(table, "slices") == 0 || strcmp(table, "jobs") == 0 ||
+        strcmp(table, "budget_events") == 0)
+        return ",seq";
     return "";
 }
 
@@ -244,14 +249,12 @@ static void test_db_schema(void **state)
             fail_msg("DESIGN.md table %s: %s, the test expects %s", table, design,
                      schema_columns[i][1]);
     }
-    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "2\n");
+    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "3\n");
     sqlq_assert_rows(db_sqlite(db), "PRAGMA application_id", "1835234157\n");
     sqlq_assert_rows(db_sqlite(db),
                      "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
                      " ORDER BY name",
-                     "budget_events_by_context\nbudget_events_by_thread\nevents_by_kind\n"
-                     "irqs_by_device\nirqs_by_handler\njobs_by_release\n"
-                     "slices_by_context\nslices_by_thread\n");
+                     "trace_blocks_by_context\ntrace_blocks_by_device\ntrace_blocks_by_thread\n");
     assert_int_equal(db_run_id(db), -1);
     db_close(db);
     /* Opening it again finds the schema and changes nothing. */
@@ -260,21 +263,25 @@ static void test_db_schema(void **state)
     db_close(db);
 }
 
-/* The narrowed indexes serve the queries written for them (db.h): each
- * half of a context's slices is read from its index in time order, and
- * events of a queried kind from theirs; nothing is scanned or sorted. */
+/* The queries of a thread's, a context's or a device's rows read that
+ * key's blocks from trace_blocks' index and their rows by rowid: nothing
+ * is scanned. */
 static void test_db_query_plans(void **state)
 {
     static const struct {
-        const char *sql, *index[2];
+        const char *sql, *index;
     } plans[] = {
         {DB_SLICES_PAID_BY("start_time, end_time", "?2", "") " ORDER BY start_time",
-         {"slices_by_thread", "slices_by_context"}},
-        {DB_SLICES_PAID_BY("start_time", "?2",
-                           " AND start_time < ?3") " ORDER BY start_time DESC LIMIT 1",
-         {"slices_by_thread", "slices_by_context"}},
-        {"SELECT count(*) FROM events WHERE run_id = ?1 AND kind = ?2 AND " DB_EVENTS_INDEXED_KINDS,
-         {"events_by_kind", "events_by_kind"}},
+         "trace_blocks_by_context"},
+        {"SELECT start_time FROM run_slices WHERE run_id = ?1 AND thread_id = ?2"
+         " AND block_end >= ?3 AND block_start < ?4 AND start_time >= ?3 AND start_time < ?4",
+         "trace_blocks_by_thread"},
+        {"SELECT arrival FROM run_irqs WHERE run_id = ?1 AND device = ?2 AND block_end >= ?3",
+         "trace_blocks_by_device"},
+        {"SELECT count(*) FROM run_events WHERE run_id = ?1 AND kind = ?2 AND " DB_EVENTS_SCHED_KINDS,
+         "trace_blocks_by_"},
+        {"SELECT count(*) FROM run_jobs WHERE run_id = ?1 AND thread_id = ?2 AND missed = 1",
+         "trace_blocks_by_thread"},
     };
     char path[256], sql[1024];
     struct db *db;
@@ -287,10 +294,10 @@ static void test_db_query_plans(void **state)
 
         snprintf(sql, sizeof sql, "EXPLAIN QUERY PLAN %s", plans[i].sql);
         plan = sqlq_rows(db_sqlite(db), sql);
-        if (!strstr(plan, plans[i].index[0]) || !strstr(plan, plans[i].index[1]) ||
-            strstr(plan, "SCAN") || strstr(plan, "TEMP B-TREE"))
-            fail_msg("%s\nexpected: a search of %s and %s\nactual:\n%s", plans[i].sql,
-                     plans[i].index[0], plans[i].index[1], plan);
+        if (!strstr(plan, plans[i].index) || !strstr(plan, "INTEGER PRIMARY KEY (rowid>? AND rowid<?)") ||
+            strstr(plan, "SCAN"))
+            fail_msg("%s\nexpected: a search of %s, then of rowids\nactual:\n%s", plans[i].sql,
+                     plans[i].index, plan);
         free(plan);
     }
     db_close(db);
@@ -366,16 +373,49 @@ static void test_db_rows(void **state)
                      "1|2|logger|10|lo|0|1000000|5000000|5000000|0|1\n"
                      "1|3|server|210|hi|1|NULL|NULL|NULL|1|0\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT * FROM slices ORDER BY start_time",
-                     "1|1|1|NULL|0|1500\n1|3|1|NULL|1500|1800\n1|3|NULL|net_rx|1800|1900\n"
-                     "1|2|NULL|NULL|1900|2000\n");
+                     "1|1|1|NULL|0|1500|0\n1|3|1|NULL|1500|1800|1\n1|3|NULL|net_rx|1800|1900|2\n"
+                     "1|2|NULL|NULL|1900|2000|3\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT * FROM jobs ORDER BY thread_id, job",
-                     "1|1|1|0|10|1800|10000000|1800|0\n1|2|1|1900|1900|NULL|5001900|NULL|0\n");
-    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM budget_events ORDER BY rowid",
-                     "1|1|1|1500|exhausted|1500\n1|1|1|1500|throttle|0\n"
-                     "1|1|1|10000000|replenish|2000000\n1|3|1|1700|timeout_fault|200\n"
-                     "1|3|1|1750|emergency|500000\n1|3|NULL|1900|exhausted|100\n");
+                     "1|1|1|0|10|1800|10000000|1800|0|4\n"
+                     "1|2|1|1900|1900|NULL|5001900|NULL|0|5\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM budget_events ORDER BY seq",
+                     "1|1|1|1500|exhausted|1500|6\n1|1|1|1500|throttle|0|7\n"
+                     "1|1|1|10000000|replenish|2000000|8\n1|3|1|1700|timeout_fault|200|9\n"
+                     "1|3|1|1750|emergency|500000|10\n1|3|NULL|1900|exhausted|100|11\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT * FROM irqs ORDER BY arrival",
-                     "1|net|33|1000|1800|0|2|2400\n1|net|33|1100|NULL|1|NULL|NULL\n");
+                     "1|net|33|1000|1800|0|2|2400|12\n1|net|33|1100|NULL|1|NULL|NULL|13\n");
+    /* One block per key, in the order the keys were first seen, each with
+     * its rowids and the times it spans. */
+    sqlq_assert_rows(db_sqlite(db),
+                     "SELECT tbl, thread_id, sc_thread_id, device, first_row, last_row, min_time,"
+                     " max_time FROM trace_blocks WHERE run_id = 1 ORDER BY rowid",
+                     "slices|1|1|NULL|1|1|0|1500\n"
+                     "slices|3|1|NULL|2|2|1500|1800\n"
+                     "slices|3|NULL|NULL|3|3|1800|1900\n"
+                     "slices|2|NULL|NULL|4|4|1900|2000\n"
+                     "jobs|1|NULL|NULL|1|1|0|0\n"
+                     "jobs|2|NULL|NULL|2|2|1900|1900\n"
+                     "budget_events|1|1|NULL|1|3|1500|10000000\n"
+                     "budget_events|3|1|NULL|4|5|1700|1750\n"
+                     "budget_events|3|NULL|NULL|6|6|1900|1900\n"
+                     "irqs|2|NULL|net|1|1|1000|1000\n"
+                     "irqs|NULL|NULL|net|2|2|1100|1100\n"
+                     "events|1|NULL|NULL|1|1|1500|1500\n"
+                     "events|NULL|NULL|NULL|2|2|1600|1600\n"
+                     "events|3|NULL|NULL|3|3|1700|1700\n");
+    /* The run_* views read the same rows through the blocks. */
+    sqlq_assert_rows(db_sqlite(db),
+                     "SELECT thread_id, start_time FROM run_slices WHERE run_id = 1"
+                     " AND sc_thread_id = 1 ORDER BY start_time",
+                     "1|0\n3|1500\n");
+    sqlq_assert_rows(db_sqlite(db),
+                     "SELECT kind, seq FROM run_budget_events WHERE run_id = 1 AND thread_id = 3"
+                     " ORDER BY seq",
+                     "timeout_fault|9\nemergency|10\nexhausted|11\n");
+    sqlq_assert_rows(db_sqlite(db),
+                     "SELECT handler, arrival FROM run_irqs WHERE run_id = 1 AND device = 'net'"
+                     " ORDER BY arrival",
+                     "2|1000\nNULL|1100\n");
     sqlq_assert_rows(
         db_sqlite(db), "SELECT * FROM events ORDER BY seq",
         "1|1|1500|preempt|1|0|3\n1|2|1600|timer|NULL|0|12345\n1|3|1700|signal|3|-1|1\n");
@@ -616,7 +656,7 @@ static void test_db_refuses_other_files(void **state)
              DB_APPLICATION_ID);
     assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(sq);
-    assert_refused(path, "written by a newer mcsim (schema version 9; this mcsim reads up to 2)");
+    assert_refused(path, "written by a newer mcsim (schema version 9; this mcsim reads up to 3)");
 
     db_path(path, sizeof path, "no-such-dir/x.db");
     assert_refused(path, "unable to open database file");
@@ -636,7 +676,7 @@ static void test_db_empty_file(void **state)
     assert_non_null(f);
     fclose(f);
     db = open_db(path);
-    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "2\n");
+    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "3\n");
     db_close(db);
 }
 
@@ -654,8 +694,8 @@ static void test_db_upgrade_v1(void **state)
     db_close(db);
     assert_int_equal(sqlite3_open(path, &sq), SQLITE_OK);
     assert_int_equal(sqlite3_exec(sq,
-                                  "DROP VIEW stats; DROP VIEW run_stats; DROP TABLE kernel_stats;"
-                                  " DROP TABLE scenario_files; DROP INDEX irqs_by_handler;"
+                                  DB_TEST_DROP_V3 " DROP TABLE kernel_stats;"
+                                  " DROP TABLE scenario_files;"
                                   " ALTER TABLE irqs DROP COLUMN handler_start;"
                                   " ALTER TABLE irqs DROP COLUMN handler;"
                                   " INSERT INTO irqs VALUES (1, 'net', 33, 10, 20, 0);"
@@ -664,8 +704,11 @@ static void test_db_upgrade_v1(void **state)
                      SQLITE_OK);
     sqlite3_close(sq);
     db = open_db(path);
-    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "2\n");
-    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM irqs", "1|net|33|10|20|0|NULL|NULL\n");
+    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "3\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM irqs", "1|net|33|10|20|0|NULL|NULL|NULL\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM trace_blocks", "1|irqs|NULL|NULL|net|1|1|10|10\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT device, arrival, handler, seq, row FROM run_irqs",
+                     "net|10|NULL|NULL|1\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "26\n");
     db_close(db);
 }

@@ -395,6 +395,8 @@ static void test_export_budget_model(void **state)
     snprintf(path, sizeof path, "%s", workdir_file("model.db"));
     assert_int_equal(db_open(path, &w, msg, sizeof msg), 0);
     assert_int_equal(sqlite3_exec(db_sqlite(w), model_sql, NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db_sqlite(w), db_blocks_of_rows_sql, NULL, NULL, NULL),
+                     SQLITE_OK);
     db_close(w);
     assert_int_equal(export_open(path, &db, msg, sizeof msg), 0);
     assert_non_null(f = fopen(strcat(path, ".json"), "w+b"));

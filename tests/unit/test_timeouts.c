@@ -33,13 +33,13 @@
     "platform: {kernel_costs: {entry: 0, exit: 0, syscall: 0, ipc: 0, schedule: 0,"                \
     " timer_program: 0, irq: 0, tick: 0}}\n"
 
-#define SLICES "SELECT thread_id, sc_thread_id, start_time, end_time FROM slices ORDER BY rowid"
+#define SLICES "SELECT thread_id, sc_thread_id, start_time, end_time FROM slices ORDER BY start_time"
 #define BUDGET_EVENTS                                                                              \
-    "SELECT thread_id, sc_thread_id, time, kind, amount FROM budget_events ORDER BY rowid"
+    "SELECT thread_id, sc_thread_id, time, kind, amount FROM budget_events ORDER BY time, seq"
 #define JOBS                                                                                       \
     "SELECT thread_id, job, release_time, finish_time, missed FROM jobs"                           \
     " ORDER BY thread_id, job"
-#define ABORTED "SELECT time, thread_id FROM events WHERE kind = 'call_aborted' ORDER BY rowid"
+#define ABORTED "SELECT time, thread_id FROM events WHERE kind = 'call_aborted' ORDER BY seq"
 
 static int setup(void **state)
 {
@@ -225,7 +225,7 @@ static void test_timeouts_inherit_no_client_waits(void **state)
     static const char *const same[] = {
         SLICES, JOBS,
         "SELECT thread_id, sc_thread_id, time, kind, amount FROM budget_events"
-        " WHERE kind != 'timeout_fault' ORDER BY rowid"};
+        " WHERE kind != 'timeout_fault' ORDER BY time, seq"};
     (void)state;
     write_server("with.yaml", 200, "3ms", "inherit", 250);
     write_server("without.yaml", 200, "3ms", NULL, 0);
@@ -233,7 +233,7 @@ static void test_timeouts_inherit_no_client_waits(void **state)
     run("without.yaml", "without.db", "mcs");
     rows_are("with.db",
              "SELECT thread_id, sc_thread_id, start_time FROM slices"
-             " WHERE thread_id = 1 ORDER BY rowid LIMIT 2",
+             " WHERE thread_id = 1 ORDER BY start_time LIMIT 2",
              "1|3|1000000\n"
              "1|3|10000000\n");
     rows_are("with.db", "SELECT time FROM budget_events WHERE kind = 'timeout_fault'", "1500000\n");
@@ -269,7 +269,7 @@ static void test_timeouts_inherit_second_fault_waits(void **state)
              "3|3|11800000|12800000\n");
     rows_are("second.db",
              "SELECT thread_id, sc_thread_id, time FROM budget_events"
-             " WHERE kind = 'timeout_fault' ORDER BY rowid",
+             " WHERE kind = 'timeout_fault' ORDER BY time",
              "1|3|1500000\n"
              "1|2|1800000\n"
              "1|2|11800000\n");
@@ -325,7 +325,7 @@ static void test_timeouts_inherit_committed_caller(void **state)
              "3|3|11500000|11810000\n");
     rows_are("committed.db",
              "SELECT thread_id, sc_thread_id, time, kind FROM budget_events"
-             " WHERE time <= 10000000 ORDER BY rowid",
+             " WHERE time <= 10000000 ORDER BY time, seq",
              "2|2|1500000|exhausted\n"
              "2|2|1500000|throttle\n"
              "1|3|1800000|exhausted\n"

@@ -1,0 +1,286 @@
+/*
+ * The schema of an mcsim database, by version (db.c applies them: all
+ * three to a new file, the missing ones to an older file when it is
+ * opened).
+ */
+#include "db_int.h"
+
+/* Schema version 1: the schema of DESIGN.md, plus runs.trace,
+ * threads.sporadic and expectations.applicable. The trace tables (slices,
+ * jobs, budget_events, irqs, events) have no index: their rows are found
+ * through trace_blocks (version 3). Files written by earlier versions keep
+ * the indexes they were created with (per thread, context, device and
+ * kind; a primary key on jobs); they cost a run appended to such a file
+ * its recording speed, not its results. */
+const char db_schema_v1_sql[] =
+    "CREATE TABLE runs ("
+    " run_id INTEGER PRIMARY KEY, scenario TEXT NOT NULL, path TEXT, sha256 TEXT,"
+    " seed INTEGER NOT NULL, duration INTEGER NOT NULL, cpu_hz INTEGER NOT NULL,"
+    " timer_hz INTEGER NOT NULL,"
+    " scheduler TEXT NOT NULL CHECK (scheduler = 'mcs' OR scheduler = 'classic'),"
+    " hal TEXT NOT NULL, version TEXT NOT NULL, created_at TEXT NOT NULL,"
+    " finished INTEGER NOT NULL DEFAULT 0 CHECK (finished = 0 OR finished = 1),"
+    " trace TEXT CHECK (trace = 'sched' OR trace = 'full'));"
+    "CREATE TABLE threads ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER NOT NULL,"
+    " name TEXT NOT NULL, priority INTEGER NOT NULL, criticality TEXT,"
+    " criticality_rank INTEGER, budget INTEGER, period INTEGER, deadline INTEGER,"
+    " passive INTEGER NOT NULL CHECK (passive = 0 OR passive = 1),"
+    " sporadic INTEGER NOT NULL DEFAULT 0 CHECK (sporadic = 0 OR sporadic = 1),"
+    " PRIMARY KEY (run_id, thread_id));"
+    "CREATE TABLE slices ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER,"
+    " sc_thread_id INTEGER, sc_notification TEXT,"
+    " start_time INTEGER NOT NULL, end_time INTEGER NOT NULL);"
+    "CREATE TABLE jobs ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER NOT NULL,"
+    " job INTEGER NOT NULL, release_time INTEGER NOT NULL, start_time INTEGER,"
+    " finish_time INTEGER, deadline_time INTEGER, response INTEGER,"
+    " missed INTEGER NOT NULL CHECK (missed = 0 OR missed = 1));"
+    /* CHECKs are written as OR-ed equalities, not IN lists: SQLite
+     * evaluates a constant IN list by building a temporary index at every
+     * insert, a third of the cost of recording a row. */
+    "CREATE TABLE budget_events ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER,"
+    " sc_thread_id INTEGER, time INTEGER NOT NULL,"
+    " kind TEXT NOT NULL CHECK (kind = 'exhausted' OR kind = 'throttle' OR"
+    " kind = 'replenish' OR kind = 'timeout_fault' OR kind = 'emergency'),"
+    " amount INTEGER NOT NULL);"
+    "CREATE TABLE irqs ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), device TEXT NOT NULL,"
+    " line INTEGER NOT NULL, arrival INTEGER NOT NULL, delivered INTEGER,"
+    " lost INTEGER NOT NULL CHECK (lost = 0 OR lost = 1));"
+    "CREATE TABLE events ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), seq INTEGER NOT NULL,"
+    " time INTEGER NOT NULL, kind TEXT NOT NULL, thread_id INTEGER,"
+    " object INTEGER, arg INTEGER);"
+    "CREATE TABLE expectations ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), idx INTEGER NOT NULL,"
+    " text TEXT NOT NULL, passed INTEGER NOT NULL CHECK (passed = 0 OR passed = 1),"
+    " detail TEXT, applicable INTEGER NOT NULL DEFAULT 1 CHECK (applicable = 0 OR applicable = 1),"
+    " PRIMARY KEY (run_id, idx));"
+    "CREATE TABLE final_refills ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER NOT NULL,"
+    " idx INTEGER NOT NULL, time INTEGER NOT NULL, amount INTEGER NOT NULL,"
+    " PRIMARY KEY (run_id, thread_id, idx));";
+
+/*
+ * Schema version 2, applied to a new file after version 1 and to a
+ * version-1 file when it is opened (so older files gain the columns and
+ * tables; their runs have NULLs there):
+ * - irqs.handler, irqs.handler_start: the thread a delivery woke and when
+ *   it first ran (interrupt latency = handler_start - arrival);
+ * - kernel_stats: the kernel entries made from each thread, by kind;
+ * - scenario_files: the text of every scenario run, by its sha256, so
+ *   that `mcsim check` needs nothing but the database;
+ * (Version 2 also made the stats and run_stats views, which version 3
+ * makes again over the run_* views, and an index of irqs by handler.)
+ */
+const char db_schema_v2_sql[] =
+    "ALTER TABLE irqs ADD COLUMN handler INTEGER;"
+    "ALTER TABLE irqs ADD COLUMN handler_start INTEGER;"
+    "CREATE TABLE kernel_stats ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER,"
+    " kind TEXT NOT NULL CHECK (kind = 'syscall' OR kind = 'irq' OR kind = 'timer' OR kind = 'exit'),"
+    " entries INTEGER NOT NULL, cycles INTEGER NOT NULL, decisions INTEGER NOT NULL,"
+    " decision_cycles INTEGER NOT NULL, sched_cycles INTEGER NOT NULL,"
+    " timer_programs INTEGER NOT NULL, timer_cycles INTEGER NOT NULL);"
+    "CREATE TABLE scenario_files (sha256 TEXT PRIMARY KEY, text TEXT NOT NULL);";
+
+/*
+ * Schema version 3: the trace tables' rows are written in blocks
+ * (db_rows.c), and trace_blocks says where each block is: its run, table,
+ * key (thread_id: who ran, whose job, whose budget event, whose event, an
+ * interrupt's handler; sc_thread_id: the context of a slice or a budget
+ * event; device: an interrupt's), its rowids first_row..last_row, and the
+ * times its rows span (slices: start to end; jobs: release; the others:
+ * time or arrival). Applied to an older file, it describes the runs
+ * already there with one block per run and key, spanning the key's first
+ * to last rowid; other rows in that span are told apart by the views'
+ * conditions, so old runs read right, only less quickly
+ * (db_blocks_of_rows_sql).
+ *
+ * The run_* views are the trace tables read through their blocks: the
+ * same columns, and block_start, block_end (the block's times, for a
+ * window query to skip blocks: `block_end >= FROM AND block_start < TO`)
+ * and row (the rowid: the order the sink wrote a block's rows in). A
+ * query by run and thread (or context, or device) reads only that key's
+ * blocks; the same query of the table scans the table.
+ *
+ * The stats and run_stats views (per run and thread, per run) are made
+ * again over them. A job counts as missed in the views as in expectations
+ * (expect_int.h); a context's CPU time (stats.charged) is its own thread's
+ * slices on it plus the slices it paid for others (DB_SLICES_DONATED).
+ */
+const char db_schema_v3_sql[] =
+    "ALTER TABLE slices ADD COLUMN seq INTEGER;"
+    "ALTER TABLE jobs ADD COLUMN seq INTEGER;"
+    "ALTER TABLE budget_events ADD COLUMN seq INTEGER;"
+    "ALTER TABLE irqs ADD COLUMN seq INTEGER;"
+    "CREATE TABLE trace_blocks ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id),"
+    " tbl TEXT NOT NULL CHECK (tbl = 'slices' OR tbl = 'jobs' OR tbl = 'budget_events' OR"
+    " tbl = 'irqs' OR tbl = 'events'),"
+    " thread_id INTEGER, sc_thread_id INTEGER, device TEXT,"
+    " first_row INTEGER NOT NULL, last_row INTEGER NOT NULL,"
+    " min_time INTEGER, max_time INTEGER);"
+    "CREATE INDEX trace_blocks_by_thread ON trace_blocks (run_id, tbl, thread_id, max_time);"
+    "CREATE INDEX trace_blocks_by_context ON trace_blocks (run_id, tbl, sc_thread_id, max_time);"
+    "CREATE INDEX trace_blocks_by_device ON trace_blocks (run_id, tbl, device, max_time);"
+    "CREATE VIEW run_slices AS SELECT b.run_id AS run_id, b.thread_id AS thread_id,"
+    " b.sc_thread_id AS sc_thread_id, s.sc_notification AS sc_notification,"
+    " s.start_time AS start_time, s.end_time AS end_time, s.seq AS seq, b.min_time AS block_start,"
+    " b.max_time AS block_end, s.rowid AS row"
+    " FROM trace_blocks b JOIN slices s ON s.rowid BETWEEN b.first_row AND b.last_row"
+    " WHERE b.tbl = 'slices' AND s.run_id = b.run_id AND s.thread_id IS b.thread_id"
+    " AND s.sc_thread_id IS b.sc_thread_id;"
+    "CREATE VIEW run_jobs AS SELECT b.run_id AS run_id, b.thread_id AS thread_id, j.job AS job,"
+    " j.release_time AS release_time, j.start_time AS start_time,"
+    " j.finish_time AS finish_time, j.deadline_time AS deadline_time, j.response AS response,"
+    " j.missed AS missed, j.seq AS seq, b.min_time AS block_start, b.max_time AS block_end, j.rowid AS row"
+    " FROM trace_blocks b JOIN jobs j ON j.rowid BETWEEN b.first_row AND b.last_row"
+    " WHERE b.tbl = 'jobs' AND j.run_id = b.run_id AND j.thread_id = b.thread_id;"
+    "CREATE VIEW run_budget_events AS SELECT b.run_id AS run_id, b.thread_id AS thread_id,"
+    " b.sc_thread_id AS sc_thread_id, e.time AS time, e.kind AS kind, e.amount AS amount,"
+    " e.seq AS seq,"
+    " b.min_time AS block_start, b.max_time AS block_end, e.rowid AS row"
+    " FROM trace_blocks b JOIN budget_events e ON e.rowid BETWEEN b.first_row AND b.last_row"
+    " WHERE b.tbl = 'budget_events' AND e.run_id = b.run_id AND e.thread_id IS b.thread_id"
+    " AND e.sc_thread_id IS b.sc_thread_id;"
+    "CREATE VIEW run_irqs AS SELECT b.run_id AS run_id, b.device AS device, i.line AS line,"
+    " i.arrival AS arrival, i.delivered AS delivered, i.lost AS lost, b.thread_id AS handler,"
+    " i.handler_start AS handler_start, i.seq AS seq, b.min_time AS block_start, b.max_time AS block_end,"
+    " i.rowid AS row"
+    " FROM trace_blocks b JOIN irqs i ON i.rowid BETWEEN b.first_row AND b.last_row"
+    " WHERE b.tbl = 'irqs' AND i.run_id = b.run_id AND i.device = b.device"
+    " AND i.handler IS b.thread_id;"
+    "CREATE VIEW run_events AS SELECT b.run_id AS run_id, e.seq AS seq, e.time AS time,"
+    " e.kind AS kind, b.thread_id AS thread_id, e.object AS object, e.arg AS arg,"
+    " b.min_time AS block_start, b.max_time AS block_end, e.rowid AS row"
+    " FROM trace_blocks b JOIN events e ON e.rowid BETWEEN b.first_row AND b.last_row"
+    " WHERE b.tbl = 'events' AND e.run_id = b.run_id AND e.thread_id IS b.thread_id;"
+    "DROP VIEW IF EXISTS stats;"
+    "DROP VIEW IF EXISTS run_stats;"
+    "CREATE VIEW stats AS SELECT t.run_id, t.thread_id, t.name, t.criticality,"
+    " (SELECT count(*) FROM run_jobs j WHERE j.run_id = t.run_id AND j.thread_id = t.thread_id)"
+    "  AS jobs,"
+    " (SELECT coalesce(sum(j.missed = 1 OR j.finish_time > j.deadline_time"
+    "   OR (j.finish_time IS NULL AND j.deadline_time < r.duration)), 0) FROM run_jobs j"
+    "  WHERE j.run_id = t.run_id AND j.thread_id = t.thread_id) AS misses,"
+    " (SELECT max(j.response) FROM run_jobs j WHERE j.run_id = t.run_id"
+    "  AND j.thread_id = t.thread_id) AS worst_response,"
+    " (SELECT avg(j.response) FROM run_jobs j WHERE j.run_id = t.run_id"
+    "  AND j.thread_id = t.thread_id) AS avg_response,"
+    " (SELECT coalesce(sum(s.end_time - s.start_time), 0) FROM run_slices s"
+    "  WHERE s.run_id = t.run_id AND s.thread_id = t.thread_id) AS cpu,"
+    " (SELECT coalesce(sum(s.end_time - s.start_time), 0) FROM run_slices s"
+    "  WHERE s.run_id = t.run_id AND s.thread_id = t.thread_id"
+    "  AND s.sc_thread_id = t.thread_id)"
+    " + (SELECT coalesce(sum(end_time - start_time), 0) FROM run_slices"
+    "  WHERE run_id = t.run_id AND sc_thread_id = t.thread_id"
+    "  AND " DB_SLICES_DONATED ") AS charged,"
+    " (SELECT coalesce(sum(coalesce((SELECT min(p.time) FROM run_budget_events p"
+    "   WHERE p.run_id = b.run_id AND p.sc_thread_id IS b.sc_thread_id"
+    "   AND (b.sc_thread_id IS NOT NULL OR p.thread_id = b.thread_id)"
+    "   AND p.block_end >= b.time AND p.kind = 'replenish' AND p.time >= b.time),"
+    "   r.duration) - b.time), 0)"
+    "  FROM run_budget_events b WHERE b.run_id = t.run_id AND b.thread_id = t.thread_id"
+    "  AND b.kind = 'throttle') AS throttled,"
+    " (SELECT count(*) FROM run_budget_events b WHERE b.run_id = t.run_id"
+    "  AND b.thread_id = t.thread_id AND b.kind = 'timeout_fault') AS timeout_faults,"
+    " (SELECT count(*) FROM run_irqs i WHERE i.run_id = t.run_id AND i.handler = t.thread_id"
+    "  AND i.handler_start IS NOT NULL) AS irqs_handled,"
+    " (SELECT max(i.handler_start - i.arrival) FROM run_irqs i WHERE i.run_id = t.run_id"
+    "  AND i.handler = t.thread_id) AS worst_irq_latency,"
+    " (SELECT avg(i.handler_start - i.arrival) FROM run_irqs i WHERE i.run_id = t.run_id"
+    "  AND i.handler = t.thread_id) AS avg_irq_latency,"
+    " (SELECT coalesce(sum(k.entries), 0) FROM kernel_stats k WHERE k.run_id = t.run_id"
+    "  AND k.thread_id = t.thread_id) AS kernel_entries,"
+    " (SELECT coalesce(sum(k.cycles), 0) FROM kernel_stats k WHERE k.run_id = t.run_id"
+    "  AND k.thread_id = t.thread_id) AS kernel_cycles"
+    " FROM threads t JOIN runs r ON r.run_id = t.run_id;"
+    "CREATE VIEW run_stats AS SELECT r.run_id, r.scenario, r.scheduler,"
+    " (SELECT count(*) FROM run_jobs j WHERE j.run_id = r.run_id) AS jobs,"
+    " (SELECT coalesce(sum(j.missed = 1 OR j.finish_time > j.deadline_time"
+    "   OR (j.finish_time IS NULL AND j.deadline_time < r.duration)), 0) FROM run_jobs j"
+    "  WHERE j.run_id = r.run_id) AS misses,"
+    " (SELECT count(*) FROM run_irqs i WHERE i.run_id = r.run_id AND i.handler_start IS NOT NULL)"
+    "  AS irqs_handled,"
+    " (SELECT max(i.handler_start - i.arrival) FROM run_irqs i WHERE i.run_id = r.run_id)"
+    "  AS worst_irq_latency,"
+    " (SELECT avg(i.handler_start - i.arrival) FROM run_irqs i WHERE i.run_id = r.run_id)"
+    "  AS avg_irq_latency,"
+    " (SELECT sum(k.entries) FROM kernel_stats k WHERE k.run_id = r.run_id) AS kernel_entries,"
+    " (SELECT sum(k.cycles) FROM kernel_stats k WHERE k.run_id = r.run_id) AS kernel_cycles,"
+    " (SELECT sum(k.decisions) FROM kernel_stats k WHERE k.run_id = r.run_id) AS decisions,"
+    " (SELECT 1.0 * sum(k.decision_cycles) / nullif(sum(k.decisions), 0) FROM kernel_stats k"
+    "  WHERE k.run_id = r.run_id) AS cycles_per_decision,"
+    " (SELECT sum(k.decisions) FROM kernel_stats k WHERE k.run_id = r.run_id"
+    "  AND k.kind = 'syscall') AS syscall_decisions,"
+    " (SELECT 1.0 * sum(k.decision_cycles) / nullif(sum(k.decisions), 0) FROM kernel_stats k"
+    "  WHERE k.run_id = r.run_id AND k.kind = 'syscall') AS syscall_cycles_per_decision,"
+    " (SELECT sum(k.timer_programs) FROM kernel_stats k WHERE k.run_id = r.run_id)"
+    "  AS timer_programs"
+    " FROM runs r;";
+
+/*
+ * One block per run and key for every trace row of the file: describes the
+ * runs of a file upgraded to version 3 (in the same transaction), or of a
+ * file whose rows were written by hand with SQL, once.
+ */
+const char db_blocks_of_rows_sql[] =
+    "INSERT INTO trace_blocks SELECT run_id, 'slices', thread_id, sc_thread_id, NULL, min(rowid),"
+    " max(rowid), min(start_time), max(end_time) FROM slices"
+    " GROUP BY run_id, thread_id, sc_thread_id;"
+    "INSERT INTO trace_blocks SELECT run_id, 'jobs', thread_id, NULL, NULL, min(rowid),"
+    " max(rowid), min(release_time), max(release_time) FROM jobs GROUP BY run_id, thread_id;"
+    "INSERT INTO trace_blocks SELECT run_id, 'budget_events', thread_id, sc_thread_id, NULL,"
+    " min(rowid), max(rowid), min(time), max(time) FROM budget_events"
+    " GROUP BY run_id, thread_id, sc_thread_id;"
+    "INSERT INTO trace_blocks SELECT run_id, 'irqs', handler, NULL, device, min(rowid),"
+    " max(rowid), min(arrival), max(arrival) FROM irqs GROUP BY run_id, handler, device;"
+    "INSERT INTO trace_blocks SELECT run_id, 'events', thread_id, NULL, NULL, min(rowid),"
+    " max(rowid), min(time), max(time) FROM events GROUP BY run_id, thread_id;";
+
+/*
+ * The run_* views of a file older than version 3 opened read-only (it
+ * cannot be upgraded): the tables themselves, with each row its own
+ * block, as temporary views; the file's own indexes serve their queries.
+ * A version-1 file has no irqs.handler or handler_start: NULL there.
+ */
+#define DB_READ_VIEWS_SQL(handler, handler_start)                                                  \
+    "CREATE TEMP VIEW run_slices AS SELECT run_id, thread_id, sc_thread_id, sc_notification,"      \
+    " start_time, end_time, NULL AS seq, start_time AS block_start, end_time AS block_end,"      \
+    " rowid AS row"       \
+    " FROM main.slices;"                                                                           \
+    "CREATE TEMP VIEW run_jobs AS SELECT run_id, thread_id, job, release_time, start_time,"        \
+    " finish_time, deadline_time, response, missed, NULL AS seq, release_time AS block_start,"                  \
+    " release_time AS block_end, rowid AS row FROM main.jobs;"                                     \
+    "CREATE TEMP VIEW run_budget_events AS SELECT run_id, thread_id, sc_thread_id, time, kind,"    \
+    " amount, NULL AS seq, time AS block_start, time AS block_end, rowid AS row"                 \
+    " FROM main.budget_events;"       \
+    "CREATE TEMP VIEW run_irqs AS SELECT run_id, device, line, arrival, delivered, lost, "         \
+    handler " AS handler, " handler_start " AS handler_start, NULL AS seq, arrival AS block_start,"              \
+    " arrival AS block_end, rowid AS row FROM main.irqs;"                                          \
+    "CREATE TEMP VIEW run_events AS SELECT run_id, seq, time, kind, thread_id, object, arg,"       \
+    " time AS block_start, time AS block_end, rowid AS row FROM main.events;"
+
+int db_read_views(sqlite3 *sq)
+{
+    sqlite3_stmt *st;
+    int version = 0;
+
+    if (sqlite3_prepare_v2(sq, "PRAGMA main.user_version", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (version >= 3)
+        return 0;
+    return sqlite3_exec(sq,
+                        version >= 2 ? DB_READ_VIEWS_SQL("handler", "handler_start")
+                                     : DB_READ_VIEWS_SQL("NULL", "NULL"),
+                        NULL, NULL, NULL) == SQLITE_OK
+               ? 0
+               : -1;
+}
