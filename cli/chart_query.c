@@ -170,10 +170,11 @@ static int cmp_device(const void *a, const void *b)
  * of every arrival. */
 static enum chart_status read_devices(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
 {
-    sqlite3_stmt *st = cq_prepare(db,
-                                  "SELECT device, line FROM run_irqs WHERE run_id = ?1 AND device > ?2 "
-                                  "ORDER BY device LIMIT 1",
-                                  d->run.run_id);
+    sqlite3_stmt *st =
+        cq_prepare(db,
+                   "SELECT device, line FROM run_irqs WHERE run_id = ?1 AND device > ?2 "
+                   "ORDER BY device LIMIT 1",
+                   d->run.run_id);
     char last[CHART_NAME_MAX] = "";
     int rc;
 
@@ -295,10 +296,11 @@ enum chart_status chart_query_readable_end(sqlite3 *db, const struct chart_data 
                    "SELECT start_time FROM run_slices WHERE run_id = ?1 AND thread_id = ?2 "
                    "AND block_end >= ?3 AND start_time >= ?3 ORDER BY start_time LIMIT 1 OFFSET ?4",
                    d->run.run_id);
-    sqlite3_stmt *irq = cq_prepare(db,
-                                   "SELECT arrival FROM run_irqs WHERE run_id = ?1 AND device = ?2 AND "
-                                   "block_end >= ?3 AND arrival >= ?3 ORDER BY arrival LIMIT 1 OFFSET ?4",
-                                   d->run.run_id);
+    sqlite3_stmt *irq =
+        cq_prepare(db,
+                   "SELECT arrival FROM run_irqs WHERE run_id = ?1 AND device = ?2 AND "
+                   "block_end >= ?3 AND arrival >= ?3 ORDER BY arrival LIMIT 1 OFFSET ?4",
+                   d->run.run_id);
     int bad = sl == NULL || irq == NULL;
 
     *end = (int64_t)d->run.duration;

@@ -68,13 +68,22 @@ static int take_slices(struct chart_data *d, sqlite3_stmt *st, size_t ti)
  * window. */
 #define WINDOW_BEFORE(query) query(" AND start_time < ?3") " ORDER BY start_time DESC LIMIT 1"
 #define WINDOW_INSIDE(query)                                                                       \
-    query(" AND block_end >= ?3 AND block_start < ?4 AND start_time >= ?3 AND start_time < ?4")     \
-        " ORDER BY start_time"
+    query(                                                                                         \
+        " AND block_end >= ?3 AND block_start < ?4 AND start_time >= ?3 AND start_time < ?4") " O" \
+                                                                                              "RD" \
+                                                                                              "ER" \
+                                                                                              " B" \
+                                                                                              "Y " \
+                                                                                              "st" \
+                                                                                              "ar" \
+                                                                                              "t_" \
+                                                                                              "ti" \
+                                                                                              "me"
 
 /* A thread's slices and whom they were paid by; a context's slices
  * (db.h). */
 #define THREAD_SLICES(cond)                                                                        \
-    "SELECT start_time, end_time, sc_thread_id, sc_notification FROM run_slices"                       \
+    "SELECT start_time, end_time, sc_thread_id, sc_notification FROM run_slices"                   \
     " WHERE run_id = ?1 AND thread_id = ?2" cond
 #define CONTEXT_SLICES(cond) DB_SLICES_PAID_BY("start_time, end_time", "?2", cond)
 
@@ -139,12 +148,12 @@ static bool job_in_window(const struct chart_data *d, const struct chart_job *j)
  * at most the longest relative deadline before it: jobs_by_release). */
 static enum chart_status read_jobs(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
 {
-    sqlite3_stmt *st =
-        cq_prepare(db,
-                   "SELECT thread_id, job, release_time, deadline_time, finish_time, "
-                   "missed FROM run_jobs WHERE run_id = ?1 AND block_end >= ?2 AND block_start < ?3 "
-                   "AND release_time >= ?2 AND release_time < ?3 ORDER BY release_time, thread_id",
-                   d->run.run_id);
+    sqlite3_stmt *st = cq_prepare(
+        db,
+        "SELECT thread_id, job, release_time, deadline_time, finish_time, "
+        "missed FROM run_jobs WHERE run_id = ?1 AND block_end >= ?2 AND block_start < ?3 "
+        "AND release_time >= ?2 AND release_time < ?3 ORDER BY release_time, thread_id",
+        d->run.run_id);
     int64_t v[2] = {d->from - longest_deadline(d), d->to};
     int rc;
 
@@ -232,11 +241,11 @@ static enum chart_status read_events(sqlite3 *db, struct chart_data *d, char *er
  * context. ?2 names the context: its owner's thread id, or for a
  * notification's context (no owner) the thread that runs on it. */
 #define THROTTLE_SQL(ctx, ctx_r)                                                                   \
-    "SELECT b.thread_id, b.time, (SELECT min(r.time) FROM run_budget_events r WHERE "                  \
-    "r.run_id = ?1 AND " ctx_r " AND r.block_end >= b.time AND r.kind = 'replenish' "            \
-    "AND r.time >= b.time) "                  \
-    "FROM run_budget_events b WHERE b.run_id = ?1 AND " ctx " AND b.kind = 'throttle' "                \
-    "AND b.time >= (SELECT coalesce(max(time), -1) FROM run_budget_events b WHERE b.run_id = ?1 "      \
+    "SELECT b.thread_id, b.time, (SELECT min(r.time) FROM run_budget_events r WHERE "              \
+    "r.run_id = ?1 AND " ctx_r " AND r.block_end >= b.time AND r.kind = 'replenish' "              \
+    "AND r.time >= b.time) "                                                                       \
+    "FROM run_budget_events b WHERE b.run_id = ?1 AND " ctx " AND b.kind = 'throttle' "            \
+    "AND b.time >= (SELECT coalesce(max(time), -1) FROM run_budget_events b WHERE b.run_id = ?1 "  \
     "AND " ctx " AND b.block_start < ?3 AND b.kind = 'throttle' AND b.time < ?3) "                 \
     "AND b.block_start < ?4 AND b.time < ?4 ORDER BY b.time"
 
@@ -290,11 +299,12 @@ static enum chart_status read_throttles(sqlite3 *db, struct chart_data *d, char 
 
 static enum chart_status read_irqs(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
 {
-    sqlite3_stmt *st = cq_prepare(db,
-                                  "SELECT arrival, delivered, lost FROM run_irqs WHERE run_id = ?1 AND "
-                                  "device = ?2 AND block_end >= ?3 AND block_start < ?4 AND "
-                                  "arrival >= ?3 AND arrival < ?4 ORDER BY arrival",
-                                  d->run.run_id);
+    sqlite3_stmt *st =
+        cq_prepare(db,
+                   "SELECT arrival, delivered, lost FROM run_irqs WHERE run_id = ?1 AND "
+                   "device = ?2 AND block_end >= ?3 AND block_start < ?4 AND "
+                   "arrival >= ?3 AND arrival < ?4 ORDER BY arrival",
+                   d->run.run_id);
     int rc = st ? SQLITE_DONE : SQLITE_ERROR;
 
     for (size_t i = 0; rc == SQLITE_DONE && i < d->n_devices; i++) {

@@ -207,15 +207,14 @@ static char *text_from_file(const char *path, const char *want, size_t *len)
 }
 
 /* The scenario's text: recorded with the run, or the unchanged file. */
-static int scenario_text(sqlite3 *db, const char *db_path, const struct check_run *run,
-                         char **text, size_t *len)
+static int scenario_text(sqlite3 *db, const char *db_path, const struct check_run *run, char **text,
+                         size_t *len)
 {
     sqlite3_stmt *st;
     int rc;
 
     *text = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT text FROM scenario_files WHERE sha256 = ?1", -1, &st,
-                           NULL))
+    if (sqlite3_prepare_v2(db, "SELECT text FROM scenario_files WHERE sha256 = ?1", -1, &st, NULL))
         return sql_error(db, db_path);
     sqlite3_bind_text(st, 1, run->sha256, -1, SQLITE_STATIC);
     rc = sqlite3_step(st);
@@ -279,8 +278,7 @@ static int check_threads(sqlite3 *db, const char *db_path, const struct check_ru
     return status;
 }
 
-static int load(sqlite3 *db, const char *db_path, const struct check_run *run,
-                struct scenario *s)
+static int load(sqlite3 *db, const char *db_path, const struct check_run *run, struct scenario *s)
 {
     struct load_opts opts = {.first_document_only = true};
     struct diag d;
@@ -381,8 +379,10 @@ static int guarantee_one_cpu(sqlite3 *db, const char *db_path, int64_t run_id,
         out->applicable = true;
         out->passed = !overlap;
         if (overlap)
-            snprintf(out->detail, sizeof out->detail, "a slice starts at %lld before the one "
-                     "before it ended", (long long)sqlite3_column_int64(st, 1));
+            snprintf(out->detail, sizeof out->detail,
+                     "a slice starts at %lld before the one "
+                     "before it ended",
+                     (long long)sqlite3_column_int64(st, 1));
         else
             snprintf(out->detail, sizeof out->detail, "%lld slices, none overlapping",
                      (long long)slices);
@@ -397,8 +397,8 @@ static int check_guarantees(sqlite3 *db, const char *db_path, int64_t run_id,
 {
     static const struct scn_expect budget = {
         .text = "guarantee: every context kept its budget in every window"};
-    static const struct scn_expect one_cpu = {
-        .text = "guarantee: one slice at a time on the one CPU"};
+    static const struct scn_expect one_cpu = {.text =
+                                                  "guarantee: one slice at a time on the one CPU"};
     struct expect_result r[2] = {{0}};
     int rc = guarantee_budget(db, run_id, s, &r[0]);
 
@@ -425,8 +425,8 @@ static int check_run(sqlite3 *db, const struct check_args *a, const struct check
         fprintf(stderr, "mcsim: check: out of memory\n");
         return 3;
     }
-    if (expect_evaluate(db, run->id, s, expect_entry_allowance(&s->costs), r, err,
-                        sizeof err) != 0) {
+    if (expect_evaluate(db, run->id, s, expect_entry_allowance(&s->costs), r, err, sizeof err) !=
+        0) {
         fprintf(stderr, "%s\n", err);
         free(r);
         return 3;

@@ -47,6 +47,13 @@
 #define DB_ERRMSG_MAX 512
 
 /*
+ * What finds the trace tables' rows rather than holding data of its own
+ * (db_schema.c): the CSV export leaves them out.
+ */
+#define DB_ACCESS_OBJECTS                                                                          \
+    "('trace_blocks', 'run_slices', 'run_jobs', 'run_budget_events', 'run_irqs', 'run_events')"
+
+/*
  * The event kinds a --trace sched run records in events, the only kinds
  * expectations and the Chrome export read.
  */

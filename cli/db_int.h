@@ -44,15 +44,15 @@ struct db_block_state {
 
 /* The rows not yet written, and the statements that write them. */
 struct db_arena {
-    union db_row *row;   /* DB_ARENA_ROWS rows, in the order received */
-    uint32_t *key_of;    /* each row's index in keys */
-    uint32_t *order;     /* db_rows_flush's scratch */
-    uint64_t *seq;       /* each row's seq: the run's trace rows counted in the order received */
+    union db_row *row; /* DB_ARENA_ROWS rows, in the order received */
+    uint32_t *key_of;  /* each row's index in keys */
+    uint32_t *order;   /* db_rows_flush's scratch */
+    uint64_t *seq;     /* each row's seq: the run's trace rows counted in the order received */
     uint64_t next_seq;
-    uint32_t n;          /* rows held */
+    uint32_t n;                  /* rows held */
     struct db_block_state *keys; /* the run's keys, in the order first seen */
     uint32_t n_keys, cap_keys;
-    uint32_t *hash;      /* index in keys + 1, or 0; hash_cap is a power of two */
+    uint32_t *hash; /* index in keys + 1, or 0; hash_cap is a power of two */
     uint32_t hash_cap;
     sqlite3_stmt *one[ROW_KINDS];  /* INSERT of one row */
     sqlite3_stmt *many[ROW_KINDS]; /* INSERT of DB_ROWS_PER_INSERT rows */
@@ -63,9 +63,9 @@ struct db {
     sqlite3 *sq;
     char *path;
     char errmsg[DB_ERRMSG_MAX];
-    sqlite3_stmt *st[ST_COUNT];      /* prepared by the sink's first run_begin */
-    struct db_arena arena;           /* prepared by the same run_begin */
-    const struct scenario *s;        /* the run in progress, NULL between runs */
+    sqlite3_stmt *st[ST_COUNT]; /* prepared by the sink's first run_begin */
+    struct db_arena arena;      /* prepared by the same run_begin */
+    const struct scenario *s;   /* the run in progress, NULL between runs */
     int64_t run_id;
     int64_t created_at;
     uint32_t pending; /* rows in the open batch, queued ones included */

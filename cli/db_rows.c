@@ -383,8 +383,8 @@ static int db_rows_step(struct db *db, sqlite3_stmt *st)
 /* ---- writing a block ---- */
 
 /* The block's trace_blocks row: its key, rowids and times. */
-static int db_block_row(struct db *db, const struct db_block_state *b, int64_t last,
-                        uint32_t n, cycles_t lo, cycles_t hi)
+static int db_block_row(struct db *db, const struct db_block_state *b, int64_t last, uint32_t n,
+                        cycles_t lo, cycles_t hi)
 {
     sqlite3_stmt *st = db->arena.block;
     enum db_row_kind k = (enum db_row_kind)b->key.kind;

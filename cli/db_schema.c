@@ -81,7 +81,8 @@ const char db_schema_v2_sql[] =
     "ALTER TABLE irqs ADD COLUMN handler_start INTEGER;"
     "CREATE TABLE kernel_stats ("
     " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER,"
-    " kind TEXT NOT NULL CHECK (kind = 'syscall' OR kind = 'irq' OR kind = 'timer' OR kind = 'exit'),"
+    " kind TEXT NOT NULL CHECK (kind = 'syscall' OR kind = 'irq' OR kind = 'timer' OR kind = "
+    "'exit'),"
     " entries INTEGER NOT NULL, cycles INTEGER NOT NULL, decisions INTEGER NOT NULL,"
     " decision_cycles INTEGER NOT NULL, sched_cycles INTEGER NOT NULL,"
     " timer_programs INTEGER NOT NULL, timer_cycles INTEGER NOT NULL);"
@@ -137,7 +138,8 @@ const char db_schema_v3_sql[] =
     "CREATE VIEW run_jobs AS SELECT b.run_id AS run_id, b.thread_id AS thread_id, j.job AS job,"
     " j.release_time AS release_time, j.start_time AS start_time,"
     " j.finish_time AS finish_time, j.deadline_time AS deadline_time, j.response AS response,"
-    " j.missed AS missed, j.seq AS seq, b.min_time AS block_start, b.max_time AS block_end, j.rowid AS row"
+    " j.missed AS missed, j.seq AS seq, b.min_time AS block_start, b.max_time AS block_end, "
+    "j.rowid AS row"
     " FROM trace_blocks b JOIN jobs j ON j.rowid BETWEEN b.first_row AND b.last_row"
     " WHERE b.tbl = 'jobs' AND j.run_id = b.run_id AND j.thread_id = b.thread_id;"
     "CREATE VIEW run_budget_events AS SELECT b.run_id AS run_id, b.thread_id AS thread_id,"
@@ -149,7 +151,8 @@ const char db_schema_v3_sql[] =
     " AND e.sc_thread_id IS b.sc_thread_id;"
     "CREATE VIEW run_irqs AS SELECT b.run_id AS run_id, b.device AS device, i.line AS line,"
     " i.arrival AS arrival, i.delivered AS delivered, i.lost AS lost, b.thread_id AS handler,"
-    " i.handler_start AS handler_start, i.seq AS seq, b.min_time AS block_start, b.max_time AS block_end,"
+    " i.handler_start AS handler_start, i.seq AS seq, b.min_time AS block_start, b.max_time AS "
+    "block_end,"
     " i.rowid AS row"
     " FROM trace_blocks b JOIN irqs i ON i.rowid BETWEEN b.first_row AND b.last_row"
     " WHERE b.tbl = 'irqs' AND i.run_id = b.run_id AND i.device = b.device"
@@ -250,17 +253,17 @@ const char db_blocks_of_rows_sql[] =
  */
 #define DB_READ_VIEWS_SQL(handler, handler_start)                                                  \
     "CREATE TEMP VIEW run_slices AS SELECT run_id, thread_id, sc_thread_id, sc_notification,"      \
-    " start_time, end_time, NULL AS seq, start_time AS block_start, end_time AS block_end,"      \
-    " rowid AS row"       \
+    " start_time, end_time, NULL AS seq, start_time AS block_start, end_time AS block_end,"        \
+    " rowid AS row"                                                                                \
     " FROM main.slices;"                                                                           \
     "CREATE TEMP VIEW run_jobs AS SELECT run_id, thread_id, job, release_time, start_time,"        \
-    " finish_time, deadline_time, response, missed, NULL AS seq, release_time AS block_start,"                  \
+    " finish_time, deadline_time, response, missed, NULL AS seq, release_time AS block_start,"     \
     " release_time AS block_end, rowid AS row FROM main.jobs;"                                     \
     "CREATE TEMP VIEW run_budget_events AS SELECT run_id, thread_id, sc_thread_id, time, kind,"    \
-    " amount, NULL AS seq, time AS block_start, time AS block_end, rowid AS row"                 \
-    " FROM main.budget_events;"       \
-    "CREATE TEMP VIEW run_irqs AS SELECT run_id, device, line, arrival, delivered, lost, "         \
-    handler " AS handler, " handler_start " AS handler_start, NULL AS seq, arrival AS block_start,"              \
+    " amount, NULL AS seq, time AS block_start, time AS block_end, rowid AS row"                   \
+    " FROM main.budget_events;"                                                                    \
+    "CREATE TEMP VIEW run_irqs AS SELECT run_id, device, line, arrival, delivered, lost, " handler \
+    " AS handler, " handler_start " AS handler_start, NULL AS seq, arrival AS block_start,"        \
     " arrival AS block_end, rowid AS row FROM main.irqs;"                                          \
     "CREATE TEMP VIEW run_events AS SELECT run_id, seq, time, kind, thread_id, object, arg,"       \
     " time AS block_start, time AS block_end, rowid AS row FROM main.events;"

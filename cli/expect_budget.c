@@ -33,26 +33,26 @@
 #define BUDGET_SLICES_OF_THREAD                                                                    \
     DB_SLICES_PAID_BY("start_time, end_time", "?2", "") " ORDER BY start_time"
 #define BUDGET_SLICES_OF_NOTIFICATION                                                              \
-    "SELECT start_time, end_time FROM run_slices WHERE run_id = ?1 AND sc_thread_id IS NULL"           \
+    "SELECT start_time, end_time FROM run_slices WHERE run_id = ?1 AND sc_thread_id IS NULL"       \
     " AND " DB_SLICES_DONATED " AND sc_notification = ?2 ORDER BY start_time"
 #define BUDGET_GRANTS                                                                              \
-    "SELECT time, amount FROM run_budget_events WHERE run_id = ?1 AND sc_thread_id = ?2"               \
+    "SELECT time, amount FROM run_budget_events WHERE run_id = ?1 AND sc_thread_id = ?2"           \
     " AND kind = 'emergency' ORDER BY time"
 
 /* Slices are disjoint, so only the last one starting at or before ?3 can
  * reach into [?3, ?4) from the left; it is the later of the two halves'
  * last ones. */
 #define BUDGET_LAST_START                                                                          \
-    "SELECT max(start_time) FROM (" DB_SLICES_PAID_BY("max(start_time) AS start_time", "?2",       \
-                                                      " AND block_start <= ?3 AND start_time <= ?3") ")"
+    "SELECT max(start_time) FROM (" DB_SLICES_PAID_BY(                                             \
+        "max(start_time) AS start_time", "?2", " AND block_start <= ?3 AND start_time <= ?3") ")"
 #define BUDGET_PAID_IN_WINDOW                                                                      \
     "SELECT coalesce(sum(min(end_time, ?4) - max(start_time, ?3)), 0) FROM (" DB_SLICES_PAID_BY(   \
         "start_time, end_time", "?2",                                                              \
-        " AND block_start < ?4 AND block_end > ?3 AND start_time < ?4 AND end_time > ?3"                                                   \
+        " AND block_start < ?4 AND block_end > ?3 AND start_time < ?4 AND end_time > ?3"           \
         " AND start_time >= coalesce((" BUDGET_LAST_START "), ?3)") ")"
 #define BUDGET_GRANTS_IN_WINDOW                                                                    \
-    "SELECT coalesce(sum(amount), 0) FROM run_budget_events WHERE run_id = ?1"                         \
-    " AND sc_thread_id = ?2 AND kind = 'emergency' AND block_end >= ?3 AND block_start < ?4"      \
+    "SELECT coalesce(sum(amount), 0) FROM run_budget_events WHERE run_id = ?1"                     \
+    " AND sc_thread_id = ?2 AND kind = 'emergency' AND block_end >= ?3 AND block_start < ?4"       \
     " AND time >= ?3 AND time < ?4"
 
 /* One scheduling context: a thread's (thread >= 0) or a notification's. */

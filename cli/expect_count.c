@@ -105,7 +105,8 @@ static int expect_count_rows(struct expect_run *run, const struct scn_expect *e,
               " AND (?3 < 0 OR j.thread_id = ?3)";
         break;
     default: /* EV_JOB */
-        sql = "SELECT count(*) FROM run_jobs j WHERE j.run_id = ?1 AND (?3 < 0 OR j.thread_id = ?3)";
+        sql =
+            "SELECT count(*) FROM run_jobs j WHERE j.run_id = ?1 AND (?3 < 0 OR j.thread_id = ?3)";
         break;
     }
     if (!(st = expect_prepare(run, "%s", sql)))

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "db.h"
+
 /* ---- the directory ---- */
 
 static int make_dir(const char *path)
@@ -130,22 +132,26 @@ enum filter {
 };
 
 /* "SELECT * FROM "table"" with the name quoted as an SQL identifier, then
- * the run's filter and the order; allocated with sqlite3_mprintf. */
-static char *table_sql(const char *table, enum filter filter, bool ordered)
+ * the run's filter and the order: the order recorded (seq, where the
+ * table has it: rows are stored in blocks, db_rows.c; rowid for a run
+ * older than seq and for the other tables); allocated with
+ * sqlite3_mprintf. */
+static char *table_sql(const char *table, enum filter filter, int ordered)
 {
     static const char *const where[] = {
         [BY_RUN_ID] = " WHERE run_id = ?1",
         [BY_SHA256] = " WHERE sha256 IN (SELECT sha256 FROM runs WHERE run_id = ?1)",
         [WHOLE] = "",
     };
-    return sqlite3_mprintf("SELECT * FROM \"%w\"%s%s", table, where[filter],
-                           ordered ? " ORDER BY rowid" : "");
+    static const char *const order[] = {"", " ORDER BY rowid", " ORDER BY seq, rowid"};
+
+    return sqlite3_mprintf("SELECT * FROM \"%w\"%s%s", table, where[filter], order[ordered]);
 }
 
 static enum filter table_filter(sqlite3 *db, const char *table)
 {
     sqlite3_stmt *probe = NULL;
-    char *sql = table_sql(table, WHOLE, false);
+    char *sql = table_sql(table, WHOLE, 0);
     enum filter f = WHOLE;
     if (sql && sqlite3_prepare_v2(db, sql, -1, &probe, NULL) == SQLITE_OK) {
         if (has_column(probe, "run_id"))
@@ -158,13 +164,13 @@ static enum filter table_filter(sqlite3 *db, const char *table)
     return f;
 }
 
-/* Prepare the table's query: the run's rows in recorded (rowid) order; a
- * view or a table WITHOUT ROWID in the order SQLite gives. */
+/* Prepare the table's query: the run's rows in recorded order; a view or
+ * a table WITHOUT ROWID in the order SQLite gives. */
 static sqlite3_stmt *table_query(sqlite3 *db, const char *table, int64_t run_id)
 {
     sqlite3_stmt *st = NULL;
     enum filter filter = table_filter(db, table);
-    for (int ordered = 1; ordered >= 0 && !st; ordered--) {
+    for (int ordered = 2; ordered >= 0 && !st; ordered--) {
         char *sql = table_sql(table, filter, ordered);
         if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
             st = NULL;
@@ -236,7 +242,8 @@ int export_csv(sqlite3 *db, int64_t run_id, const char *dir, char *err, size_t e
         return -1;
     if (sqlite3_prepare_v2(db,
                            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
-                           " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+                           " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+                           " AND name NOT IN " DB_ACCESS_OBJECTS " ORDER BY name",
                            -1, &st, NULL) != SQLITE_OK)
         return export_fail(err, err_len, "mcsim: export: %s", sqlite3_errmsg(db));
     while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW)

@@ -102,19 +102,26 @@ static void print_totals(FILE *f, sqlite3 *db, int64_t run_id, const struct scen
                                    "thread_id) WHERE j.run_id = ?1 AND t.criticality_rank = ?2 "
                                    "AND j.missed = 1",
                                    run_id, lvl);
-        fprintf(f, "%s %s: %" PRId64 " (%" PRId64 " missed)", lvl ? "," : "", s->levels[lvl],
-                jobs, missed);
+        fprintf(f, "%s %s: %" PRId64 " (%" PRId64 " missed)", lvl ? "," : "", s->levels[lvl], jobs,
+                missed);
     }
-    fprintf(f, "\nbudget: %" PRId64 " throttles, %" PRId64 " timeout faults; irqs: %" PRId64
-               " delivered, %" PRId64 " lost\n",
-            query_int(db, "SELECT count(*) FROM run_budget_events WHERE run_id = ?1 AND kind = "
-                          "'throttle'", run_id, 0),
-            query_int(db, "SELECT count(*) FROM run_budget_events WHERE run_id = ?1 AND kind = "
-                          "'timeout_fault'", run_id, 0),
-            query_int(db, "SELECT count(*) FROM run_irqs WHERE run_id = ?1 AND delivered IS NOT "
-                          "NULL", run_id, 0),
-            query_int(db, "SELECT count(*) FROM run_irqs WHERE run_id = ?1 AND lost = 1", run_id,
-                      0));
+    fprintf(
+        f,
+        "\nbudget: %" PRId64 " throttles, %" PRId64 " timeout faults; irqs: %" PRId64
+        " delivered, %" PRId64 " lost\n",
+        query_int(db,
+                  "SELECT count(*) FROM run_budget_events WHERE run_id = ?1 AND kind = "
+                  "'throttle'",
+                  run_id, 0),
+        query_int(db,
+                  "SELECT count(*) FROM run_budget_events WHERE run_id = ?1 AND kind = "
+                  "'timeout_fault'",
+                  run_id, 0),
+        query_int(db,
+                  "SELECT count(*) FROM run_irqs WHERE run_id = ?1 AND delivered IS NOT "
+                  "NULL",
+                  run_id, 0),
+        query_int(db, "SELECT count(*) FROM run_irqs WHERE run_id = ?1 AND lost = 1", run_id, 0));
 }
 
 static void print_thread(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s,
@@ -122,8 +129,8 @@ static void print_thread(FILE *f, sqlite3 *db, int64_t run_id, const struct scen
 {
     const struct scn_thread *t = &s->threads[ti];
     int64_t id = ti + 1;
-    int64_t jobs = query_int(db, "SELECT count(*) FROM run_jobs WHERE run_id = ?1 AND thread_id = ?2",
-                             run_id, id);
+    int64_t jobs = query_int(
+        db, "SELECT count(*) FROM run_jobs WHERE run_id = ?1 AND thread_id = ?2", run_id, id);
     int64_t missed = query_int(db,
                                "SELECT count(*) FROM run_jobs WHERE run_id = ?1 AND thread_id = ?2 "
                                "AND missed = 1",
@@ -156,9 +163,10 @@ void summary_print(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *
             "missed", "worst resp", "cpu", "util");
     for (uint32_t i = 0; i < s->n_threads; i++)
         print_thread(f, db, run_id, s, i);
-    fprintf(f,
-            "more per thread (responses, CPU charged, throttled time, faults, irq latency, "
-            "kernel cycles):\n  sqlite3 -header -column %s 'SELECT * FROM stats WHERE run_id = %"
-            PRId64 "'\n",
-            db_path, run_id);
+    fprintf(
+        f,
+        "more per thread (responses, CPU charged, throttled time, faults, irq latency, "
+        "kernel cycles):\n  sqlite3 -header -column %s 'SELECT * FROM stats WHERE run_id = %" PRId64
+        "'\n",
+        db_path, run_id);
 }

@@ -278,7 +278,8 @@ static void test_db_query_plans(void **state)
          "trace_blocks_by_thread"},
         {"SELECT arrival FROM run_irqs WHERE run_id = ?1 AND device = ?2 AND block_end >= ?3",
          "trace_blocks_by_device"},
-        {"SELECT count(*) FROM run_events WHERE run_id = ?1 AND kind = ?2 AND " DB_EVENTS_SCHED_KINDS,
+        {"SELECT count(*) FROM run_events WHERE run_id = ?1 AND kind = ?2 "
+         "AND " DB_EVENTS_SCHED_KINDS,
          "trace_blocks_by_"},
         {"SELECT count(*) FROM run_jobs WHERE run_id = ?1 AND thread_id = ?2 AND missed = 1",
          "trace_blocks_by_thread"},
@@ -294,8 +295,8 @@ static void test_db_query_plans(void **state)
 
         snprintf(sql, sizeof sql, "EXPLAIN QUERY PLAN %s", plans[i].sql);
         plan = sqlq_rows(db_sqlite(db), sql);
-        if (!strstr(plan, plans[i].index) || !strstr(plan, "INTEGER PRIMARY KEY (rowid>? AND rowid<?)") ||
-            strstr(plan, "SCAN"))
+        if (!strstr(plan, plans[i].index) ||
+            !strstr(plan, "INTEGER PRIMARY KEY (rowid>? AND rowid<?)") || strstr(plan, "SCAN"))
             fail_msg("%s\nexpected: a search of %s, then of rowids\nactual:\n%s", plans[i].sql,
                      plans[i].index, plan);
         free(plan);
@@ -694,7 +695,8 @@ static void test_db_upgrade_v1(void **state)
     db_close(db);
     assert_int_equal(sqlite3_open(path, &sq), SQLITE_OK);
     assert_int_equal(sqlite3_exec(sq,
-                                  DB_TEST_DROP_V3 " DROP TABLE kernel_stats;"
+                                  DB_TEST_DROP_V3
+                                  " DROP TABLE kernel_stats;"
                                   " DROP TABLE scenario_files;"
                                   " ALTER TABLE irqs DROP COLUMN handler_start;"
                                   " ALTER TABLE irqs DROP COLUMN handler;"
@@ -706,7 +708,8 @@ static void test_db_upgrade_v1(void **state)
     db = open_db(path);
     sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "3\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT * FROM irqs", "1|net|33|10|20|0|NULL|NULL|NULL\n");
-    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM trace_blocks", "1|irqs|NULL|NULL|net|1|1|10|10\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT * FROM trace_blocks",
+                     "1|irqs|NULL|NULL|net|1|1|10|10\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT device, arrival, handler, seq, row FROM run_irqs",
                      "net|10|NULL|NULL|1\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "26\n");

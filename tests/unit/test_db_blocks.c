@@ -175,7 +175,8 @@ static void test_blocks_upgrade_v2(void **state)
                           "SELECT run_id, thread_id, start_time, seq FROM run_slices"
                           " WHERE thread_id = 2 ORDER BY run_id, start_time",
                           "1|2|5|NULL\n1|2|15|NULL\n2|2|10|1\n2|2|30|3\n");
-    sqlq_assert_path_rows(path, "SELECT name, cpu, charged FROM stats WHERE run_id = 2"
+    sqlq_assert_path_rows(path,
+                          "SELECT name, cpu, charged FROM stats WHERE run_id = 2"
                           " ORDER BY thread_id",
                           "(root)|0|0\na|10|10\nb|10|10\n");
 }

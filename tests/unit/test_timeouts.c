@@ -33,7 +33,8 @@
     "platform: {kernel_costs: {entry: 0, exit: 0, syscall: 0, ipc: 0, schedule: 0,"                \
     " timer_program: 0, irq: 0, tick: 0}}\n"
 
-#define SLICES "SELECT thread_id, sc_thread_id, start_time, end_time FROM slices ORDER BY start_time"
+#define SLICES                                                                                     \
+    "SELECT thread_id, sc_thread_id, start_time, end_time FROM slices ORDER BY start_time"
 #define BUDGET_EVENTS                                                                              \
     "SELECT thread_id, sc_thread_id, time, kind, amount FROM budget_events ORDER BY time, seq"
 #define JOBS                                                                                       \
