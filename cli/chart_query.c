@@ -274,18 +274,32 @@ enum chart_status chart_query_select(struct chart_data *d, const char *names, ch
 /* ---- the readable window ---- */
 
 /* The time of the (skip+1)-th item at or after `from` that `st` finds
- * (?2 = the row's thread id or device name, bound by the caller after
- * sqlite3_reset, ?3 = from, ?4 = skip), if earlier than *end. */
-static int earliest_nth(sqlite3_stmt *st, int64_t from, size_t skip, int64_t *end)
+ * (?2 = the row's thread id or device name, bound by the caller, ?3 =
+ * from, ?4 = skip, ?5 = the end of the time searched), if earlier than
+ * *end. The search is widened from `step` after `from`, doubling, up to
+ * *end: the item found in [from, ?5) is the one of the whole run, and the
+ * rows of a run's blocks beyond ?5 are not read. */
+static int earliest_nth(sqlite3_stmt *st, int64_t from, size_t skip, int64_t step, int64_t *end)
 {
-    int rc;
+    for (int64_t bound = from + step;; step *= 2, bound = from + step) {
+        int rc;
 
-    sqlite3_bind_int64(st, 3, from);
-    sqlite3_bind_int64(st, 4, (int64_t)skip);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW && sqlite3_column_int64(st, 0) < *end)
-        *end = sqlite3_column_int64(st, 0);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+        if (bound > *end || step > INT64_MAX / 4)
+            bound = *end;
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 3, from);
+        sqlite3_bind_int64(st, 4, (int64_t)skip);
+        sqlite3_bind_int64(st, 5, bound);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *end = sqlite3_column_int64(st, 0);
+            return 0;
+        }
+        if (rc != SQLITE_DONE)
+            return -1;
+        if (bound == *end)
+            return 0;
+    }
 }
 
 enum chart_status chart_query_readable_end(sqlite3 *db, const struct chart_data *d, int64_t from,
@@ -294,14 +308,17 @@ enum chart_status chart_query_readable_end(sqlite3 *db, const struct chart_data 
     sqlite3_stmt *sl =
         cq_prepare(db,
                    "SELECT start_time FROM run_slices WHERE run_id = ?1 AND thread_id = ?2 "
-                   "AND block_end >= ?3 AND start_time >= ?3 ORDER BY start_time LIMIT 1 OFFSET ?4",
+                   "AND block_end >= ?3 AND block_start < ?5 AND start_time >= ?3 "
+                   "AND start_time < ?5 ORDER BY start_time LIMIT 1 OFFSET ?4",
                    d->run.run_id);
     sqlite3_stmt *irq =
         cq_prepare(db,
                    "SELECT arrival FROM run_irqs WHERE run_id = ?1 AND device = ?2 AND "
-                   "block_end >= ?3 AND arrival >= ?3 ORDER BY arrival LIMIT 1 OFFSET ?4",
+                   "block_end >= ?3 AND block_start < ?5 AND arrival >= ?3 AND arrival < ?5 "
+                   "ORDER BY arrival LIMIT 1 OFFSET ?4",
                    d->run.run_id);
     int bad = sl == NULL || irq == NULL;
+    int64_t step = (int64_t)(d->run.duration / 4096) + 1;
 
     *end = (int64_t)d->run.duration;
     for (size_t i = 0; !bad && i < d->n_threads; i++) {
@@ -309,12 +326,12 @@ enum chart_status chart_query_readable_end(sqlite3 *db, const struct chart_data 
             continue;
         sqlite3_reset(sl);
         sqlite3_bind_int64(sl, 2, d->threads[i].id);
-        bad = earliest_nth(sl, from, max_items, end) != 0;
+        bad = earliest_nth(sl, from, max_items, step, end) != 0;
     }
     for (size_t i = 0; !bad && i < d->n_devices; i++) {
         sqlite3_reset(irq);
         sqlite3_bind_text(irq, 2, d->devices[i].name, -1, SQLITE_TRANSIENT);
-        bad = earliest_nth(irq, from, max_items, end) != 0;
+        bad = earliest_nth(irq, from, max_items, step, end) != 0;
     }
     sqlite3_finalize(sl);
     sqlite3_finalize(irq);

@@ -65,20 +65,19 @@ static int take_slices(struct chart_data *d, sqlite3_stmt *st, size_t ti)
  * starts before the window (it may reach into it), then the rows that
  * start inside it. Both are written from query(cond), the slices of the
  * run ?1 and the thread or context ?2 that meet `cond`; ?3 and ?4 are the
- * window. */
-#define WINDOW_BEFORE(query) query(" AND start_time < ?3") " ORDER BY start_time DESC LIMIT 1"
+ * window. The last slice starting before the window starts no earlier
+ * than the last block of the thread's or context's (column `key`) slices
+ * starting before it, so only blocks that end there or later can hold
+ * it: the earlier ones are not read. */
+#define LAST_BLOCK_START(key)                                                                      \
+    "(SELECT coalesce(max(min_time), 0) FROM trace_blocks WHERE run_id = ?1"                       \
+    " AND tbl = 'slices' AND " key " = ?2 AND min_time < ?3)"
+#define WINDOW_BEFORE(query, key)                                                                  \
+    query(" AND block_end >= " LAST_BLOCK_START(                                                   \
+        key) " AND start_time < ?3") " ORDER BY start_time DESC LIMIT 1"
 #define WINDOW_INSIDE(query)                                                                       \
-    query(                                                                                         \
-        " AND block_end >= ?3 AND block_start < ?4 AND start_time >= ?3 AND start_time < ?4") " O" \
-                                                                                              "RD" \
-                                                                                              "ER" \
-                                                                                              " B" \
-                                                                                              "Y " \
-                                                                                              "st" \
-                                                                                              "ar" \
-                                                                                              "t_" \
-                                                                                              "ti" \
-                                                                                              "me"
+    query(" AND block_end >= ?3 AND block_start < ?4"                                              \
+          " AND start_time >= ?3 AND start_time < ?4") " ORDER BY start_time"
 
 /* A thread's slices and whom they were paid by; a context's slices
  * (db.h). */
@@ -110,7 +109,8 @@ static enum chart_status end_window(sqlite3 *db, sqlite3_stmt *before, sqlite3_s
 
 static enum chart_status read_slices(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
 {
-    static const char *const sql[2] = {WINDOW_BEFORE(THREAD_SLICES), WINDOW_INSIDE(THREAD_SLICES)};
+    static const char *const sql[2] = {WINDOW_BEFORE(THREAD_SLICES, "thread_id"),
+                                       WINDOW_INSIDE(THREAD_SLICES)};
     sqlite3_stmt *b, *in;
     int rc = prepare_window(db, sql, d->run.run_id, &b, &in);
 
@@ -239,19 +239,38 @@ static enum chart_status read_events(sqlite3 *db, struct chart_data *d, char *er
 /* The throttles of one context that reach into the window: the last one
  * before it and those in it, each with the next replenish of the same
  * context. ?2 names the context: its owner's thread id, or for a
- * notification's context (no owner) the thread that runs on it. */
-#define THROTTLE_SQL(ctx, ctx_r)                                                                   \
-    "SELECT b.thread_id, b.time, (SELECT min(r.time) FROM run_budget_events r WHERE "              \
-    "r.run_id = ?1 AND " ctx_r " AND r.block_end >= b.time AND r.kind = 'replenish' "              \
-    "AND r.time >= b.time) "                                                                       \
-    "FROM run_budget_events b WHERE b.run_id = ?1 AND " ctx " AND b.kind = 'throttle' "            \
-    "AND b.time >= (SELECT coalesce(max(time), -1) FROM run_budget_events b WHERE b.run_id = ?1 "  \
-    "AND " ctx " AND b.block_start < ?3 AND b.kind = 'throttle' AND b.time < ?3) "                 \
-    "AND b.block_start < ?4 AND b.time < ?4 ORDER BY b.time"
+ * notification's context (no owner) the thread that runs on it; ctx, ctx_r
+ * and ctx_a say so of the tables aliased b, r and a.
+ * Only the blocks that can hold the rows are read: the last throttle
+ * before the window is no earlier than the last block of throttles that
+ * starts before it, and the next replenish at or after a time no later
+ * than the end of the first block of replenishes that ends there or
+ * later. */
+#define LAST_THROTTLE_BLOCK(ctx_a)                                                                 \
+    "(SELECT coalesce(max(a.min_time), 0) FROM trace_blocks a WHERE a.run_id = ?1"                 \
+    " AND a.tbl = 'budget_events' AND a.kind = 'throttle' AND " ctx_a " AND a.min_time < ?3)"
+#define LAST_THROTTLE(ctx, ctx_a)                                                                  \
+    "(SELECT coalesce(max(time), -1) FROM run_budget_events b WHERE b.run_id = ?1 AND " ctx        \
+    " AND b.kind = 'throttle' AND b.block_end >= " LAST_THROTTLE_BLOCK(                            \
+        ctx_a) " AND b.block_start < ?3 AND b.time < ?3)"
+#define NEXT_REPLENISH(ctx_r, ctx_a)                                                               \
+    "(SELECT min(r.time) FROM run_budget_events r WHERE r.run_id = ?1 AND " ctx_r                  \
+    " AND r.kind = 'replenish' AND r.block_end >= b.time AND r.block_start <= (SELECT"             \
+    " min(a.max_time) FROM trace_blocks a WHERE a.run_id = ?1 AND a.tbl = 'budget_events'"         \
+    " AND a.kind = 'replenish' AND " ctx_a " AND a.max_time >= b.time) AND r.time >= b.time)"
+#define THROTTLE_SQL(ctx, ctx_r, ctx_a)                                                            \
+    "SELECT b.thread_id, b.time, " NEXT_REPLENISH(                                                 \
+        ctx_r,                                                                                     \
+        ctx_a) " FROM run_budget_events b"                                                         \
+               " WHERE b.run_id = ?1 AND " ctx " AND b.kind = 'throttle'"                          \
+               " AND b.block_end >= " LAST_THROTTLE(ctx, ctx_a) " AND b.time >= " LAST_THROTTLE(   \
+                   ctx, ctx_a) " AND b.block_start < ?4 AND b.time < ?4 ORDER BY b.time"
 
-static const char throttle_sql[] = THROTTLE_SQL("b.sc_thread_id = ?2", "r.sc_thread_id = ?2");
+static const char throttle_sql[] =
+    THROTTLE_SQL("b.sc_thread_id = ?2", "r.sc_thread_id = ?2", "a.sc_thread_id = ?2");
 static const char ntfn_throttle_sql[] = THROTTLE_SQL("b.sc_thread_id IS NULL AND b.thread_id = ?2",
-                                                     "r.sc_thread_id IS NULL AND r.thread_id = ?2");
+                                                     "r.sc_thread_id IS NULL AND r.thread_id = ?2",
+                                                     "a.sc_thread_id IS NULL AND a.thread_id = ?2");
 
 static int take_throttles(struct chart_data *d, sqlite3_stmt *st)
 {
@@ -382,7 +401,7 @@ static bool has_line(const struct chart_data *d, const struct chart_thread *t)
 
 static enum chart_status read_lines(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
 {
-    static const char *const sql[2] = {WINDOW_BEFORE(CONTEXT_SLICES),
+    static const char *const sql[2] = {WINDOW_BEFORE(CONTEXT_SLICES, "sc_thread_id"),
                                        WINDOW_INSIDE(CONTEXT_SLICES)};
     sqlite3_stmt *b, *in;
     int rc = prepare_window(db, sql, d->run.run_id, &b, &in);

@@ -29,11 +29,12 @@ union db_row {
 };
 
 /* What a block's rows share (db_rows.c): their table and the thread,
- * context or device its queries select them by. */
+ * context, device or kind its queries select them by. */
 struct db_block_key {
-    uint8_t kind; /* enum db_row_kind */
-    uint32_t a;   /* the thread (an interrupt's: its handler) */
-    uint32_t b;   /* slices, budget events: the context's thread; irqs: the device */
+    uint8_t table;    /* enum db_row_kind */
+    uint32_t a;       /* the thread (an interrupt's: its handler) */
+    uint32_t b;       /* slices, budget events: the context's thread; irqs: the device */
+    const char *kind; /* budget events, events: the kind's name (a static string); or NULL */
 };
 
 struct db_block_state {

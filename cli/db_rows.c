@@ -171,15 +171,16 @@ static struct db_block_key db_row_key(enum db_row_kind k, const union db_row *r)
 {
     switch (k) {
     case ROW_SLICE:
-        return (struct db_block_key){k, r->slice.thread, r->slice.sc_thread};
+        return (struct db_block_key){k, r->slice.thread, r->slice.sc_thread, NULL};
     case ROW_JOB:
-        return (struct db_block_key){k, r->job.thread, SINK_NO_THREAD};
+        return (struct db_block_key){k, r->job.thread, SINK_NO_THREAD, NULL};
     case ROW_BUDGET:
-        return (struct db_block_key){k, r->budget.thread, r->budget.sc_thread};
+        return (struct db_block_key){k, r->budget.thread, r->budget.sc_thread,
+                                     db_budget_kind[r->budget.kind]};
     case ROW_IRQ:
-        return (struct db_block_key){k, r->irq.handler, r->irq.device};
+        return (struct db_block_key){k, r->irq.handler, r->irq.device, NULL};
     default:
-        return (struct db_block_key){k, r->event.thread, SINK_NO_THREAD};
+        return (struct db_block_key){k, r->event.thread, SINK_NO_THREAD, r->event.kind};
     }
 }
 
@@ -206,7 +207,12 @@ static void db_row_times(enum db_row_kind k, const union db_row *r, cycles_t *lo
 
 static uint32_t db_key_hash(const struct db_block_key *key)
 {
-    uint64_t h = ((uint64_t)key->kind << 56) ^ ((uint64_t)key->a << 24) ^ key->b;
+    /* The kind's address: its name is a static string, one per kind (two
+     * copies of a name would make two keys, each with blocks of its own).
+     * Only where a key sits in the hash table depends on the address, not
+     * the order keys are kept in. */
+    uint64_t h = ((uint64_t)key->table << 56) ^ ((uint64_t)key->a << 24) ^ key->b ^
+                 (uint64_t)(uintptr_t)key->kind;
 
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
@@ -216,7 +222,7 @@ static uint32_t db_key_hash(const struct db_block_key *key)
 
 static bool db_key_equal(const struct db_block_key *x, const struct db_block_key *y)
 {
-    return x->kind == y->kind && x->a == y->a && x->b == y->b;
+    return x->table == y->table && x->a == y->a && x->b == y->b && x->kind == y->kind;
 }
 
 static int db_keys_grow(struct db *db)
@@ -347,8 +353,8 @@ int db_rows_begin(struct db *db)
     if (!ar->block &&
         db_prepare_sql(db,
                        "INSERT INTO trace_blocks (run_id, tbl, thread_id, sc_thread_id, device,"
-                       " first_row, last_row, min_time, max_time)"
-                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                       " kind, first_row, last_row, min_time, max_time)"
+                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                        &ar->block) != 0)
         return -1;
     for (int k = 0; k < ROW_KINDS; k++) {
@@ -387,7 +393,7 @@ static int db_block_row(struct db *db, const struct db_block_state *b, int64_t l
                         cycles_t lo, cycles_t hi)
 {
     sqlite3_stmt *st = db->arena.block;
-    enum db_row_kind k = (enum db_row_kind)b->key.kind;
+    enum db_row_kind k = (enum db_row_kind)b->key.table;
 
     db_bind_text(st, 2, db_row_tables[k].name);
     db_bind_thread(st, 3, b->key.a);
@@ -396,10 +402,11 @@ static int db_block_row(struct db *db, const struct db_block_state *b, int64_t l
     else
         sqlite3_bind_null(st, 4);
     db_bind_text(st, 5, k == ROW_IRQ ? db->s->devices[b->key.b].name : NULL);
-    sqlite3_bind_int64(st, 6, last - (int64_t)n + 1);
-    sqlite3_bind_int64(st, 7, last);
-    db_bind_time(st, 8, lo);
-    db_bind_time(st, 9, hi);
+    db_bind_text(st, 6, b->key.kind);
+    sqlite3_bind_int64(st, 7, last - (int64_t)n + 1);
+    sqlite3_bind_int64(st, 8, last);
+    db_bind_time(st, 9, lo);
+    db_bind_time(st, 10, hi);
     return db_rows_step(db, st);
 }
 
@@ -410,7 +417,7 @@ static int db_block_write(struct db *db, const struct db_block_state *b, const u
                           uint32_t n)
 {
     struct db_arena *ar = &db->arena;
-    enum db_row_kind k = (enum db_row_kind)b->key.kind;
+    enum db_row_kind k = (enum db_row_kind)b->key.table;
     const struct db_row_table *t = &db_row_tables[k];
     cycles_t lo = SINK_NO_TIME, hi = 0;
     uint32_t i = 0;
@@ -438,8 +445,9 @@ static int db_block_write(struct db *db, const struct db_block_state *b, const u
     return db_block_row(db, b, sqlite3_last_insert_rowid(db->sq), n, lo, hi);
 }
 
-/* Write every row of the arena, a block per key in the order the keys were
- * first seen: a stable counting sort of the arena by key. */
+/* Write every row of the arena, by key in the order the keys were first
+ * seen (a stable counting sort of the arena by key), in blocks of at most
+ * DB_BLOCK_ROWS rows. */
 int db_rows_flush(struct db *db)
 {
     struct db_arena *ar = &db->arena;
@@ -459,8 +467,12 @@ int db_rows_flush(struct db *db)
         uint32_t n = b->n;
 
         b->n = 0;
-        if (n && db_block_write(db, b, ar->order + b->at - n, n) != 0)
-            return -1;
+        for (uint32_t i = 0; i < n; i += DB_BLOCK_ROWS) {
+            uint32_t m = n - i < DB_BLOCK_ROWS ? n - i : DB_BLOCK_ROWS;
+
+            if (db_block_write(db, b, ar->order + b->at - n + i, m) != 0)
+                return -1;
+        }
     }
     return 0;
 }

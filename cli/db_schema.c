@@ -93,9 +93,10 @@ const char db_schema_v2_sql[] =
  * (db_rows.c), and trace_blocks says where each block is: its run, table,
  * key (thread_id: who ran, whose job, whose budget event, whose event, an
  * interrupt's handler; sc_thread_id: the context of a slice or a budget
- * event; device: an interrupt's), its rowids first_row..last_row, and the
- * times its rows span (slices: start to end; jobs: release; the others:
- * time or arrival). Applied to an older file, it describes the runs
+ * event; device: an interrupt's; kind: a budget event's or an event's),
+ * its rowids first_row..last_row, and the times its rows span (slices:
+ * start to end; jobs: release; the others: time or arrival), at most
+ * DB_BLOCK_ROWS rows. Applied to an older file, it describes the runs
  * already there with one block per run and key, spanning the key's first
  * to last rowid; other rows in that span are told apart by the views'
  * conditions, so old runs read right, only less quickly
@@ -122,7 +123,7 @@ const char db_schema_v3_sql[] =
     " run_id INTEGER NOT NULL REFERENCES runs (run_id),"
     " tbl TEXT NOT NULL CHECK (tbl = 'slices' OR tbl = 'jobs' OR tbl = 'budget_events' OR"
     " tbl = 'irqs' OR tbl = 'events'),"
-    " thread_id INTEGER, sc_thread_id INTEGER, device TEXT,"
+    " thread_id INTEGER, sc_thread_id INTEGER, device TEXT, kind TEXT,"
     " first_row INTEGER NOT NULL, last_row INTEGER NOT NULL,"
     " min_time INTEGER, max_time INTEGER);"
     "CREATE INDEX trace_blocks_by_thread ON trace_blocks (run_id, tbl, thread_id, max_time);"
@@ -143,12 +144,12 @@ const char db_schema_v3_sql[] =
     " FROM trace_blocks b JOIN jobs j ON j.rowid BETWEEN b.first_row AND b.last_row"
     " WHERE b.tbl = 'jobs' AND j.run_id = b.run_id AND j.thread_id = b.thread_id;"
     "CREATE VIEW run_budget_events AS SELECT b.run_id AS run_id, b.thread_id AS thread_id,"
-    " b.sc_thread_id AS sc_thread_id, e.time AS time, e.kind AS kind, e.amount AS amount,"
+    " b.sc_thread_id AS sc_thread_id, e.time AS time, b.kind AS kind, e.amount AS amount,"
     " e.seq AS seq,"
     " b.min_time AS block_start, b.max_time AS block_end, e.rowid AS row"
     " FROM trace_blocks b JOIN budget_events e ON e.rowid BETWEEN b.first_row AND b.last_row"
     " WHERE b.tbl = 'budget_events' AND e.run_id = b.run_id AND e.thread_id IS b.thread_id"
-    " AND e.sc_thread_id IS b.sc_thread_id;"
+    " AND e.sc_thread_id IS b.sc_thread_id AND e.kind = b.kind;"
     "CREATE VIEW run_irqs AS SELECT b.run_id AS run_id, b.device AS device, i.line AS line,"
     " i.arrival AS arrival, i.delivered AS delivered, i.lost AS lost, b.thread_id AS handler,"
     " i.handler_start AS handler_start, i.seq AS seq, b.min_time AS block_start, b.max_time AS "
@@ -158,10 +159,11 @@ const char db_schema_v3_sql[] =
     " WHERE b.tbl = 'irqs' AND i.run_id = b.run_id AND i.device = b.device"
     " AND i.handler IS b.thread_id;"
     "CREATE VIEW run_events AS SELECT b.run_id AS run_id, e.seq AS seq, e.time AS time,"
-    " e.kind AS kind, b.thread_id AS thread_id, e.object AS object, e.arg AS arg,"
+    " b.kind AS kind, b.thread_id AS thread_id, e.object AS object, e.arg AS arg,"
     " b.min_time AS block_start, b.max_time AS block_end, e.rowid AS row"
     " FROM trace_blocks b JOIN events e ON e.rowid BETWEEN b.first_row AND b.last_row"
-    " WHERE b.tbl = 'events' AND e.run_id = b.run_id AND e.thread_id IS b.thread_id;"
+    " WHERE b.tbl = 'events' AND e.run_id = b.run_id AND e.thread_id IS b.thread_id"
+    " AND e.kind = b.kind;"
     "DROP VIEW IF EXISTS stats;"
     "DROP VIEW IF EXISTS run_stats;"
     "CREATE VIEW stats AS SELECT t.run_id, t.thread_id, t.name, t.criticality,"
@@ -185,7 +187,11 @@ const char db_schema_v3_sql[] =
     " (SELECT coalesce(sum(coalesce((SELECT min(p.time) FROM run_budget_events p"
     "   WHERE p.run_id = b.run_id AND p.sc_thread_id IS b.sc_thread_id"
     "   AND (b.sc_thread_id IS NOT NULL OR p.thread_id = b.thread_id)"
-    "   AND p.block_end >= b.time AND p.kind = 'replenish' AND p.time >= b.time),"
+    "   AND p.block_end >= b.time AND p.block_start <= (SELECT min(a.max_time)"
+    "   FROM trace_blocks a WHERE a.run_id = b.run_id AND a.tbl = 'budget_events'"
+    "   AND a.kind = 'replenish' AND a.sc_thread_id IS b.sc_thread_id"
+    "   AND (b.sc_thread_id IS NOT NULL OR a.thread_id = b.thread_id) AND a.max_time >= b.time)"
+    "   AND p.kind = 'replenish' AND p.time >= b.time),"
     "   r.duration) - b.time), 0)"
     "  FROM run_budget_events b WHERE b.run_id = t.run_id AND b.thread_id = t.thread_id"
     "  AND b.kind = 'throttle') AS throttled,"
@@ -232,18 +238,19 @@ const char db_schema_v3_sql[] =
  * file whose rows were written by hand with SQL, once.
  */
 const char db_blocks_of_rows_sql[] =
-    "INSERT INTO trace_blocks SELECT run_id, 'slices', thread_id, sc_thread_id, NULL, min(rowid),"
+    "INSERT INTO trace_blocks SELECT run_id, 'slices', thread_id, sc_thread_id, NULL, NULL, "
+    "min(rowid),"
     " max(rowid), min(start_time), max(end_time) FROM slices"
     " GROUP BY run_id, thread_id, sc_thread_id;"
-    "INSERT INTO trace_blocks SELECT run_id, 'jobs', thread_id, NULL, NULL, min(rowid),"
+    "INSERT INTO trace_blocks SELECT run_id, 'jobs', thread_id, NULL, NULL, NULL, min(rowid),"
     " max(rowid), min(release_time), max(release_time) FROM jobs GROUP BY run_id, thread_id;"
     "INSERT INTO trace_blocks SELECT run_id, 'budget_events', thread_id, sc_thread_id, NULL,"
-    " min(rowid), max(rowid), min(time), max(time) FROM budget_events"
-    " GROUP BY run_id, thread_id, sc_thread_id;"
-    "INSERT INTO trace_blocks SELECT run_id, 'irqs', handler, NULL, device, min(rowid),"
+    " kind, min(rowid), max(rowid), min(time), max(time) FROM budget_events"
+    " GROUP BY run_id, thread_id, sc_thread_id, kind;"
+    "INSERT INTO trace_blocks SELECT run_id, 'irqs', handler, NULL, device, NULL, min(rowid),"
     " max(rowid), min(arrival), max(arrival) FROM irqs GROUP BY run_id, handler, device;"
-    "INSERT INTO trace_blocks SELECT run_id, 'events', thread_id, NULL, NULL, min(rowid),"
-    " max(rowid), min(time), max(time) FROM events GROUP BY run_id, thread_id;";
+    "INSERT INTO trace_blocks SELECT run_id, 'events', thread_id, NULL, NULL, kind, min(rowid),"
+    " max(rowid), min(time), max(time) FROM events GROUP BY run_id, thread_id, kind;";
 
 /*
  * The run_* views of a file older than version 3 opened read-only (it

@@ -388,22 +388,25 @@ static void test_db_rows(void **state)
     /* One block per key, in the order the keys were first seen, each with
      * its rowids and the times it spans. */
     sqlq_assert_rows(db_sqlite(db),
-                     "SELECT tbl, thread_id, sc_thread_id, device, first_row, last_row, min_time,"
-                     " max_time FROM trace_blocks WHERE run_id = 1 ORDER BY rowid",
-                     "slices|1|1|NULL|1|1|0|1500\n"
-                     "slices|3|1|NULL|2|2|1500|1800\n"
-                     "slices|3|NULL|NULL|3|3|1800|1900\n"
-                     "slices|2|NULL|NULL|4|4|1900|2000\n"
-                     "jobs|1|NULL|NULL|1|1|0|0\n"
-                     "jobs|2|NULL|NULL|2|2|1900|1900\n"
-                     "budget_events|1|1|NULL|1|3|1500|10000000\n"
-                     "budget_events|3|1|NULL|4|5|1700|1750\n"
-                     "budget_events|3|NULL|NULL|6|6|1900|1900\n"
-                     "irqs|2|NULL|net|1|1|1000|1000\n"
-                     "irqs|NULL|NULL|net|2|2|1100|1100\n"
-                     "events|1|NULL|NULL|1|1|1500|1500\n"
-                     "events|NULL|NULL|NULL|2|2|1600|1600\n"
-                     "events|3|NULL|NULL|3|3|1700|1700\n");
+                     "SELECT tbl, thread_id, sc_thread_id, device, kind, first_row, last_row,"
+                     " min_time, max_time FROM trace_blocks WHERE run_id = 1 ORDER BY rowid",
+                     "slices|1|1|NULL|NULL|1|1|0|1500\n"
+                     "slices|3|1|NULL|NULL|2|2|1500|1800\n"
+                     "slices|3|NULL|NULL|NULL|3|3|1800|1900\n"
+                     "slices|2|NULL|NULL|NULL|4|4|1900|2000\n"
+                     "jobs|1|NULL|NULL|NULL|1|1|0|0\n"
+                     "jobs|2|NULL|NULL|NULL|2|2|1900|1900\n"
+                     "budget_events|1|1|NULL|exhausted|1|1|1500|1500\n"
+                     "budget_events|1|1|NULL|throttle|2|2|1500|1500\n"
+                     "budget_events|1|1|NULL|replenish|3|3|10000000|10000000\n"
+                     "budget_events|3|1|NULL|timeout_fault|4|4|1700|1700\n"
+                     "budget_events|3|1|NULL|emergency|5|5|1750|1750\n"
+                     "budget_events|3|NULL|NULL|exhausted|6|6|1900|1900\n"
+                     "irqs|2|NULL|net|NULL|1|1|1000|1000\n"
+                     "irqs|NULL|NULL|net|NULL|2|2|1100|1100\n"
+                     "events|1|NULL|NULL|preempt|1|1|1500|1500\n"
+                     "events|NULL|NULL|NULL|timer|2|2|1600|1600\n"
+                     "events|3|NULL|NULL|signal|3|3|1700|1700\n");
     /* The run_* views read the same rows through the blocks. */
     sqlq_assert_rows(db_sqlite(db),
                      "SELECT thread_id, start_time FROM run_slices WHERE run_id = 1"
@@ -709,7 +712,7 @@ static void test_db_upgrade_v1(void **state)
     sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "3\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT * FROM irqs", "1|net|33|10|20|0|NULL|NULL|NULL\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT * FROM trace_blocks",
-                     "1|irqs|NULL|NULL|net|1|1|10|10\n");
+                     "1|irqs|NULL|NULL|net|NULL|1|1|10|10\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT device, arrival, handler, seq, row FROM run_irqs",
                      "net|10|NULL|NULL|1\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "26\n");

@@ -91,9 +91,9 @@ static void run_alternating(const char *path, uint32_t n)
     db_close(db);
 }
 
-/* A full arena is written before the next row is held: a block per
- * thread of DB_ARENA_ROWS / 2 rows, then the last rows in a second pair of
- * blocks at the end of the run. */
+/* A full arena is written before the next row is held: each thread's
+ * DB_ARENA_ROWS / 2 rows in blocks of DB_BLOCK_ROWS, a's first; then the
+ * last rows in one more block each at the end of the run. */
 static void test_blocks_arena_full(void **state)
 {
     char path[256];
@@ -101,13 +101,23 @@ static void test_blocks_arena_full(void **state)
 
     (void)state;
     assert_int_equal(DB_ARENA_ROWS, 65536); /* the figures below */
+    assert_int_equal(DB_BLOCK_ROWS, 512);
     db_path(path, sizeof path, "full.db");
     run_alternating(path, n);
     sqlq_assert_path_rows(path,
+                          "SELECT thread_id, count(*), min(first_row), max(last_row),"
+                          " sum(last_row - first_row + 1), max(last_row - first_row + 1)"
+                          " FROM trace_blocks WHERE run_id = 1 AND tbl = 'slices'"
+                          " GROUP BY thread_id ORDER BY thread_id",
+                          "1|65|1|65539|32771|512\n2|65|32769|65542|32771|512\n");
+    sqlq_assert_path_rows(path,
                           "SELECT thread_id, sc_thread_id, first_row, last_row, min_time, max_time"
-                          " FROM trace_blocks WHERE run_id = 1 AND tbl = 'slices' ORDER BY rowid",
-                          "1|1|1|32768|0|655345\n"
-                          "2|2|32769|65536|10|655355\n"
+                          " FROM trace_blocks WHERE run_id = 1 AND tbl = 'slices'"
+                          " AND rowid IN (1, 2, 64, 65, 129, 130) ORDER BY rowid",
+                          "1|1|1|512|0|10225\n"
+                          "1|1|513|1024|10240|20465\n"
+                          "1|1|32257|32768|645120|655345\n"
+                          "2|2|32769|33280|10|10235\n"
                           "1|1|65537|65539|655360|655405\n"
                           "2|2|65540|65542|655370|655415\n");
     /* Every row is in exactly one block of its thread, and seq is the
