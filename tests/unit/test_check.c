@@ -166,6 +166,8 @@ static void test_check_catches_broken_guarantees(void **state)
     assert_int_equal(spawn_mcsim("check", "g.db", NULL), 1);
     assert_non_null(strstr(spawn_out, "FAIL  guarantee: every context kept its budget"));
     assert_non_null(strstr(spawn_out, "FAIL  guarantee: one slice at a time"));
+    assert_non_null(
+        strstr(spawn_out, "(a slice starts at 10000240 before the one before it ended)"));
 }
 
 /* The scenario's text is in the database: check needs no file. Without
