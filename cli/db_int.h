@@ -55,9 +55,10 @@ struct db_arena {
     uint32_t n_keys, cap_keys;
     uint32_t *hash; /* index in keys + 1, or 0; hash_cap is a power of two */
     uint32_t hash_cap;
-    sqlite3_stmt *one[ROW_KINDS];  /* INSERT of one row */
-    sqlite3_stmt *many[ROW_KINDS]; /* INSERT of DB_ROWS_PER_INSERT rows */
-    sqlite3_stmt *block;           /* INSERT of a trace_blocks row */
+    /* insert[k][m - 1]: INSERT of m rows into table k, prepared when first
+     * needed (db_rows_insert) */
+    sqlite3_stmt *insert[ROW_KINDS][DB_ROWS_PER_INSERT];
+    sqlite3_stmt *block; /* INSERT of a trace_blocks row */
 };
 
 struct db {

@@ -357,13 +357,10 @@ int db_rows_begin(struct db *db)
                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                        &ar->block) != 0)
         return -1;
-    for (int k = 0; k < ROW_KINDS; k++) {
-        if (db_rows_prepare_one(db, &db_row_tables[k], 1, &ar->one[k]) != 0 ||
-            db_rows_prepare_one(db, &db_row_tables[k], DB_ROWS_PER_INSERT, &ar->many[k]) != 0)
-            return -1;
-        sqlite3_bind_int64(ar->one[k], 1, db->run_id);
-        sqlite3_bind_int64(ar->many[k], 1, db->run_id);
-    }
+    for (int k = 0; k < ROW_KINDS; k++)
+        for (int m = 0; m < DB_ROWS_PER_INSERT; m++)
+            if (ar->insert[k][m])
+                sqlite3_bind_int64(ar->insert[k][m], 1, db->run_id);
     sqlite3_bind_int64(ar->block, 1, db->run_id);
     ar->n = 0;
     ar->n_keys = 0;
@@ -371,6 +368,21 @@ int db_rows_begin(struct db *db)
     if (ar->hash)
         memset(ar->hash, 0, ar->hash_cap * sizeof *ar->hash);
     return 0;
+}
+
+/* The statement that inserts m rows (1 <= m <= DB_ROWS_PER_INSERT) into
+ * table k, prepared when first needed, with the run id bound; NULL after
+ * an error. */
+static sqlite3_stmt *db_rows_insert(struct db *db, enum db_row_kind k, uint32_t m)
+{
+    sqlite3_stmt **st = &db->arena.insert[k][m - 1];
+
+    if (!*st) {
+        if (db_rows_prepare_one(db, &db_row_tables[k], (int)m, st) != 0)
+            return NULL;
+        sqlite3_bind_int64(*st, 1, db->run_id);
+    }
+    return *st;
 }
 
 /* Run one bound statement to completion and leave it ready for reuse,
@@ -423,9 +435,11 @@ static int db_block_write(struct db *db, const struct db_block_state *b, const u
     uint32_t i = 0;
 
     while (i < n) {
-        uint32_t m = n - i >= DB_ROWS_PER_INSERT ? DB_ROWS_PER_INSERT : 1;
-        sqlite3_stmt *st = m == 1 ? ar->one[k] : ar->many[k];
+        uint32_t m = n - i >= DB_ROWS_PER_INSERT ? DB_ROWS_PER_INSERT : n - i;
+        sqlite3_stmt *st = db_rows_insert(db, k, m);
 
+        if (!st)
+            return -1;
         for (uint32_t j = 0; j < m; j++, i++) {
             const union db_row *r = &ar->row[idx[i]];
             cycles_t rlo, rhi;
@@ -501,12 +515,10 @@ void db_rows_discard(struct db *db)
     ar->n = 0;
     for (uint32_t k = 0; k < ar->n_keys; k++)
         ar->keys[k].n = 0;
-    for (int k = 0; k < ROW_KINDS; k++) {
-        if (ar->one[k])
-            sqlite3_clear_bindings(ar->one[k]);
-        if (ar->many[k])
-            sqlite3_clear_bindings(ar->many[k]);
-    }
+    for (int k = 0; k < ROW_KINDS; k++)
+        for (int m = 0; m < DB_ROWS_PER_INSERT; m++)
+            if (ar->insert[k][m])
+                sqlite3_clear_bindings(ar->insert[k][m]);
     if (ar->block)
         sqlite3_clear_bindings(ar->block);
 }
@@ -515,11 +527,9 @@ void db_rows_release(struct db *db)
 {
     struct db_arena *ar = &db->arena;
 
-    for (int k = 0; k < ROW_KINDS; k++) {
-        sqlite3_finalize(ar->one[k]);
-        sqlite3_finalize(ar->many[k]);
-        ar->one[k] = ar->many[k] = NULL;
-    }
+    for (int k = 0; k < ROW_KINDS; k++)
+        for (int m = 0; m < DB_ROWS_PER_INSERT; m++)
+            sqlite3_finalize(ar->insert[k][m]);
     sqlite3_finalize(ar->block);
     ar->block = NULL;
     free(ar->row);

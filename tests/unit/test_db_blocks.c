@@ -100,7 +100,7 @@ static void test_blocks_arena_full(void **state)
     const uint32_t n = DB_ARENA_ROWS + 6;
 
     (void)state;
-    assert_int_equal(DB_ARENA_ROWS, 65536); /* the figures below */
+    assert_int_equal(DB_ARENA_ROWS, 16384); /* the figures below */
     assert_int_equal(DB_BLOCK_ROWS, 512);
     db_path(path, sizeof path, "full.db");
     run_alternating(path, n);
@@ -109,28 +109,28 @@ static void test_blocks_arena_full(void **state)
                           " sum(last_row - first_row + 1), max(last_row - first_row + 1)"
                           " FROM trace_blocks WHERE run_id = 1 AND tbl = 'slices'"
                           " GROUP BY thread_id ORDER BY thread_id",
-                          "1|65|1|65539|32771|512\n2|65|32769|65542|32771|512\n");
+                          "1|17|1|16387|8195|512\n2|17|8193|16390|8195|512\n");
     sqlq_assert_path_rows(path,
                           "SELECT thread_id, sc_thread_id, first_row, last_row, min_time, max_time"
                           " FROM trace_blocks WHERE run_id = 1 AND tbl = 'slices'"
-                          " AND rowid IN (1, 2, 64, 65, 129, 130) ORDER BY rowid",
+                          " AND rowid IN (1, 2, 16, 17, 33, 34) ORDER BY rowid",
                           "1|1|1|512|0|10225\n"
                           "1|1|513|1024|10240|20465\n"
-                          "1|1|32257|32768|645120|655345\n"
-                          "2|2|32769|33280|10|10235\n"
-                          "1|1|65537|65539|655360|655405\n"
-                          "2|2|65540|65542|655370|655415\n");
+                          "1|1|7681|8192|153600|163825\n"
+                          "2|2|8193|8704|10|10235\n"
+                          "1|1|16385|16387|163840|163885\n"
+                          "2|2|16388|16390|163850|163895\n");
     /* Every row is in exactly one block of its thread, and seq is the
      * order the sink received the rows in. */
     sqlq_assert_path_rows(path,
                           "SELECT thread_id, count(*), min(start_time), max(start_time),"
                           " sum(seq * 10 = start_time) FROM run_slices WHERE run_id = 1"
                           " GROUP BY thread_id ORDER BY thread_id",
-                          "1|32771|0|655400|32771\n2|32771|10|655410|32771\n");
+                          "1|8195|0|163880|8195\n2|8195|10|163890|8195\n");
     sqlq_assert_path_rows(path,
                           "SELECT count(*) FROM run_slices WHERE run_id = 1 AND thread_id = 2"
-                          " AND block_end >= 655360 AND block_start < 655380"
-                          " AND start_time >= 655360 AND start_time < 655380",
+                          " AND block_end >= 163860 AND block_start < 163880"
+                          " AND start_time >= 163860 AND start_time < 163880",
                           "1\n");
 }
 
