@@ -243,9 +243,9 @@ static enum chart_status read_events(sqlite3 *db, struct chart_data *d, char *er
  * and ctx_a say so of the tables aliased b, r and a.
  * Only the blocks that can hold the rows are read: the last throttle
  * before the window is no earlier than the last block of throttles that
- * starts before it, and the next replenish at or after a time no later
- * than the end of the first block of replenishes that ends there or
- * later. */
+ * starts before it, and the next replenish at or after a time is in the
+ * first block of the context's replenishes that ends there or later (one
+ * key, whose blocks follow each other in time: db_schema.c). */
 #define LAST_THROTTLE_BLOCK(ctx_a)                                                                 \
     "(SELECT coalesce(max(a.min_time), 0) FROM trace_blocks a WHERE a.run_id = ?1"                 \
     " AND a.tbl = 'budget_events' AND a.kind = 'throttle' AND " ctx_a " AND a.min_time < ?3)"
@@ -255,9 +255,9 @@ static enum chart_status read_events(sqlite3 *db, struct chart_data *d, char *er
         ctx_a) " AND b.block_start < ?3 AND b.time < ?3)"
 #define NEXT_REPLENISH(ctx_r, ctx_a)                                                               \
     "(SELECT min(r.time) FROM run_budget_events r WHERE r.run_id = ?1 AND " ctx_r                  \
-    " AND r.kind = 'replenish' AND r.block_end >= b.time AND r.block_start <= (SELECT"             \
+    " AND r.kind = 'replenish' AND r.block_end = (SELECT"                                          \
     " min(a.max_time) FROM trace_blocks a WHERE a.run_id = ?1 AND a.tbl = 'budget_events'"         \
-    " AND a.kind = 'replenish' AND " ctx_a " AND a.max_time >= b.time) AND r.time >= b.time)"
+    " AND " ctx_a " AND a.kind = 'replenish' AND a.max_time >= b.time) AND r.time >= b.time)"
 #define THROTTLE_SQL(ctx, ctx_r, ctx_a)                                                            \
     "SELECT b.thread_id, b.time, " NEXT_REPLENISH(                                                 \
         ctx_r,                                                                                     \

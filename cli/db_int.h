@@ -32,7 +32,8 @@ union db_row {
  * context, device or kind its queries select them by. */
 struct db_block_key {
     uint8_t table;    /* enum db_row_kind */
-    uint32_t a;       /* the thread (an interrupt's: its handler) */
+    uint32_t a;       /* the thread (an interrupt's: its handler; a budget event's: only
+                         on a notification's context, else SINK_NO_THREAD) */
     uint32_t b;       /* slices, budget events: the context's thread; irqs: the device */
     const char *kind; /* budget events, events: the kind's name (a static string); or NULL */
 };

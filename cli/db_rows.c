@@ -174,9 +174,10 @@ static struct db_block_key db_row_key(enum db_row_kind k, const union db_row *r)
         return (struct db_block_key){k, r->slice.thread, r->slice.sc_thread, NULL};
     case ROW_JOB:
         return (struct db_block_key){k, r->job.thread, SINK_NO_THREAD, NULL};
-    case ROW_BUDGET:
-        return (struct db_block_key){k, r->budget.thread, r->budget.sc_thread,
-                                     db_budget_kind[r->budget.kind]};
+    case ROW_BUDGET: /* by context: the thread only names a notification's */
+        return (struct db_block_key){
+            k, r->budget.sc_thread == SINK_NO_THREAD ? r->budget.thread : SINK_NO_THREAD,
+            r->budget.sc_thread, db_budget_kind[r->budget.kind]};
     case ROW_IRQ:
         return (struct db_block_key){k, r->irq.handler, r->irq.device, NULL};
     default:

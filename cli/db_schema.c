@@ -91,9 +91,10 @@ const char db_schema_v2_sql[] =
 /*
  * Schema version 3: the trace tables' rows are written in blocks
  * (db_rows.c), and trace_blocks says where each block is: its run, table,
- * key (thread_id: who ran, whose job, whose budget event, whose event, an
- * interrupt's handler; sc_thread_id: the context of a slice or a budget
- * event; device: an interrupt's; kind: a budget event's or an event's),
+ * key (thread_id: who ran, whose job, whose event, an interrupt's handler,
+ * the thread a budget event on a notification's context happened to;
+ * sc_thread_id: the context of a slice or a budget event; device: an
+ * interrupt's; kind: a budget event's or an event's),
  * its rowids first_row..last_row, and the times its rows span (slices:
  * start to end; jobs: release; the others: time or arrival), at most
  * DB_BLOCK_ROWS rows. Applied to an older file, it describes the runs
@@ -113,6 +114,10 @@ const char db_schema_v2_sql[] =
  * again over them. A job counts as missed in the views as in expectations
  * (expect_int.h); a context's CPU time (stats.charged) is its own thread's
  * slices on it plus the slices it paid for others (DB_SLICES_DONATED).
+ * A throttle lasts until the context's next replenish: a context's budget
+ * events of one kind form one key, whose rows arrive in time order, so
+ * its blocks follow each other in time and the next replenish at or after
+ * a time is in the first replenish block that ends there or later.
  */
 const char db_schema_v3_sql[] =
     "ALTER TABLE slices ADD COLUMN seq INTEGER;"
@@ -127,7 +132,8 @@ const char db_schema_v3_sql[] =
     " first_row INTEGER NOT NULL, last_row INTEGER NOT NULL,"
     " min_time INTEGER, max_time INTEGER);"
     "CREATE INDEX trace_blocks_by_thread ON trace_blocks (run_id, tbl, thread_id, max_time);"
-    "CREATE INDEX trace_blocks_by_context ON trace_blocks (run_id, tbl, sc_thread_id, max_time);"
+    "CREATE INDEX trace_blocks_by_context ON trace_blocks (run_id, tbl, sc_thread_id, kind, "
+    "max_time);"
     "CREATE INDEX trace_blocks_by_device ON trace_blocks (run_id, tbl, device, max_time);"
     "CREATE VIEW run_slices AS SELECT b.run_id AS run_id, b.thread_id AS thread_id,"
     " b.sc_thread_id AS sc_thread_id, s.sc_notification AS sc_notification,"
@@ -143,13 +149,14 @@ const char db_schema_v3_sql[] =
     "j.rowid AS row"
     " FROM trace_blocks b JOIN jobs j ON j.rowid BETWEEN b.first_row AND b.last_row"
     " WHERE b.tbl = 'jobs' AND j.run_id = b.run_id AND j.thread_id = b.thread_id;"
-    "CREATE VIEW run_budget_events AS SELECT b.run_id AS run_id, b.thread_id AS thread_id,"
+    "CREATE VIEW run_budget_events AS SELECT b.run_id AS run_id, e.thread_id AS thread_id,"
     " b.sc_thread_id AS sc_thread_id, e.time AS time, b.kind AS kind, e.amount AS amount,"
     " e.seq AS seq,"
     " b.min_time AS block_start, b.max_time AS block_end, e.rowid AS row"
     " FROM trace_blocks b JOIN budget_events e ON e.rowid BETWEEN b.first_row AND b.last_row"
-    " WHERE b.tbl = 'budget_events' AND e.run_id = b.run_id AND e.thread_id IS b.thread_id"
-    " AND e.sc_thread_id IS b.sc_thread_id AND e.kind = b.kind;"
+    " WHERE b.tbl = 'budget_events' AND e.run_id = b.run_id"
+    " AND e.sc_thread_id IS b.sc_thread_id AND e.kind = b.kind"
+    " AND (b.sc_thread_id IS NOT NULL OR e.thread_id IS b.thread_id);"
     "CREATE VIEW run_irqs AS SELECT b.run_id AS run_id, b.device AS device, i.line AS line,"
     " i.arrival AS arrival, i.delivered AS delivered, i.lost AS lost, b.thread_id AS handler,"
     " i.handler_start AS handler_start, i.seq AS seq, b.min_time AS block_start, b.max_time AS "
@@ -187,9 +194,9 @@ const char db_schema_v3_sql[] =
     " (SELECT coalesce(sum(coalesce((SELECT min(p.time) FROM run_budget_events p"
     "   WHERE p.run_id = b.run_id AND p.sc_thread_id IS b.sc_thread_id"
     "   AND (b.sc_thread_id IS NOT NULL OR p.thread_id = b.thread_id)"
-    "   AND p.block_end >= b.time AND p.block_start <= (SELECT min(a.max_time)"
+    "   AND p.block_end = (SELECT min(a.max_time)"
     "   FROM trace_blocks a WHERE a.run_id = b.run_id AND a.tbl = 'budget_events'"
-    "   AND a.kind = 'replenish' AND a.sc_thread_id IS b.sc_thread_id"
+    "   AND a.sc_thread_id IS b.sc_thread_id AND a.kind = 'replenish'"
     "   AND (b.sc_thread_id IS NOT NULL OR a.thread_id = b.thread_id) AND a.max_time >= b.time)"
     "   AND p.kind = 'replenish' AND p.time >= b.time),"
     "   r.duration) - b.time), 0)"
@@ -244,9 +251,10 @@ const char db_blocks_of_rows_sql[] =
     " GROUP BY run_id, thread_id, sc_thread_id;"
     "INSERT INTO trace_blocks SELECT run_id, 'jobs', thread_id, NULL, NULL, NULL, min(rowid),"
     " max(rowid), min(release_time), max(release_time) FROM jobs GROUP BY run_id, thread_id;"
-    "INSERT INTO trace_blocks SELECT run_id, 'budget_events', thread_id, sc_thread_id, NULL,"
+    "INSERT INTO trace_blocks SELECT run_id, 'budget_events',"
+    " CASE WHEN sc_thread_id IS NULL THEN thread_id END, sc_thread_id, NULL,"
     " kind, min(rowid), max(rowid), min(time), max(time) FROM budget_events"
-    " GROUP BY run_id, thread_id, sc_thread_id, kind;"
+    " GROUP BY run_id, sc_thread_id, kind, CASE WHEN sc_thread_id IS NULL THEN thread_id END;"
     "INSERT INTO trace_blocks SELECT run_id, 'irqs', handler, NULL, device, NULL, min(rowid),"
     " max(rowid), min(arrival), max(arrival) FROM irqs GROUP BY run_id, handler, device;"
     "INSERT INTO trace_blocks SELECT run_id, 'events', thread_id, NULL, NULL, kind, min(rowid),"
