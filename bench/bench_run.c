@@ -16,9 +16,10 @@
  *     own (this program re-executed) so that the peaks are separate.
  * Wall time is CLOCK_MONOTONIC around eng_run alone: loading, opening the
  * database and counting its rows are outside it. eng_run ends with the
- * sink's run_end, which inserts the last queued rows and commits the last
- * batch with every index up to date: the database is complete when the
- * clock stops (closing it afterwards checkpoints the log, a few ms).
+ * sink's run_end, which writes the last rows held and their blocks and
+ * commits the last batch: the database is complete, trace_blocks
+ * included, when the clock stops (closing it afterwards checkpoints the
+ * log, a few ms).
  */
 #define _POSIX_C_SOURCE 200809L
 

@@ -1,10 +1,10 @@
 /*
  * The SQLite trace sink (db.h, db_sink): statements prepared once per
- * handle and reused with sqlite3_reset; the trace rows are queued per
- * table and inserted several at a time (db_rows.c); rows accumulate in
- * one transaction committed every DB_BATCH_ROWS rows, which is what makes
- * recording cheap (a commit writes and may sync the log; a row costs one
- * to three microseconds, most of it in its index entries).
+ * handle and reused with sqlite3_reset; the trace rows are held and
+ * written in blocks, several rows per statement, with no per-row index
+ * (db_rows.c); rows accumulate in one transaction committed every
+ * DB_BATCH_ROWS rows (a commit writes and may sync the log), which with
+ * the blocks makes recording cheap: under a microsecond a row.
  */
 #include "db_int.h"
 
