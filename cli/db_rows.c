@@ -165,7 +165,7 @@ static const struct db_row_table db_row_tables[ROW_KINDS] = {
 /* ---- block keys ---- */
 
 /* The key a row's block is found by (trace_blocks' thread_id,
- * sc_thread_id and device columns) and the times it spans (min_time,
+ * sc_thread_id, device and kind columns) and the times it spans (min_time,
  * max_time: what a window query of the table compares). */
 static struct db_block_key db_row_key(enum db_row_kind k, const union db_row *r)
 {
@@ -226,25 +226,23 @@ static bool db_key_equal(const struct db_block_key *x, const struct db_block_key
     return x->table == y->table && x->a == y->a && x->b == y->b && x->kind == y->kind;
 }
 
+/* Double the keys' room and rebuild the hash table at twice that size
+ * (so it is never more than half full); nothing changes on failure. */
 static int db_keys_grow(struct db *db)
 {
     struct db_arena *ar = &db->arena;
     uint32_t cap = ar->cap_keys ? 2 * ar->cap_keys : 64;
     uint32_t hcap = 2 * cap;
-    struct db_block_state *keys = realloc(ar->keys, cap * sizeof *keys);
-    uint32_t *hash;
+    uint32_t *hash = calloc(hcap, sizeof *hash);
+    struct db_block_state *keys = hash ? realloc(ar->keys, cap * sizeof *keys) : NULL;
 
     if (!keys) {
+        free(hash);
         db_error(db, "out of memory");
         return -1;
     }
     ar->keys = keys;
     ar->cap_keys = cap;
-    hash = calloc(hcap, sizeof *hash);
-    if (!hash) {
-        db_error(db, "out of memory");
-        return -1;
-    }
     for (uint32_t i = 0; i < ar->n_keys; i++) {
         uint32_t h = db_key_hash(&keys[i].key) & (hcap - 1);
 

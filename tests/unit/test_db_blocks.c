@@ -134,6 +134,44 @@ static void test_blocks_arena_full(void **state)
                           "1\n");
 }
 
+/* More keys than the first hash table holds (64): it grows and keeps
+ * them all, in the order first seen, each thread's rows in one block. */
+static void test_blocks_many_keys(void **state)
+{
+    char path[256];
+    struct scenario s;
+    struct db *db;
+    struct trace_sink k;
+
+    (void)state;
+    db_path(path, sizeof path, "keys.db");
+    two_thread_scenario(&s);
+    db = open_db(path);
+    k = db_sink(db, 0);
+    assert_int_equal(k.ops->run_begin(k.self, &s, &meta), 0);
+    for (uint32_t round = 0; round < 3; round++)
+        for (uint32_t t = 1; t <= 300; t++) {
+            struct sink_slice r = {.thread = t,
+                                   .sc_thread = t,
+                                   .sc_notification = SINK_NO_THREAD,
+                                   .start = 1000 * (cycles_t)round + t,
+                                   .end = 1000 * (cycles_t)round + t + 1};
+
+            assert_int_equal(k.ops->slice(k.self, &r), 0);
+        }
+    assert_int_equal(k.ops->run_end(k.self, true), 0);
+    db_close(db);
+    sqlq_assert_path_rows(path,
+                          "SELECT count(*), sum(thread_id = rowid), sum(first_row = 3 * rowid - 2),"
+                          " sum(last_row = 3 * rowid), sum(min_time = thread_id),"
+                          " sum(max_time = 2000 + thread_id + 1) FROM trace_blocks",
+                          "300|300|300|300|300|300\n");
+    sqlq_assert_path_rows(path,
+                          "SELECT start_time FROM run_slices WHERE run_id = 1 AND thread_id = 299"
+                          " ORDER BY seq",
+                          "299\n1299\n2299\n");
+}
+
 /* A version-2 file as mcsim wrote it before blocks: run 1's slices of a
  * and b interleaved, in time order. */
 static void make_v2_file(const char *path)
@@ -231,6 +269,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blocks_arena_full),
+        cmocka_unit_test(test_blocks_many_keys),
         cmocka_unit_test(test_blocks_upgrade_v2),
         cmocka_unit_test(test_blocks_read_only_v2),
     };
