@@ -23,12 +23,11 @@
 #include "db.h"
 #include "db_versions.h"
 #include "sqlq.h"
-
-static char tmpdir[] = "/tmp/mcsim-test-db-blocks-XXXXXX";
+#include "workdir.h"
 
 static void db_path(char *buf, size_t n, const char *name)
 {
-    snprintf(buf, n, "%s/%s", tmpdir, name);
+    snprintf(buf, n, "%s", workdir_file(name));
 }
 
 /* Two periodic threads, a and b (ids 1 and 2); nothing else. */
@@ -253,16 +252,7 @@ static void test_blocks_read_only_v2(void **state)
 static int setup(void **state)
 {
     (void)state;
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    char cmd[300];
-
-    (void)state;
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return workdir_create("db-blocks");
 }
 
 int main(void)
@@ -274,5 +264,5 @@ int main(void)
         cmocka_unit_test(test_blocks_read_only_v2),
     };
 
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }
