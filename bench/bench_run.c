@@ -49,7 +49,7 @@ static const char usage_text[] =
     "\n"
     "  --duration D      simulated time of the timed runs (default: the scenario's)\n"
     "  --sink null|db    time only the null sink or only the SQLite sink (default: both)\n"
-    "  --repeat N        time each run N times and show the fastest (default: 3)\n"
+    "  --repeat N        time each run N times and show the fastest (default: 5)\n"
     "  SCENARIO          default: " MCSIM_BENCH_SCENARIO "\n"
     "\n"
     "Peak memory is measured for 10s and 100s simulated runs whatever --duration says,\n"
@@ -293,7 +293,9 @@ static const char *verdict(bool met)
 }
 
 /* What to run: which sinks, how often (the fastest of `repeat` runs is
- * shown: other processes on the machine only ever slow a run down). */
+ * shown: other processes on the machine only ever slow a run down; on a
+ * shared 2-core machine the fastest of 3 still varied by a quarter from
+ * one invocation to the next, the fastest of 5 by about a tenth). */
 struct plan {
     const char *scenario;
     const char *duration;
@@ -380,7 +382,7 @@ static void print_targets(const struct plan *p, const struct measure m[3], long 
 static int parse(int argc, char **argv, struct plan *p)
 {
     p->want[0] = p->want[1] = p->want[2] = true;
-    p->repeat = 3;
+    p->repeat = 5;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--duration") == 0 && v) {
