@@ -3,7 +3,8 @@
  * a QEMU run): the order in which jobs complete, per thread and overall,
  * the response time of each job, deadline misses and throttles. The
  * comparison works on runs loaded into memory, so that it can be tested
- * without a database; cli/diff.c also holds `mcsim diff`.
+ * without a database (cli/diff_compare.c); cli/diff.c loads runs and
+ * holds `mcsim diff`.
  */
 #ifndef MCSIM_CLI_DIFF_H
 #define MCSIM_CLI_DIFF_H
