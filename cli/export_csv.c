@@ -1,7 +1,8 @@
 /*
  * The CSV export (export.h): every table and view of the database,
  * whatever this mcsim's schema knows of (later versions may add tables and
- * columns), as DIR/NAME.csv with the run's rows in the order they were
+ * columns), but trace_blocks and the run_* views (DB_ACCESS_OBJECTS), as
+ * DIR/NAME.csv with the run's rows in the order they were
  * recorded: those with the run's run_id; for a table without run_id but
  * with sha256 (scenario_files), the run's scenario file; otherwise all.
  * RFC 4180: fields that hold a comma, a quote, CR or LF are quoted, inner
