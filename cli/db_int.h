@@ -114,7 +114,8 @@ int db_rows_add(struct db *db, enum db_row_kind k, const union db_row *r);
 int db_rows_flush(struct db *db);
 void db_rows_discard(struct db *db);
 
-/* Finalize the statements of db_rows_begin and free the arena (db_close). */
+/* Finalize the statements of db_rows_begin and free the arena (at the end
+ * of a run, and db_close). */
 void db_rows_release(struct db *db);
 
 /*

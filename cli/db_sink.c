@@ -353,7 +353,9 @@ static int db_run_end(void *self, bool finished)
     sqlite3_clear_bindings(st);
     if (db_exec(db, "COMMIT") != 0)
         return db_fail(db);
-    db_rows_discard(db);
+    /* The arena and the INSERTs are made again by the next run: what
+     * follows a run (checks, charts) needs memory more than they do. */
+    db_rows_release(db);
     db->s = NULL;
     db->pending = 0;
     return 0;
