@@ -312,20 +312,6 @@ static int db_prepare_sql(struct db *db, const char *sql, sqlite3_stmt **st)
     return 0;
 }
 
-static int db_rows_prepare_one(struct db *db, const struct db_row_table *t, int rows,
-                               sqlite3_stmt **st)
-{
-    char sql[DB_ROWS_PER_INSERT * 96 + 256];
-
-    if (*st)
-        return 0;
-    if (db_rows_sql(t, rows, sql, sizeof sql) != 0) {
-        db_error(db, "internal error: the INSERT of %d rows into %s is too long", rows, t->name);
-        return -1;
-    }
-    return db_prepare_sql(db, sql, st);
-}
-
 static int db_arena_alloc(struct db *db)
 {
     struct db_arena *ar = &db->arena;
@@ -374,13 +360,19 @@ int db_rows_begin(struct db *db)
  * an error. */
 static sqlite3_stmt *db_rows_insert(struct db *db, enum db_row_kind k, uint32_t m)
 {
+    const struct db_row_table *t = &db_row_tables[k];
     sqlite3_stmt **st = &db->arena.insert[k][m - 1];
+    char sql[DB_ROWS_PER_INSERT * 96 + 256];
 
-    if (!*st) {
-        if (db_rows_prepare_one(db, &db_row_tables[k], (int)m, st) != 0)
-            return NULL;
-        sqlite3_bind_int64(*st, 1, db->run_id);
+    if (*st)
+        return *st;
+    if (db_rows_sql(t, (int)m, sql, sizeof sql) != 0) {
+        db_error(db, "internal error: the INSERT of %u rows into %s is too long", m, t->name);
+        return NULL;
     }
+    if (db_prepare_sql(db, sql, st) != 0)
+        return NULL;
+    sqlite3_bind_int64(*st, 1, db->run_id);
     return *st;
 }
 
