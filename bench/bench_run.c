@@ -34,12 +34,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "db.h"
-#include "diag.h"
+#include "db/db.h"
+#include "util/diag.h"
 #include "engine.h"
-#include "load.h"
+#include "load/load.h"
 #include "null_sink.h"
-#include "units.h"
+#include "util/units.h"
 
 #define TARGET_ENTRIES_PER_S 5e6
 #define TARGET_RECORDED_PER_S 1e6

@@ -3,7 +3,7 @@
  * scenario's expectations come from the text recorded with the run
  * (scenario_files, by the run's sha256; failing that, the file at
  * runs.path if its sha256 still matches); every verdict is computed by
- * the SQL of cli/expect.c on the run's rows, exactly as `mcsim run` did
+ * the SQL of cli/check/expect.c on the run's rows, exactly as `mcsim run` did
  * right after recording, so the two agree unless the rows changed. Then
  * the guarantees that need no `expect:` entry: every scheduling context
  * kept its budget in every window of its period (with the kernel entry
@@ -19,11 +19,11 @@
 #include <mcsim/bootinfo.h>
 
 #include "commands.h"
-#include "db.h"
-#include "diag.h"
-#include "expect.h"
-#include "load.h"
-#include "sha256.h"
+#include "db/db.h"
+#include "util/diag.h"
+#include "check/expect.h"
+#include "load/load.h"
+#include "util/sha256.h"
 
 const char cmd_check_usage[] =
     "usage: mcsim check DB [--run N] [--quiet]\n"

@@ -6,15 +6,15 @@
  * comparison itself is in diff_compare.c.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "diff.h"
+#include "qemu/diff.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
-#include "db.h"
-#include "summary.h"
+#include "db/db.h"
+#include "summary/summary.h"
 
 const char cmd_diff_usage[] =
     "usage: mcsim diff DB [--run A --run B] [--tolerance T]\n"

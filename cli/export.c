@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "export.h"
+#include "export/export.h"
 
 const char cmd_export_usage[] =
     "usage: mcsim export DB --format chrome|csv [-o FILE|DIR] [--run N]\n"

@@ -1,5 +1,5 @@
 /*
- * mcsim gantt: draw a Gantt chart of a recorded run (cli/chart.h) to an
+ * mcsim gantt: draw a Gantt chart of a recorded run (cli/chart/chart.h) to an
  * SVG, PNG or PDF file. Exit status 0 (drawn), 2 (bad usage or input:
  * no such database, run, thread or window, a file that cannot be
  * written), 3 (internal error: the database or Graphviz failed).
@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "chart.h"
+#include "chart/chart.h"
 #include "commands.h"
-#include "db.h"
-#include "summary.h"
+#include "db/db.h"
+#include "summary/summary.h"
 
 const char cmd_gantt_usage[] =
     "usage: mcsim gantt DB -o FILE.svg|png|pdf [--run N] [--from T] [--to T] [--threads a,b]\n"

@@ -14,11 +14,11 @@
 #endif
 
 #include "commands.h"
-#include "diag.h"
-#include "graph_dot.h"
-#include "graph_model.h"
-#include "load.h"
-#include "strbuf.h"
+#include "util/diag.h"
+#include "graph/graph_dot.h"
+#include "graph/graph_model.h"
+#include "load/load.h"
+#include "util/strbuf.h"
 
 const char cmd_graph_usage[] =
     "usage: mcsim graph SCENARIO -o FILE.svg|png|pdf|dot\n"

@@ -4,7 +4,7 @@
  * run into the same tables as `mcsim run` with runs.hal = 'qemu', check
  * the expectations. The scenario goes to the image as a blob
  * (sim/blob.h); the image's records come back as UART frames
- * (sim/wire.h), decoded by cli/frame.c and recorded by sim/replay.c.
+ * (sim/wire.h), decoded by cli/qemu/frame.c and recorded by sim/replay.c.
  * Exit status as `mcsim run`: 0, 1, 2 (bad usage or input, no QEMU or no
  * image), 3 (the run failed: the image's error, a timeout, a damaged
  * trace).
@@ -24,16 +24,16 @@
 
 #include "blob.h"
 #include "commands.h"
-#include "db.h"
-#include "diag.h"
-#include "expect.h"
-#include "frame.h"
-#include "load.h"
-#include "qemu_run.h"
+#include "db/db.h"
+#include "util/diag.h"
+#include "check/expect.h"
+#include "qemu/frame.h"
+#include "load/load.h"
+#include "qemu/qemu_run.h"
 #include "replay.h"
-#include "runcmd.h"
-#include "summary.h"
-#include "units.h"
+#include "runcmd/runcmd.h"
+#include "summary/summary.h"
+#include "util/units.h"
 
 const char cmd_qemu_usage[] =
     "usage: mcsim qemu SCENARIO [-o DB] [--image ELF] [--qemu PATH] [--timeout S]\n"

@@ -15,16 +15,16 @@
 
 #include <mcsim/bootinfo.h>
 
-#include "chart.h"
+#include "chart/chart.h"
 #include "commands.h"
-#include "db.h"
-#include "diag.h"
+#include "db/db.h"
+#include "util/diag.h"
 #include "engine.h"
-#include "expect.h"
-#include "load.h"
-#include "runcmd.h"
-#include "summary.h"
-#include "units.h"
+#include "check/expect.h"
+#include "load/load.h"
+#include "runcmd/runcmd.h"
+#include "summary/summary.h"
+#include "util/units.h"
 
 const char cmd_run_usage[] =
     "usage: mcsim run SCENARIO [-o DB] [--seed N] [--duration D] [--scheduler mcs|classic]\n"

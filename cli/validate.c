@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "commands.h"
-#include "diag.h"
-#include "graph_model.h"
-#include "load.h"
+#include "util/diag.h"
+#include "graph/graph_model.h"
+#include "load/load.h"
 
 const char cmd_validate_usage[] =
     "usage: mcsim validate [--first-document] [--strict] SCENARIO...\n"

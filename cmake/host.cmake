@@ -14,7 +14,10 @@ add_library(mcsim_sim STATIC ${MCSIM_SIM_SOURCES})
 target_include_directories(mcsim_sim PUBLIC ${PROJECT_SOURCE_DIR}/sim)
 target_link_libraries(mcsim_sim PUBLIC mcsim_halsim mcsim_kernel)
 
-file(GLOB MCSIM_CLI_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cli/*.c)
+# cli/: the commands at its root (main.c alone goes into the executable),
+# the subsystems they share in one folder each (cli/load, cli/db, ...).
+# Includes across folders are written from cli/: "db/db.h".
+file(GLOB_RECURSE MCSIM_CLI_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cli/*.c)
 list(REMOVE_ITEM MCSIM_CLI_SOURCES ${PROJECT_SOURCE_DIR}/cli/main.c)
 add_library(mcsim_cli STATIC ${MCSIM_CLI_SOURCES})
 target_include_directories(mcsim_cli PUBLIC ${PROJECT_SOURCE_DIR}/cli)

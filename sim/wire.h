@@ -1,6 +1,6 @@
 /*
  * The UART wire format of a QEMU run: what the ARM image writes (image/)
- * and the host decodes (cli/frame.c) into the same rows a simulated run
+ * and the host decodes (cli/qemu/frame.c) into the same rows a simulated run
  * gives (sim/replay.h). Portable: types and little-endian helpers only.
  *
  * A frame is
@@ -92,7 +92,7 @@ enum wire_end_status {
 #define WIRE_END_LEN 49u
 #define WIRE_ENTRY_LEN 34u
 
-/* A frame's payload, decoded (cli/frame.c). Times as the layouts say. */
+/* A frame's payload, decoded (cli/qemu/frame.c). Times as the layouts say. */
 struct wire_record {
     enum wire_type type;
     union {

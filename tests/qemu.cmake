@@ -41,7 +41,7 @@ foreach(case ${MCSIM_QEMU_CASES})
         SKIP_REGULAR_EXPRESSION "mcsim qemu test skipped")
 endforeach()
 
-# unit.qemu (tests/unit/test_qemu.c): the kernel statistics and interrupt
+# unit.qemu (tests/unit/qemu/test_qemu.c): the kernel statistics and interrupt
 # latencies a QEMU run records; skipped like the cases above.
 if(TARGET test_qemu)
     set_tests_properties(unit.qemu PROPERTIES TIMEOUT 300 LABELS qemu

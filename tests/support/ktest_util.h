@@ -1,5 +1,5 @@
 /*
- * What the kernel unit tests (tests/unit/test_<object>.c) share on top of
+ * What the kernel unit tests (tests/unit/kernel/test_<object>.c) share on top of
  * the kernel test bench (ktest.h): a boot that names the root task, system
  * calls and invocations that may switch threads, the everyday invocations
  * (Resume, SetPriority, Mint, ConfigureFlags, ...), kernel state through the

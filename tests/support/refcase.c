@@ -17,7 +17,7 @@
 
 #include <yaml.h>
 
-#include "units.h"
+#include "util/units.h"
 
 struct parse {
     yaml_document_t *doc;

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "sqlq.h"
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 sqlite3 *sqlq_open(const char *path, bool writable)
 {

@@ -29,7 +29,7 @@
 
 #include "spawn.h"
 #include "sqlq.h"
-#include "strbuf.h"
+#include "util/strbuf.h"
 #include "workdir.h"
 
 #define DATA_DIR MCSIM_SOURCE_DIR "/tests/data/run/"

@@ -1,0 +1,461 @@
+/*
+ * Reading the rows of a chart's window (chart_query_window). Slices of a
+ * thread never overlap, so the only slice that starts before the window
+ * and reaches into it is the thread's last one starting before `from`:
+ * one indexed look-up and one indexed range per thread, whatever the
+ * length of the run.
+ */
+#include "chart_query_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart_budget.h"
+#include "db/db.h"
+
+/* The context that paid for the slice in the current row of `st`
+ * (columns 2: sc_thread_id, 3: sc_notification). */
+static int set_payer(struct chart_data *d, struct chart_slice *s, sqlite3_stmt *st)
+{
+    s->payer = CHART_PAYER_OWN;
+    s->payer_thread = s->ntfn = -1;
+    if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
+        const char *name = (const char *)sqlite3_column_text(st, 3);
+        for (size_t i = 0; i < d->n_ntfns; i++)
+            if (strcmp(d->ntfns[i], name) == 0)
+                s->ntfn = (int)i;
+        if (s->ntfn < 0) {
+            char **slot = CQ_PUSH(d, ntfns);
+            size_t len = strlen(name) + 1;
+            if (slot == NULL || (*slot = malloc(len)) == NULL)
+                return -1;
+            memcpy(*slot, name, len);
+            s->ntfn = (int)d->n_ntfns - 1;
+        }
+        s->payer = CHART_PAYER_NTFN;
+    } else if (sqlite3_column_type(st, 2) != SQLITE_NULL &&
+               sqlite3_column_int64(st, 2) != d->threads[s->thread].id) {
+        s->payer = CHART_PAYER_DONATED;
+        s->payer_thread = cq_thread_index(d, sqlite3_column_int64(st, 2));
+    }
+    return 0;
+}
+
+/* Append the slices `st` returns for thread `ti` that end after `from`. */
+static int take_slices(struct chart_data *d, sqlite3_stmt *st, size_t ti)
+{
+    int rc;
+
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sqlite3_column_int64(st, 1) <= d->from)
+            continue;
+        struct chart_slice *s = CQ_PUSH(d, slices);
+        if (s == NULL)
+            return -2;
+        s->thread = ti;
+        s->start = sqlite3_column_int64(st, 0);
+        s->end = sqlite3_column_int64(st, 1);
+        if (set_payer(d, s, st) != 0)
+            return -2;
+    }
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The two statements of a per-thread walk over slices: the last row that
+ * starts before the window (it may reach into it), then the rows that
+ * start inside it. Both are written from query(cond), the slices of the
+ * run ?1 and the thread or context ?2 that meet `cond`; ?3 and ?4 are the
+ * window. The last slice starting before the window starts no earlier
+ * than the last block of the thread's or context's (column `key`) slices
+ * starting before it, so only blocks that end there or later can hold
+ * it: the earlier ones are not read. */
+#define LAST_BLOCK_START(key)                                                                      \
+    "(SELECT coalesce(max(min_time), 0) FROM trace_blocks WHERE run_id = ?1"                       \
+    " AND tbl = 'slices' AND " key " = ?2 AND min_time < ?3)"
+#define WINDOW_BEFORE(query, key)                                                                  \
+    query(" AND block_end >= " LAST_BLOCK_START(                                                   \
+        key) " AND start_time < ?3") " ORDER BY start_time DESC LIMIT 1"
+#define WINDOW_INSIDE(query)                                                                       \
+    query(" AND block_end >= ?3 AND block_start < ?4"                                              \
+          " AND start_time >= ?3 AND start_time < ?4") " ORDER BY start_time"
+
+/* A thread's slices and whom they were paid by; a context's slices
+ * (db.h). */
+#define THREAD_SLICES(cond)                                                                        \
+    "SELECT start_time, end_time, sc_thread_id, sc_notification FROM run_slices"                   \
+    " WHERE run_id = ?1 AND thread_id = ?2" cond
+#define CONTEXT_SLICES(cond) DB_SLICES_PAID_BY("start_time, end_time", "?2", cond)
+
+/* Prepare the window's statements; returns 0, or -1 with either NULL. */
+static int prepare_window(sqlite3 *db, const char *const sql[2], int64_t run_id,
+                          sqlite3_stmt **before, sqlite3_stmt **inside)
+{
+    *before = cq_prepare(db, sql[0], run_id);
+    *inside = cq_prepare(db, sql[1], run_id);
+    return *before && *inside ? 0 : -1;
+}
+
+/* Finalize the statements of prepare_window; the walk's result `rc` (0,
+ * -1 an SQL error, -2 out of memory) as a chart status. */
+static enum chart_status end_window(sqlite3 *db, sqlite3_stmt *before, sqlite3_stmt *inside, int rc,
+                                    char *err, size_t errlen)
+{
+    sqlite3_finalize(before);
+    sqlite3_finalize(inside);
+    if (rc == -2)
+        return cq_oom(err, errlen);
+    return rc ? cq_sql_fail(db, err, errlen) : CHART_OK;
+}
+
+static enum chart_status read_slices(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
+{
+    static const char *const sql[2] = {WINDOW_BEFORE(THREAD_SLICES, "thread_id"),
+                                       WINDOW_INSIDE(THREAD_SLICES)};
+    sqlite3_stmt *b, *in;
+    int rc = prepare_window(db, sql, d->run.run_id, &b, &in);
+
+    for (size_t i = 0; rc == 0 && i < d->n_threads; i++) {
+        int64_t v[3] = {d->threads[i].id, d->from, d->to};
+        if (!d->threads[i].wanted)
+            continue;
+        cq_rebind(b, 2, v);
+        cq_rebind(in, 3, v);
+        if ((rc = take_slices(d, b, i)) == 0)
+            rc = take_slices(d, in, i);
+    }
+    return end_window(db, b, in, rc, err, errlen);
+}
+
+static int64_t longest_deadline(const struct chart_data *d)
+{
+    int64_t m = 0;
+    for (size_t i = 0; i < d->n_threads; i++) {
+        if (d->threads[i].deadline > m)
+            m = d->threads[i].deadline;
+        if (d->threads[i].period > m)
+            m = d->threads[i].period;
+    }
+    return m;
+}
+
+static bool job_in_window(const struct chart_data *d, const struct chart_job *j)
+{
+    return (j->release >= d->from && j->release < d->to) ||
+           (j->deadline >= d->from && j->deadline < d->to);
+}
+
+/* Jobs released in the window, or earlier with a deadline in it (released
+ * at most the longest relative deadline before it: jobs_by_release). */
+static enum chart_status read_jobs(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = cq_prepare(
+        db,
+        "SELECT thread_id, job, release_time, deadline_time, finish_time, "
+        "missed FROM run_jobs WHERE run_id = ?1 AND block_end >= ?2 AND block_start < ?3 "
+        "AND release_time >= ?2 AND release_time < ?3 ORDER BY release_time, thread_id",
+        d->run.run_id);
+    int64_t v[2] = {d->from - longest_deadline(d), d->to};
+    int rc;
+
+    if (st == NULL)
+        return cq_sql_fail(db, err, errlen);
+    cq_rebind(st, 2, v);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int ti = cq_thread_index(d, sqlite3_column_int64(st, 0));
+        struct chart_job j = {.job = sqlite3_column_int64(st, 1),
+                              .release = sqlite3_column_int64(st, 2),
+                              .deadline = cq_column_or(st, 3, -1),
+                              .finish = cq_column_or(st, 4, -1),
+                              .missed = sqlite3_column_int(st, 5) != 0};
+        struct chart_job *slot;
+        if (ti < 0 || !d->threads[ti].wanted || !job_in_window(d, &j))
+            continue;
+        if ((slot = CQ_PUSH(d, jobs)) == NULL) {
+            sqlite3_finalize(st);
+            return cq_oom(err, errlen);
+        }
+        j.thread = (size_t)ti;
+        *slot = j;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? CHART_OK : cq_sql_fail(db, err, errlen);
+}
+
+static int budget_kind(const char *k, enum chart_budget_kind *out)
+{
+    static const char *const names[CHART_BUDGET_KINDS] = {"exhausted", "replenish", "timeout_fault",
+                                                          "emergency"};
+    for (int i = 0; i < CHART_BUDGET_KINDS; i++)
+        if (strcmp(k, names[i]) == 0) {
+            *out = (enum chart_budget_kind)i;
+            return 0;
+        }
+    return -1;
+}
+
+static int take_events(struct chart_data *d, sqlite3_stmt *st, size_t ti)
+{
+    int rc;
+
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        enum chart_budget_kind kind;
+        struct chart_budget_event *e;
+        if (budget_kind((const char *)sqlite3_column_text(st, 1), &kind) != 0)
+            continue;
+        if ((e = CQ_PUSH(d, events)) == NULL)
+            return -2;
+        e->thread = ti;
+        e->time = sqlite3_column_int64(st, 0);
+        e->kind = kind;
+        e->amount = sqlite3_column_int64(st, 2);
+        e->payer_thread = cq_thread_index(d, cq_column_or(st, 3, -1));
+    }
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static enum chart_status read_events(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = cq_prepare(db,
+                                  "SELECT time, kind, amount, sc_thread_id FROM run_budget_events "
+                                  "WHERE run_id = ?1 AND thread_id = ?2 AND block_end >= ?3 AND "
+                                  "block_start < ?4 AND time >= ?3 AND time < ?4 AND "
+                                  "kind <> 'throttle' ORDER BY time, seq, row",
+                                  d->run.run_id);
+    int rc = st ? 0 : -1;
+
+    for (size_t i = 0; rc == 0 && i < d->n_threads; i++) {
+        int64_t v[3] = {d->threads[i].id, d->from, d->to};
+        if (!d->threads[i].wanted)
+            continue;
+        cq_rebind(st, 3, v);
+        rc = take_events(d, st, i);
+    }
+    sqlite3_finalize(st);
+    if (rc == -2)
+        return cq_oom(err, errlen);
+    return rc ? cq_sql_fail(db, err, errlen) : CHART_OK;
+}
+
+/* The throttles of one context that reach into the window: the last one
+ * before it and those in it, each with the next replenish of the same
+ * context. ?2 names the context: its owner's thread id, or for a
+ * notification's context (no owner) the thread that runs on it; ctx, ctx_r
+ * and ctx_a say so of the tables aliased b, r and a.
+ * Only the blocks that can hold the rows are read: the last throttle
+ * before the window is no earlier than the last block of throttles that
+ * starts before it, and the next replenish at or after a time is in the
+ * first block of the context's replenishes that ends there or later (one
+ * key, whose blocks follow each other in time: db_schema.c). */
+#define LAST_THROTTLE_BLOCK(ctx_a)                                                                 \
+    "(SELECT coalesce(max(a.min_time), 0) FROM trace_blocks a WHERE a.run_id = ?1"                 \
+    " AND a.tbl = 'budget_events' AND a.kind = 'throttle' AND " ctx_a " AND a.min_time < ?3)"
+#define LAST_THROTTLE(ctx, ctx_a)                                                                  \
+    "(SELECT coalesce(max(time), -1) FROM run_budget_events b WHERE b.run_id = ?1 AND " ctx        \
+    " AND b.kind = 'throttle' AND b.block_end >= " LAST_THROTTLE_BLOCK(                            \
+        ctx_a) " AND b.block_start < ?3 AND b.time < ?3)"
+#define NEXT_REPLENISH(ctx_r, ctx_a)                                                               \
+    "(SELECT min(r.time) FROM run_budget_events r WHERE r.run_id = ?1 AND " ctx_r                  \
+    " AND r.kind = 'replenish' AND r.block_end = (SELECT"                                          \
+    " min(a.max_time) FROM trace_blocks a WHERE a.run_id = ?1 AND a.tbl = 'budget_events'"         \
+    " AND " ctx_a " AND a.kind = 'replenish' AND a.max_time >= b.time) AND r.time >= b.time)"
+#define THROTTLE_SQL(ctx, ctx_r, ctx_a)                                                            \
+    "SELECT b.thread_id, b.time, " NEXT_REPLENISH(                                                 \
+        ctx_r,                                                                                     \
+        ctx_a) " FROM run_budget_events b"                                                         \
+               " WHERE b.run_id = ?1 AND " ctx " AND b.kind = 'throttle'"                          \
+               " AND b.block_end >= " LAST_THROTTLE(ctx, ctx_a) " AND b.time >= " LAST_THROTTLE(   \
+                   ctx, ctx_a) " AND b.block_start < ?4 AND b.time < ?4 ORDER BY b.time"
+
+static const char throttle_sql[] =
+    THROTTLE_SQL("b.sc_thread_id = ?2", "r.sc_thread_id = ?2", "a.sc_thread_id = ?2");
+static const char ntfn_throttle_sql[] = THROTTLE_SQL("b.sc_thread_id IS NULL AND b.thread_id = ?2",
+                                                     "r.sc_thread_id IS NULL AND r.thread_id = ?2",
+                                                     "a.sc_thread_id IS NULL AND a.thread_id = ?2");
+
+static int take_throttles(struct chart_data *d, sqlite3_stmt *st)
+{
+    int rc;
+
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int ti = cq_thread_index(d, cq_column_or(st, 0, -1));
+        int64_t start = sqlite3_column_int64(st, 1);
+        int64_t end = cq_column_or(st, 2, (int64_t)d->run.duration);
+        struct chart_throttle *t;
+        if (ti < 0 || !d->threads[ti].wanted || end <= d->from || end <= start)
+            continue;
+        if ((t = CQ_PUSH(d, throttles)) == NULL)
+            return -2;
+        *t = (struct chart_throttle){.thread = (size_t)ti, .start = start, .end = end};
+    }
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The throttles of every thread's own context, then of the notification
+ * contexts the drawn threads ran on. */
+static enum chart_status read_throttles(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
+{
+    sqlite3_stmt *own = cq_prepare(db, throttle_sql, d->run.run_id);
+    sqlite3_stmt *ntfn = cq_prepare(db, ntfn_throttle_sql, d->run.run_id);
+    int rc = own && ntfn ? 0 : -1;
+
+    for (size_t i = 0; rc == 0 && i < d->n_threads; i++) {
+        int64_t v[3] = {d->threads[i].id, d->from, d->to};
+        if (d->threads[i].budget >= 0) {
+            cq_rebind(own, 3, v);
+            rc = take_throttles(d, own);
+        }
+        if (rc == 0 && d->threads[i].wanted) {
+            cq_rebind(ntfn, 3, v);
+            rc = take_throttles(d, ntfn);
+        }
+    }
+    sqlite3_finalize(own);
+    sqlite3_finalize(ntfn);
+    if (rc == -2)
+        return cq_oom(err, errlen);
+    return rc ? cq_sql_fail(db, err, errlen) : CHART_OK;
+}
+
+static enum chart_status read_irqs(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
+{
+    sqlite3_stmt *st =
+        cq_prepare(db,
+                   "SELECT arrival, delivered, lost FROM run_irqs WHERE run_id = ?1 AND "
+                   "device = ?2 AND block_end >= ?3 AND block_start < ?4 AND "
+                   "arrival >= ?3 AND arrival < ?4 ORDER BY arrival",
+                   d->run.run_id);
+    int rc = st ? SQLITE_DONE : SQLITE_ERROR;
+
+    for (size_t i = 0; rc == SQLITE_DONE && i < d->n_devices; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 2, d->devices[i].name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(st, 3, d->from);
+        sqlite3_bind_int64(st, 4, d->to);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            struct chart_irq *q = CQ_PUSH(d, irqs);
+            if (q == NULL) {
+                sqlite3_finalize(st);
+                return cq_oom(err, errlen);
+            }
+            *q = (struct chart_irq){.device = i,
+                                    .arrival = sqlite3_column_int64(st, 0),
+                                    .delivered = cq_column_or(st, 1, -1),
+                                    .lost = sqlite3_column_int(st, 2) != 0};
+        }
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? CHART_OK : cq_sql_fail(db, err, errlen);
+}
+
+/* ---- budget lines ---- */
+
+static int take_usage(sqlite3_stmt *st, int64_t after, struct chart_usage **u, size_t *n,
+                      size_t *cap)
+{
+    int rc;
+
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sqlite3_column_int64(st, 1) <= after)
+            continue;
+        if (cq_grow((void **)u, *n, cap, sizeof **u) != 0)
+            return -2;
+        (*u)[(*n)++] =
+            (struct chart_usage){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+    }
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The CPU time context `t` paid for in [from - period, to), then its line. */
+static int line_of(sqlite3_stmt *b, sqlite3_stmt *in, struct chart_data *d, size_t ti)
+{
+    const struct chart_thread *t = &d->threads[ti];
+    int64_t v[3] = {t->id, d->from - t->period, d->to};
+    struct chart_usage *u = NULL;
+    size_t n = 0, cap = 0;
+    struct chart_line *line;
+    int rc;
+
+    cq_rebind(b, 2, v);
+    cq_rebind(in, 3, v);
+    rc = take_usage(b, v[1], &u, &n, &cap);
+    if (rc == 0)
+        rc = take_usage(in, v[1], &u, &n, &cap);
+    if (rc == 0 && (line = CQ_PUSH(d, lines)) == NULL)
+        rc = -2;
+    if (rc == 0) {
+        line->thread = ti;
+        line->budget = t->budget;
+        if (chart_budget_line(u, n, t->budget, t->period, d->from, d->to, &line->pts, &line->n) !=
+            0)
+            rc = -2;
+    }
+    free(u);
+    return rc;
+}
+
+static bool has_line(const struct chart_data *d, const struct chart_thread *t)
+{
+    return t->wanted && strcmp(d->run.scheduler, "mcs") == 0 && !t->passive && t->budget > 0 &&
+           t->period > t->budget;
+}
+
+static enum chart_status read_lines(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
+{
+    static const char *const sql[2] = {WINDOW_BEFORE(CONTEXT_SLICES, "sc_thread_id"),
+                                       WINDOW_INSIDE(CONTEXT_SLICES)};
+    sqlite3_stmt *b, *in;
+    int rc = prepare_window(db, sql, d->run.run_id, &b, &in);
+
+    for (size_t i = 0; rc == 0 && i < d->n_threads; i++)
+        if (has_line(d, &d->threads[i]))
+            rc = line_of(b, in, d, i);
+    return end_window(db, b, in, rc, err, errlen);
+}
+
+/* ---- rows ---- */
+
+static bool ran(const struct chart_data *d, size_t ti)
+{
+    for (size_t i = 0; i < d->n_slices; i++)
+        if (d->slices[i].thread == ti)
+            return true;
+    return false;
+}
+
+/* Threads in priority order (as read), then devices by line. The root
+ * task only if it did something in the window or was asked for. */
+static enum chart_status lay_out_rows(struct chart_data *d, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < d->n_threads; i++) {
+        struct chart_thread *t = &d->threads[i];
+        struct chart_row *r;
+        if (!t->wanted || (t->id == 0 && !t->named && !ran(d, i)))
+            continue;
+        if ((r = CQ_PUSH(d, rows)) == NULL)
+            return cq_oom(err, errlen);
+        *r = (struct chart_row){.device = false, .index = i};
+        t->row = (int)d->n_rows - 1;
+    }
+    for (size_t i = 0; i < d->n_devices; i++) {
+        struct chart_row *r = CQ_PUSH(d, rows);
+        if (r == NULL)
+            return cq_oom(err, errlen);
+        *r = (struct chart_row){.device = true, .index = i};
+        d->devices[i].row = (int)d->n_rows - 1;
+    }
+    return CHART_OK;
+}
+
+enum chart_status chart_query_window(sqlite3 *db, struct chart_data *d, int64_t from, int64_t to,
+                                     char *err, size_t errlen)
+{
+    enum chart_status (*const readers[])(sqlite3 *, struct chart_data *, char *, size_t) = {
+        read_slices, read_jobs, read_events, read_throttles, read_irqs, read_lines};
+    enum chart_status st = CHART_OK;
+
+    d->from = from;
+    d->to = to;
+    for (size_t i = 0; st == CHART_OK && i < sizeof readers / sizeof readers[0]; i++)
+        st = readers[i](db, d, err, errlen);
+    return st == CHART_OK ? lay_out_rows(d, err, errlen) : st;
+}

@@ -1,0 +1,83 @@
+/*
+ * Expectations (SCENARIO-FORMAT.md "Expectations"), evaluated from a
+ * recorded run alone: every verdict is an SQL query on the run's rows in
+ * the tables of cli/db/db.h, so `mcsim run` (right after recording) and
+ * `mcsim check DB` (any time later) share one implementation and agree.
+ * The scenario supplies only the expectations themselves, notification
+ * contexts (budget: respected) and which threads wait on a device's
+ * notification (count of irq with a thread filter).
+ *
+ * Verdicts are recorded by expect_record, directly in SQL rather than
+ * through the sink's `expectation` op, because a verdict may be "not
+ * applicable" (expectations.applicable = 0), which sink_expectation
+ * cannot carry.
+ */
+#ifndef MCSIM_CLI_EXPECT_H
+#define MCSIM_CLI_EXPECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <sqlite3.h>
+
+#include "scenario.h"
+
+#define EXPECT_DETAIL_MAX 320
+
+/* The verdict on one expectation. */
+struct expect_result {
+    bool applicable;                /* false: a `scheduler:` qualifier names the other
+                                       scheduler, or budget: respected under classic */
+    bool passed;                    /* meaningful when applicable; true when not */
+    char detail[EXPECT_DETAIL_MAX]; /* one line, no newline */
+};
+
+/*
+ * The allowance of one kernel entry in a budget window, in cycles: entry +
+ * syscall + 2 x ipc + schedule + timer_program + exit of the cost model
+ * (the kernel's worst path, which a context may overrun by once: the
+ * kernel notices exhaustion only at its next entry).
+ */
+cycles_t expect_entry_allowance(const struct scn_costs *costs);
+
+/*
+ * Evaluate every expectation of `s` against run `run_id` of `db`, writing
+ * s->n_expects verdicts to out[0 .. s->n_expects). `s` must be the
+ * scenario the run was recorded from (its threads are the run's threads,
+ * thread_id = index + 1). `entry_allowance` is what budget: respected
+ * grants beyond the budget per window (expect_entry_allowance). Rows
+ * written but not committed on the same connection are seen. Nothing is
+ * written. Returns 0, or -1 with "mcsim: DB: message" in errmsg when the
+ * run does not exist or a query fails (out is then incomplete).
+ */
+int expect_evaluate(sqlite3 *db, int64_t run_id, const struct scenario *s, cycles_t entry_allowance,
+                    struct expect_result *out, char *errmsg, size_t errmsg_size);
+
+/*
+ * Record the verdicts in the `expectations` table for run_id, replacing
+ * any the run had (so that re-checking a run is idempotent): idx is the
+ * position in the scenario's `expect` list from 0, text the expectation as
+ * written, passed 1 and applicable 0 for one that does not apply. Joins a
+ * transaction open on `db` (a sink's batch) or commits on its own. Returns
+ * 0, or -1 with "mcsim: DB: message" in errmsg, having written nothing.
+ */
+int expect_record(sqlite3 *db, int64_t run_id, const struct scenario *s,
+                  const struct expect_result *r, char *errmsg, size_t errmsg_size);
+
+/*
+ * Print one verdict a line to f, in the scenario's order:
+ * "PASS  deadlines: met, criticality: hi  (detail)", "FAIL  ...",
+ * "N/A   ...".
+ */
+void expect_print(FILE *f, const struct scenario *s, const struct expect_result *r);
+
+/* Print the verdict on one expectation, as expect_print does. */
+void expect_print_one(FILE *f, const struct scn_expect *e, const struct expect_result *r);
+
+/* The number of verdicts that apply and failed: the run's exit status is
+ * 1 when it is not 0. */
+uint32_t expect_failures(const struct scenario *s, const struct expect_result *r);
+
+#endif /* MCSIM_CLI_EXPECT_H */

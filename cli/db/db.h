@@ -1,0 +1,150 @@
+/*
+ * The recorded schedule: an SQLite database holding any number of runs in
+ * the tables of DESIGN.md "The recorded schedule (SQLite)", and a trace
+ * sink (sim/sink.h) that writes a run into it.
+ *
+ * Tables and columns beyond DESIGN.md's (allowed there, never renamed):
+ * runs.trace ('sched' or 'full'), threads.sporadic (0/1),
+ * expectations.applicable (0/1), final_refills; from schema version 2,
+ * irqs.handler and irqs.handler_start, kernel_stats, scenario_files and
+ * the views stats and run_stats; from version 3, trace_blocks and the
+ * run_* views, through which the trace tables are read (db_schema.c; an
+ * older file is upgraded when opened for writing, and given equivalent
+ * temporary views when opened read-only: db_read_views). The file is
+ * marked with
+ * PRAGMA application_id = DB_APPLICATION_ID and PRAGMA user_version =
+ * DB_SCHEMA_VERSION, so that another program's database is refused rather
+ * than written into.
+ *
+ * Writing is batched: rows go into one transaction that is committed every
+ * DB_BATCH_ROWS rows and at run_end; the trace rows are held and written
+ * in blocks (db_rows.c) at most DB_ARENA_ROWS at a time, and every row
+ * held is written before a commit; an interrupted run loses at most its
+ * last batch. The `runs` row is
+ * committed on its own at run_begin with finished = 0, and set to 1 only
+ * in the transaction that commits the run's last rows, so an interrupted
+ * run is visible and never looks complete.
+ *
+ * Errors: every function that can fail returns -1 and leaves a one-line
+ * diagnostic "mcsim: PATH: what went wrong" (SQLite's message for I/O
+ * errors, a full disk, a locked file); nothing here prints or exits.
+ */
+#ifndef MCSIM_CLI_DB_H
+#define MCSIM_CLI_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "sink.h"
+
+#define DB_SCHEMA_VERSION 3
+#define DB_APPLICATION_ID 0x6d63736d /* "mcsm" */
+#define DB_BATCH_ROWS 100000
+#define DB_ROWS_PER_INSERT 32 /* trace rows of a block inserted by one statement */
+#define DB_ARENA_ROWS 16384   /* trace rows held before they are written in blocks */
+#define DB_BLOCK_ROWS 512     /* the most rows of a block: what a window query reads past */
+#define DB_ERRMSG_MAX 512
+
+/*
+ * What finds the trace tables' rows rather than holding data of its own
+ * (db_schema.c): the CSV export leaves them out.
+ */
+#define DB_ACCESS_OBJECTS                                                                          \
+    "('trace_blocks', 'run_slices', 'run_jobs', 'run_budget_events', 'run_irqs', 'run_events')"
+
+/*
+ * The event kinds a --trace sched run records in events, the only kinds
+ * expectations and the Chrome export read.
+ */
+#define DB_EVENTS_SCHED_KINDS "kind IN ('preempt', 'call_aborted')"
+
+/*
+ * The slices a context paid for another thread (a passive server on its
+ * caller's context, a thread on a notification's). The slices context
+ * `ctx` (an SQL expression, such as "?2") paid for, its own thread's and
+ * others', are DB_SLICES_PAID_BY's rows, `cond` (" AND ..." or "") added;
+ * they come from the context's blocks, in no particular order.
+ */
+#define DB_SLICES_DONATED "sc_thread_id IS NOT thread_id"
+#define DB_SLICES_PAID_BY(cols, ctx, cond)                                                         \
+    "SELECT " cols " FROM run_slices WHERE run_id = ?1 AND sc_thread_id = " ctx cond
+
+struct db;
+
+/*
+ * Open the database at `path` for reading and appending, creating the file
+ * and the schema when the file does not exist or is empty. The handle and
+ * its connection must be used by one thread at a time (SQLite's
+ * multi-thread mode: the connection takes no lock of its own). On success
+ * stores a handle in *out (release it with db_close) and returns 0. On
+ * failure returns -1, sets *out to NULL and writes the diagnostic into
+ * errmsg (errmsg_size bytes, DB_ERRMSG_MAX is enough): the file cannot be
+ * opened, is not an SQLite database, holds another program's tables, or
+ * was written by a newer mcsim (a higher schema version).
+ */
+int db_open(const char *path, struct db **out, char *errmsg, size_t errmsg_size);
+
+/*
+ * Close the database and free the handle; NULL is allowed. Rows of a run
+ * still in progress (run_end not called) are rolled back to the last
+ * committed batch; the run stays unfinished.
+ */
+void db_close(struct db *db);
+
+/*
+ * The diagnostic of the last failure of `db` or of its sink ("" if none).
+ * The string lives as long as the handle.
+ */
+const char *db_errmsg(const struct db *db);
+
+/*
+ * The SQLite connection, for queries (expect_evaluate, exports, checks).
+ * Rows a sink has written but not yet committed are visible through it
+ * (the sink's queued rows are inserted first).
+ * The caller must not close it or leave a transaction open on it.
+ */
+sqlite3 *db_sqlite(struct db *db);
+
+/*
+ * The run_id of the run most recently begun through db's sink, or -1 if
+ * none has begun since db_open.
+ */
+int64_t db_run_id(const struct db *db);
+
+/*
+ * Give a read-only connection to an mcsim database (`mcsim export`,
+ * `mcsim diff`) the run_* views the queries read: a file of schema
+ * version 3 or later has them; an older one, which cannot be upgraded
+ * read-only, gets temporary views of its tables. Returns 0, or -1 with
+ * the error in sqlite3_errmsg(sq).
+ */
+int db_read_views(sqlite3 *sq);
+
+/*
+ * SQL that describes every trace row of a file with one block per run and
+ * key (trace_blocks): what an upgrade to version 3 runs, and what a file
+ * filled by hand with INSERTs needs, once, before the run_* views (and so
+ * mcsim's commands) see its rows.
+ */
+extern const char db_blocks_of_rows_sql[];
+
+/*
+ * A sink that records runs into `db`, which must outlive it. `created_at`
+ * is the wall-clock time of the run in Unix seconds, stored in
+ * runs.created_at as ISO 8601 UTC text ("2024-05-01T12:00:00Z"); it is
+ * the only column that is not a function of scenario, seed and version,
+ * so tests pass a fixed value.
+ *
+ * The sink's ops follow sim/sink.h; besides, run_begin keeps a pointer to
+ * the scenario (device and notification names are looked up in it), which
+ * must stay valid until run_end. A failed op leaves its diagnostic in
+ * db_errmsg(db); every later op of that run fails too, and the run stays
+ * unfinished. The `expectation` op records a verdict as applicable; use
+ * expect_record (cli/check/expect.h) to record verdicts that may be "not
+ * applicable".
+ */
+struct trace_sink db_sink(struct db *db, int64_t created_at);
+
+#endif /* MCSIM_CLI_DB_H */

@@ -1,0 +1,77 @@
+/*
+ * What the commands that make a run (`mcsim run`, `mcsim qemu`) share:
+ * their command line (one scenario, -o DB, --seed, --duration,
+ * --scheduler, --trace, --quiet, and each command's own options), the
+ * scenario's loading, the --scheduler override, and the report at the end
+ * of a recorded run (the expectations' verdicts, then the summary). Each
+ * function prints its own errors as "mcsim: CMD: ..." and returns the exit
+ * status to give (0 when all is well).
+ */
+#ifndef MCSIM_CLI_RUNCMD_H
+#define MCSIM_CLI_RUNCMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/db.h"
+#include "engine.h"
+#include "load/load.h"
+
+struct runcmd_args {
+    const char *scenario;
+    const char *db;                          /* "mcsim.db" unless -o */
+    const char *seed, *duration, *scheduler; /* NULL: the scenario's */
+    bool trace_full;
+    bool quiet;
+};
+
+/* One option of a command's own: `value` takes the next argument, else
+ * `flag` is set. */
+struct runcmd_option {
+    const char *name;
+    const char **value;
+    bool *flag;
+};
+
+/*
+ * Print "mcsim: CMD: " `fmt` (with `arg`) and where to see the usage, to
+ * standard error. Returns 2.
+ */
+int runcmd_bad_usage(const char *cmd, const char *fmt, const char *arg);
+
+/*
+ * Parse `mcsim CMD` argv into `a`, and the `n_own` options `own` (whose
+ * slots the caller cleared). Returns 0, or 2 after runcmd_bad_usage.
+ */
+int runcmd_parse(const char *cmd, int argc, char **argv, const struct runcmd_option *own,
+                 size_t n_own, struct runcmd_args *a);
+
+/*
+ * Load a->scenario's first YAML document into `s`, printing the
+ * diagnostics. Returns 0 (release `s` with scenario_release) or 2.
+ */
+int runcmd_load(const struct runcmd_args *a, struct scenario *s);
+
+/* True if `text` is a whole number from 0 to 2^64 - 1 (--seed), put in
+ * *seed. */
+bool runcmd_seed(const char *text, uint64_t *seed);
+
+/* Apply --scheduler to `s`; 0, or 2 for a name that is not one. */
+int runcmd_scheduler(const char *cmd, const struct runcmd_args *a, struct scenario *s);
+
+/*
+ * The end of a run recorded without error into `db`: evaluate, record and
+ * print the expectations' verdicts (only the failed ones if --quiet),
+ * then, unless --quiet, the summary of `r`. Returns 0, 1 if an expectation
+ * failed, or 3 if they could not be evaluated or recorded.
+ */
+/* Open the run's database (-o) and the sink recording into it, stamped
+ * with the wall-clock time. Returns 0, or 2 after printing why the
+ * database cannot be opened (nothing is written then). */
+int runcmd_open_db(const struct runcmd_args *a, struct db **db, struct trace_sink *sink);
+
+int runcmd_report(const char *cmd, const struct runcmd_args *a, struct db *db,
+                  const struct scenario *s, const struct eng_result *r);
+
+#endif /* MCSIM_CLI_RUNCMD_H */

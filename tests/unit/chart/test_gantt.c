@@ -1,0 +1,396 @@
+/*
+ * mcsim gantt and mcsim run --gantt, run as a user runs them (the `mcsim`
+ * binary, MCSIM_BIN, set by CTest), and the chart modules' arithmetic.
+ * The SVG is checked against the database: every node is named for what
+ * it shows (cli/chart/chart_draw.h), so counting names per kind must give the
+ * rows of the window. PNG and PDF files are checked to be what they say.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "chart/chart_axis.h"
+#include "chart/chart_budget.h"
+#include "spawn.h"
+#include "workdir.h"
+
+#define SCENARIO MCSIM_SOURCE_DIR "/tests/data/gantt/every_mark.yaml"
+#define NETWORK MCSIM_SOURCE_DIR "/scenarios/network_driver.yaml"
+#define MS 1000000LL /* cycles at the scenarios' 1GHz */
+
+static int setup(void **state)
+{
+    (void)state;
+    if (workdir_create("gantt") != 0)
+        return -1;
+    /* run 1: the small scenario; run 2: the network driver (long, dense) */
+    if (spawn_shell("run '%s' -o runs.db --quiet", SCENARIO) != 0 ||
+        spawn_shell("run '%s' -o runs.db --quiet", NETWORK) != 0) {
+        print_message("recording the runs failed: %s\n", spawn_err);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the SVG against the database ---- */
+
+/* How many nodes are named `kind`_N (N digits only). */
+static size_t count_nodes(const char *svg, const char *kind)
+{
+    size_t n = 0, k = strlen(kind);
+
+    for (const char *p = svg; (p = strstr(p, "<title>")) != NULL; p++) {
+        const char *name = p + 7, *q = name + k;
+        if (strncmp(name, kind, k) != 0 || *q != '_' || !(q[1] >= '0' && q[1] <= '9'))
+            continue;
+        for (q++; *q >= '0' && *q <= '9'; q++)
+            ;
+        n += strncmp(q, "</title>", 8) == 0;
+    }
+    return n;
+}
+
+static bool has_node(const char *svg, const char *name)
+{
+    char t[200];
+    snprintf(t, sizeof t, "<title>%s</title>", name);
+    return strstr(svg, t) != NULL;
+}
+
+static long long db_count(const char *sql, long long from, long long to)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    long long v = -1;
+
+    assert_int_equal(sqlite3_open_v2(workdir_file("runs.db"), &db, SQLITE_OPEN_READONLY, NULL),
+                     SQLITE_OK);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+    sqlite3_bind_int64(st, 1, from);
+    sqlite3_bind_int64(st, 2, to);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+/* What each kind of node counts, in run 1 and the window [?1, ?2), for
+ * the threads THREADS (an SQL condition on t). */
+struct expected {
+    const char *kind;
+    const char *sql;
+};
+
+#define SLICES                                                                                     \
+    "SELECT count(*) FROM slices s JOIN threads t USING (run_id, thread_id) "                      \
+    "WHERE run_id = 1 AND s.start_time < ?2 AND s.end_time > ?1 AND %s AND "
+#define JOBS                                                                                       \
+    "SELECT count(*) FROM jobs j JOIN threads t USING (run_id, thread_id) "                        \
+    "WHERE run_id = 1 AND %s AND "
+#define BUDGET                                                                                     \
+    "SELECT count(*) FROM budget_events b JOIN threads t USING (run_id, thread_id) "               \
+    "WHERE run_id = 1 AND b.time >= ?1 AND b.time < ?2 AND %s AND b.kind = "
+
+static const struct expected expected[] = {
+    {"slice", SLICES "(s.sc_thread_id IS NULL OR s.sc_thread_id = s.thread_id) AND "
+                     "s.sc_notification IS NULL"},
+    {"donated", SLICES "s.sc_thread_id <> s.thread_id"},
+    {"ntfnsc", SLICES "s.sc_notification IS NOT NULL"},
+    {"release", JOBS "j.release_time >= ?1 AND j.release_time < ?2"},
+    {"deadline", JOBS "j.deadline_time >= ?1 AND j.deadline_time < ?2 AND j.missed = 0"},
+    {"missed", JOBS "j.deadline_time >= ?1 AND j.deadline_time < ?2 AND j.missed = 1"},
+    {"exhausted", BUDGET "'exhausted'"},
+    {"replenish", BUDGET "'replenish'"},
+    {"timeout", BUDGET "'timeout_fault'"},
+    {"emergency", BUDGET "'emergency'"},
+    /* a throttle lasts until the next replenish of its context */
+    {"throttle", "SELECT count(*) FROM (SELECT b.time AS start, coalesce((SELECT min(r.time) "
+                 "FROM budget_events r WHERE r.run_id = 1 AND (r.sc_thread_id = b.sc_thread_id OR "
+                 "(r.sc_thread_id IS NULL AND b.sc_thread_id IS NULL AND r.thread_id = "
+                 "b.thread_id)) AND r.kind = 'replenish' AND r.time >= b.time), 30000000) AS end "
+                 "FROM budget_events b JOIN threads t USING (run_id, thread_id) WHERE "
+                 "b.run_id = 1 AND b.kind = 'throttle' AND %s) "
+                 "WHERE start < ?2 AND end > ?1 AND end > start"},
+};
+
+/* Compare every kind's node count with the database, for the window
+ * [from, to) and the threads `cond` selects; returns the total. */
+static long long check_counts(const char *svg, long long from, long long to, const char *cond)
+{
+    char sql[1200];
+    long long total = 0;
+
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+        snprintf(sql, sizeof sql, expected[i].sql, cond);
+        long long want = db_count(sql, from, to);
+        long long got = (long long)count_nodes(svg, expected[i].kind);
+        if (want != got)
+            fail_msg("%s: %lld nodes in the SVG, %lld rows in the database", expected[i].kind, got,
+                     want);
+        total += want;
+    }
+    /* interrupts: every device is drawn */
+    assert_int_equal(count_nodes(svg, "irq"),
+                     db_count("SELECT count(*) FROM irqs WHERE run_id = 1 AND arrival >= ?1 AND "
+                              "arrival < ?2 AND lost = 0",
+                              from, to));
+    assert_int_equal(count_nodes(svg, "lost"),
+                     db_count("SELECT count(*) FROM irqs WHERE run_id = 1 AND arrival >= ?1 AND "
+                              "arrival < ?2 AND lost = 1",
+                              from, to));
+    return total;
+}
+
+static void test_gantt_svg_whole_run(void **state)
+{
+    static const char *const rows[] = {"fault_handler", "rx_handler", "store",
+                                       "slow_server",   "control",    "slow_client",
+                                       "hog",           "tick",       "rx"};
+    char *svg;
+    (void)state;
+
+    assert_int_equal(spawn_shell("gantt runs.db -o whole.svg --run 1"), 0);
+    assert_string_equal(spawn_err, "");
+    svg = workdir_must_read("whole.svg", NULL);
+    /* every kind of mark is there, and as many as the database has */
+    assert_true(check_counts(svg, 0, 30 * MS, "t.thread_id > 0") > 100);
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
+        if (count_nodes(svg, expected[i].kind) == 0)
+            fail_msg("no %s node: the scenario should make every kind", expected[i].kind);
+    assert_true(count_nodes(svg, "lost") > 0);
+    /* one labelled row per thread (the root task did nothing) and device, in
+     * priority order, then the devices by line */
+    const char *last = svg;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char t[80];
+        snprintf(t, sizeof t, "<title>row_%s</title>", rows[i]);
+        const char *at = strstr(svg, t);
+        if (at == NULL || at < last)
+            fail_msg("row %s missing or out of order", rows[i]);
+        last = at;
+    }
+    assert_int_equal(count_nodes(svg, "row"), 0); /* names, not numbers */
+    assert_false(has_node(svg, "row_(root)"));
+    /* the title names scenario, scheduler, seed and window; a legend entry
+     * per criticality level and per kind of mark */
+    assert_non_null(strstr(svg, "gantt&#45;every&#45;mark \xe2\x80\x94 mcs scheduler, seed 0"));
+    assert_non_null(strstr(svg, "run 1: the whole run, 30ms"));
+    assert_int_equal(count_nodes(svg, "legend"), 2 + 13);
+    assert_non_null(strstr(svg, "ran (criticality hi)"));
+    assert_non_null(strstr(svg, "prio 200 \xc2\xb7 lo"));
+    assert_non_null(strstr(svg, "budget 3ms / 5ms, deadline 4ms"));
+    /* the axis: ticks in one unit */
+    assert_non_null(strstr(svg, ">0ms<"));
+    assert_non_null(strstr(svg, ">30ms<"));
+    free(svg);
+}
+
+static void test_gantt_svg_window(void **state)
+{
+    char *svg;
+    (void)state;
+
+    assert_int_equal(spawn_shell("gantt runs.db -o window.svg --run 1 --from 5ms --to 12.5ms "
+                                 "--threads hog,slow_server,slow_client"),
+                     0);
+    svg = workdir_must_read("window.svg", NULL);
+    assert_true(check_counts(svg, 5 * MS, 12500000,
+                             "t.name IN ('hog', 'slow_server', 'slow_client')") > 10);
+    assert_true(has_node(svg, "row_hog"));
+    assert_false(has_node(svg, "row_control"));
+    assert_true(has_node(svg, "row_rx")); /* devices are always drawn */
+    assert_non_null(strstr(svg, "run 1: 5ms to 12.500ms of 30ms"));
+    assert_non_null(strstr(svg, ">12.5ms<"));
+    free(svg);
+}
+
+/* The default window of a dense run is a readable prefix, said on stderr. */
+static void test_gantt_default_window(void **state)
+{
+    char *svg;
+    (void)state;
+
+    assert_int_equal(spawn_shell("gantt runs.db -o net.svg"), 0); /* the latest run: 2 */
+    assert_non_null(strstr(spawn_err, "mcsim: gantt: note: the whole run (200ms) is too dense"));
+    assert_non_null(strstr(spawn_err, "--to 200ms"));
+    svg = workdir_must_read("net.svg", NULL);
+    assert_non_null(strstr(svg, "run 2: 0 to 100ms of 200ms"));
+    assert_true(count_nodes(svg, "throttle") >= 5);
+    free(svg);
+    /* asked for, it is drawn, with a note */
+    assert_int_equal(spawn_shell("gantt runs.db -o all.svg --to 200ms"), 0);
+    assert_string_equal(spawn_err, "mcsim: gantt: note: the window is too dense to read: bars and "
+                                   "marks run together (up to --to 100ms they stay apart)\n");
+    svg = workdir_must_read("all.svg", NULL);
+    assert_non_null(strstr(svg, "run 2: the whole run, 200ms"));
+    free(svg);
+}
+
+/* ---- PNG and PDF ---- */
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void test_gantt_png_pdf(void **state)
+{
+    size_t size;
+    unsigned char *png;
+    char *pdf;
+    (void)state;
+
+    assert_int_equal(spawn_shell("gantt runs.db -o chart.png --run 1"), 0);
+    png = (unsigned char *)workdir_must_read("chart.png", &size);
+    assert_true(size > 20000);
+    assert_memory_equal(png, "\x89PNG\r\n\x1a\n", 8);
+    assert_memory_equal(png + 12, "IHDR", 4);
+    assert_true(be32(png + 16) > 1200); /* width, pixels */
+    assert_true(be32(png + 20) > 600);
+    free(png);
+
+    assert_int_equal(spawn_shell("gantt runs.db -o chart.PDF --run 1"), 0);
+    pdf = workdir_must_read("chart.PDF", &size);
+    assert_true(size > 10000);
+    assert_memory_equal(pdf, "%PDF-", 5);
+    assert_non_null(strstr(pdf + size - 64 > pdf ? pdf + size - 64 : pdf, "%%EOF"));
+    free(pdf);
+}
+
+/* ---- mcsim run --gantt ---- */
+
+static void test_gantt_run_option(void **state)
+{
+    char *svg;
+    struct stat st;
+    (void)state;
+
+    assert_int_equal(spawn_shell("run '%s' -o fresh.db --quiet --gantt fresh.svg", SCENARIO), 0);
+    svg = workdir_must_read("fresh.svg", NULL);
+    assert_non_null(strstr(svg, "run 1: the whole run, 30ms"));
+    assert_true(count_nodes(svg, "slice") > 0);
+    free(svg);
+    /* a bad extension is refused before anything is run or written */
+    assert_int_equal(spawn_shell("run '%s' -o other.db --gantt chart.jpg", SCENARIO), 2);
+    assert_non_null(strstr(spawn_err, "mcsim: run: --gantt chart.jpg: the file's extension"));
+    assert_int_equal(stat(workdir_file("other.db"), &st), -1);
+}
+
+/* ---- errors ---- */
+
+static void test_gantt_errors(void **state)
+{
+    static const struct {
+        const char *args, *message;
+    } cases[] = {
+        {"gantt runs.db", "mcsim: gantt: no output file given"},
+        {"gantt -o x.svg", "mcsim: gantt: no database given"},
+        {"gantt runs.db -o x.gif", "mcsim: gantt: -o x.gif: the file's extension chooses"},
+        {"gantt runs.db -o x.svg --frobnicate", "mcsim: gantt: unknown option '--frobnicate'"},
+        {"gantt missing.db -o x.svg", "mcsim: gantt: missing.db: No such file"},
+        {"gantt runs.db -o x.svg --run 0", "--run takes a run number"},
+        {"gantt runs.db -o x.svg --run 9", "mcsim: gantt: no run 9 in the database"},
+        {"gantt runs.db -o x.svg --run 1 --threads hog,nosuch",
+         "run 1 has no thread 'nosuch' (its threads: (root), fault_handler, rx_handler"},
+        {"gantt runs.db -o x.svg --run 1 --threads hog,", "a name is missing"},
+        {"gantt runs.db -o x.svg --run 1 --from 30ms",
+         "--from 30ms is not before the end of run 1"},
+        {"gantt runs.db -o x.svg --run 1 --from 5ms --to 5ms", "--to 5ms is not after --from 5ms"},
+        {"gantt runs.db -o x.svg --run 1 --from 5",
+         "--from '5': a number other than 0 needs a unit"},
+        {"gantt runs.db -o nodir/x.svg --run 1", "cannot write nodir/x.svg: No such file"},
+    };
+    struct stat st;
+    (void)state;
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = spawn_shell("%s", cases[i].args);
+        if (rc != 2 || strstr(spawn_err, cases[i].message) == NULL)
+            fail_msg("'%s': exit %d, stderr '%s' (expected 2 and '%s')", cases[i].args, rc,
+                     spawn_err, cases[i].message);
+    }
+    assert_int_equal(stat(workdir_file("missing.db"), &st), -1); /* not created */
+    assert_int_equal(stat(workdir_file("x.svg"), &st), -1);
+    assert_int_equal(spawn_shell("help gantt"), 0);
+    assert_true(strncmp(spawn_out, "usage: mcsim gantt DB -o FILE", 29) == 0);
+}
+
+/* ---- the modules' arithmetic ---- */
+
+static void test_gantt_axis(void **state)
+{
+    struct chart_tick t[20];
+    size_t n;
+    (void)state;
+
+    n = chart_axis_ticks(0, 30 * MS, 1000000000, 16, t, 20);
+    assert_int_equal(n, 16);
+    assert_string_equal(t[0].label, "0ms");
+    assert_string_equal(t[1].label, "2ms");
+    assert_string_equal(t[15].label, "30ms");
+    n = chart_axis_ticks(0, 30 * MS, 1000000000, 14, t, 20);
+    assert_int_equal(n, 7);
+    assert_string_equal(t[1].label, "5ms");
+    n = chart_axis_ticks(5 * MS, 12500000, 1000000000, 16, t, 20);
+    assert_int_equal(n, 16);
+    assert_string_equal(t[1].label, "5.5ms");
+    assert_string_equal(t[15].label, "12.5ms");
+    n = chart_axis_ticks(0, 800000, 1000000000, 16, t, 20); /* 800us */
+    assert_string_equal(t[1].label, "100us");
+    n = chart_axis_ticks(0, 62500, 62500000, 14, t, 20); /* 1ms at 62.5MHz */
+    assert_int_equal(n, 11);
+    assert_string_equal(t[1].label, "0.1ms");
+    assert_true(t[1].time > 6249.9 && t[1].time < 6250.1);
+    assert_int_equal(chart_axis_round_down(23 * MS, 1000000000), 20 * MS);
+    assert_int_equal(chart_axis_round_down(37 * MS, 1000000000), 30 * MS);
+    assert_int_equal(chart_axis_round_down(61 * MS, 1000000000), 60 * MS);
+    assert_int_equal(chart_axis_round_down(99 * MS, 1000000000), 80 * MS);
+    assert_int_equal(chart_axis_round_down(500, 1000000000), 500);
+}
+
+static void test_gantt_budget_line(void **state)
+{
+    /* budget 2 in every 10: used [0, 2), then [12, 13) */
+    const struct chart_usage u[] = {{0, 2}, {12, 13}};
+    const struct chart_point want[] = {{0, 2}, {2, 0}, {10, 0}, {12, 2}, {13, 1}, {14, 1}};
+    struct chart_point *p;
+    size_t n;
+    (void)state;
+
+    assert_int_equal(chart_budget_line(u, 2, 2, 10, 0, 14, &p, &n), 0);
+    assert_int_equal(n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(p[i].time, want[i].time);
+        assert_int_equal(p[i].left, want[i].left);
+    }
+    free(p);
+    /* a window later on sees only the period before it */
+    assert_int_equal(chart_budget_line(u, 2, 2, 10, 11, 12, &p, &n), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(p[0].left, 1); /* [1, 2) of the first use is within 10 */
+    assert_int_equal(p[1].left, 2);
+    free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gantt_svg_whole_run),  cmocka_unit_test(test_gantt_svg_window),
+        cmocka_unit_test(test_gantt_default_window), cmocka_unit_test(test_gantt_png_pdf),
+        cmocka_unit_test(test_gantt_run_option),     cmocka_unit_test(test_gantt_errors),
+        cmocka_unit_test(test_gantt_axis),           cmocka_unit_test(test_gantt_budget_line),
+    };
+    return cmocka_run_group_tests(tests, setup, workdir_teardown);
+}
