@@ -1,0 +1,177 @@
+/*
+ * Random scenarios (issue 15; extended by the sweep of issue 16 and the
+ * fuzzing of issue 19): a valid scenario drawn from a seed and a struct of
+ * knobs, for property tests of the analysis against the simulator, for
+ * experiments over many task sets and for stress runs.
+ *
+ * Generation is two steps, so that a user can change the system between
+ * them (set budgets from UUniFast utilisations, add threads, coarsen the
+ * timer):
+ *   1. gen_draw(): knobs + seed -> struct gen_system, plain data with
+ *      every choice made (threads, contexts, programs, devices, servers,
+ *      handlers, kernel costs), all durations in CPU cycles;
+ *   2. gen_emit_yaml(): struct gen_system -> YAML text in the format of
+ *      SCENARIO-FORMAT.md, which `mcsim run` and load_scenario_text() read
+ *      (every duration is written in cycles, `1200c`, so it is exact).
+ * gen_scenario() does both and loads the text into a struct scenario.
+ *
+ * Determinism: the same knobs and seed give the same text on every machine
+ * (every draw comes from sim/rng.h, integer arithmetic only; shares are in
+ * per mille). Adding a knob keeps earlier draws only if its default draws
+ * nothing: new knobs must default to "off" and draw from their own stream
+ * (gen_stream()).
+ *
+ * The shapes drawn are those of SCENARIO-FORMAT.md's examples:
+ *   - a device thread: loop [wait N; job [compute; call S?; compute?]; irq_ack D]
+ *     woken by its own device (periodic with jitter, sporadic, burst or at);
+ *   - a yield thread: loop [job [...]; yield], released by its refills;
+ *   - a passive server: recv E; loop [compute; call E2?; reply_recv E],
+ *     nested calls only to servers drawn later (no cycles);
+ *   - a timeout handler per policy used: handle_timeouts on its endpoint,
+ *     at the highest priority.
+ */
+#ifndef MCSIM_GEN_GEN_H
+#define MCSIM_GEN_GEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/diag.h"
+#include "rng.h"
+#include "scenario.h"
+#include "util/strbuf.h"
+
+#define GEN_MAX_THREADS 1024
+#define GEN_MAX_SERVERS 16
+/* The timeout handlers' priority: above everything drawn (1 .. 250), below
+ * the root task (255). */
+#define GEN_HANDLER_PRIORITY 254u
+
+/* Shares are per mille (0..1000) so that every draw is integer. */
+struct gen_knobs {
+    uint32_t threads_min, threads_max;  /* job threads (not servers or handlers) */
+    bool distinct_priorities;           /* false: priorities drawn from few levels */
+    uint32_t priority_levels;           /* levels when not distinct (>= 1) */
+    cycles_t period_min, period_max;    /* of contexts and devices */
+    /* Utilisation of each job thread's own compute (max) over its period,
+     * drawn in [util_min, util_max] per mille; 0/0 with total_util set:
+     * UUniFast (Bini and Buttazzo 2005) over the job threads. */
+    uint32_t util_min, util_max;
+    uint32_t total_util;                /* per mille; 0 = draw each independently */
+    uint32_t compute_spread;            /* min = max * (1000 - spread) / 1000 */
+    /* budget = work * factor / 1000 with factor in [budget_min, budget_max],
+     * clipped to [MIN_BUDGET, period]; above 1000 the context has slack,
+     * below it the job overruns its budget. */
+    uint32_t budget_min, budget_max;
+    uint32_t rr_share;                  /* contexts with budget = period */
+    uint32_t sporadic_share;            /* contexts with sporadic: true */
+    uint32_t extra_refills_max;
+    uint32_t yield_share;               /* threads released by refills, not devices */
+    /* device arrival forms, relative weights */
+    uint32_t w_periodic, w_jitter, w_sporadic, w_burst, w_at;
+    uint32_t jitter_max;                /* per mille of the period */
+    uint32_t burst_count_max;
+    uint32_t offset_share;              /* devices with a non-zero offset */
+    /* passive servers */
+    uint32_t servers_max;
+    uint32_t call_share;                /* job threads whose job calls a server */
+    uint32_t nested_share;              /* servers that call a later server */
+    uint32_t server_util_max;           /* server compute (max) per mille of the
+                                           smallest client period */
+    uint32_t timeout_share;             /* servers with a timeout endpoint */
+    bool policy_reset, policy_emergency, policy_inherit; /* handler actions drawn */
+    /* kernel */
+    bool kernel_costs;                  /* false: every cost 0 */
+    uint32_t cost_max;                  /* each cost drawn in [0, cost_max] */
+    uint64_t cpu_hz, timer_hz;
+    uint32_t hi_share;                  /* job threads of criticality hi */
+    uint32_t periods;                   /* duration = periods x the longest period */
+};
+
+/* One thread's context as drawn (budget == period: round-robin). */
+struct gen_context {
+    cycles_t budget, period;
+    bool sporadic;
+    uint32_t extra_refills;
+};
+
+enum gen_arrival { GEN_PERIODIC, GEN_SPORADIC, GEN_BURST, GEN_AT };
+
+struct gen_device {
+    enum gen_arrival kind;
+    cycles_t period, jitter;    /* periodic */
+    cycles_t min, max;          /* sporadic */
+    cycles_t every, gap;        /* burst */
+    uint32_t count;             /* burst */
+    cycles_t offset;
+    uint32_t n_at;              /* at: times[0 .. n_at) ascending */
+    cycles_t at[8];
+};
+
+enum gen_driver { GEN_DEVICE, GEN_YIELD };
+
+struct gen_job_thread {
+    uint32_t priority;
+    bool hi;                    /* criticality hi (else lo) */
+    struct gen_context sc;
+    cycles_t deadline;
+    enum gen_driver driver;
+    struct gen_device dev;      /* GEN_DEVICE */
+    cycles_t pre_min, pre_max;  /* compute before the call */
+    uint32_t server;            /* called server, or SCN_NONE */
+    cycles_t post_min, post_max;/* compute after the call (0: none) */
+};
+
+enum gen_policy { GEN_NO_HANDLER, GEN_RESET, GEN_EMERGENCY, GEN_INHERIT };
+
+struct gen_server {
+    uint32_t priority;
+    cycles_t min, max;          /* its compute per request */
+    uint32_t nested;            /* server it calls, SCN_NONE if none */
+    enum gen_policy policy;     /* its timeout endpoint's handler */
+    cycles_t emergency;         /* GEN_EMERGENCY: the grant */
+};
+
+struct gen_system {
+    struct scn_costs costs;
+    uint64_t cpu_hz, timer_hz;
+    cycles_t duration;
+    uint32_t n_threads, n_servers;
+    struct gen_job_thread *threads;
+    struct gen_server servers[GEN_MAX_SERVERS];
+};
+
+/* The default knobs: 2..8 threads, mixed everything, non-zero costs, a
+ * 1 GHz CPU and timer, 10 longest periods. */
+void gen_knobs_default(struct gen_knobs *k);
+
+/* Knobs for plain fixed-priority task sets: device threads on periodic
+ * devices, distinct priorities, fixed compute, zero costs, no servers,
+ * round-robin contexts (never throttled). */
+void gen_knobs_plain(struct gen_knobs *k);
+
+/* The stream a part of the generator draws from: seed and name, as
+ * rng_seed_stream ("gen:threads", "gen:servers", ...). */
+void gen_stream(struct rng *r, uint64_t seed, const char *name);
+
+/* Draw a system from `k` and `seed` into `out` (release with
+ * gen_system_release). Returns 0, or -1 if the knobs are inconsistent or
+ * memory runs out (a message in `why`, NUL-terminated). */
+int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *out, char *why,
+             size_t why_len);
+
+/* Free what gen_draw allocated and zero `g`. */
+void gen_system_release(struct gen_system *g);
+
+/* Write `g` as a scenario named `name` into `out` (appended). The caller
+ * checks out->failed. */
+void gen_emit_yaml(const struct gen_system *g, const char *name, struct strbuf *out);
+
+/* Draw, emit and load: on success 0, `s` holds the scenario (release with
+ * scenario_release) and `yaml` its text (may be NULL if not wanted). On
+ * failure -1 with the reason in `d`: a load error here is a bug of the
+ * generator. */
+int gen_scenario(const struct gen_knobs *k, uint64_t seed, struct scenario *s,
+                 struct strbuf *yaml, struct diag *d);
+
+#endif /* MCSIM_GEN_GEN_H */

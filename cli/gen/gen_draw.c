@@ -1,0 +1,355 @@
+/*
+ * Drawing a random system from knobs and a seed (gen.h). Each part draws
+ * from its own stream ("gen:costs", "gen:thread:I", "gen:server:K"), so
+ * that changing the number of servers leaves the threads' draws alone.
+ */
+#include "gen/gen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Priorities drawn: 1 .. PRIO_TOP, below the timeout handlers
+ * (GEN_HANDLER_PRIORITY). */
+#define PRIO_TOP 250u
+#define MAX_IRQ 255u
+
+void gen_knobs_default(struct gen_knobs *k)
+{
+    memset(k, 0, sizeof *k);
+    k->threads_min = 2;
+    k->threads_max = 8;
+    k->distinct_priorities = false;
+    k->priority_levels = 4;
+    k->period_min = 1000000;   /* 1 ms at 1 GHz */
+    k->period_max = 20000000;  /* 20 ms */
+    k->util_min = 20;
+    k->util_max = 250;
+    k->compute_spread = 500;
+    k->budget_min = 600;
+    k->budget_max = 2000;
+    k->rr_share = 150;
+    k->sporadic_share = 300;
+    k->extra_refills_max = 8;
+    k->yield_share = 250;
+    k->w_periodic = 3;
+    k->w_jitter = 3;
+    k->w_sporadic = 2;
+    k->w_burst = 1;
+    k->w_at = 1;
+    k->jitter_max = 300;
+    k->burst_count_max = 4;
+    k->offset_share = 500;
+    k->servers_max = 3;
+    k->call_share = 400;
+    k->nested_share = 300;
+    k->server_util_max = 60;
+    k->timeout_share = 600;
+    k->policy_reset = k->policy_emergency = k->policy_inherit = true;
+    k->kernel_costs = true;
+    k->cost_max = 300;
+    k->cpu_hz = 1000000000;
+    k->timer_hz = 1000000000;
+    k->hi_share = 500;
+    k->periods = 10;
+}
+
+void gen_knobs_plain(struct gen_knobs *k)
+{
+    gen_knobs_default(k);
+    k->distinct_priorities = true;
+    k->compute_spread = 0;
+    k->rr_share = 1000;
+    k->sporadic_share = 0;
+    k->extra_refills_max = 0;
+    k->yield_share = 0;
+    k->w_periodic = 1;
+    k->w_jitter = k->w_sporadic = k->w_burst = k->w_at = 0;
+    k->offset_share = 0;
+    k->servers_max = 0;
+    k->call_share = 0;
+    k->timeout_share = 0;
+    k->kernel_costs = false;
+}
+
+void gen_stream(struct rng *r, uint64_t seed, const char *name)
+{
+    rng_seed_stream(r, seed, name);
+}
+
+/* True with probability per_mille / 1000. */
+static bool chance(struct rng *r, uint32_t per_mille)
+{
+    return per_mille > 0 && rng_uniform(r, 0, 999) < per_mille;
+}
+
+/* A period in [lo, hi], a whole number of microseconds where it can be
+ * (synchronous releases then recur within the run). */
+static cycles_t draw_period(struct rng *r, const struct gen_knobs *k)
+{
+    cycles_t p = rng_uniform(r, k->period_min, k->period_max);
+    cycles_t q = k->cpu_hz / 1000000;
+    if (q > 1 && p >= 2 * q)
+        p -= p % q;
+    return p;
+}
+
+static cycles_t min_budget_of(const struct gen_system *g)
+{
+    struct scenario s;
+    memset(&s, 0, sizeof s);
+    s.costs = g->costs;
+    s.cpu_hz = g->cpu_hz;
+    s.timer_hz = g->timer_hz;
+    return scenario_min_budget(&s);
+}
+
+static void draw_costs(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
+{
+    struct rng r;
+    memset(&g->costs, 0, sizeof g->costs);
+    if (!k->kernel_costs)
+        return;
+    gen_stream(&r, seed, "gen:costs");
+    g->costs.entry = rng_uniform(&r, 0, k->cost_max);
+    g->costs.exit = rng_uniform(&r, 0, k->cost_max);
+    g->costs.syscall = rng_uniform(&r, 0, k->cost_max);
+    g->costs.ipc = rng_uniform(&r, 0, k->cost_max);
+    g->costs.schedule = rng_uniform(&r, 0, k->cost_max);
+    g->costs.timer_program = rng_uniform(&r, 0, k->cost_max);
+    g->costs.irq = rng_uniform(&r, 0, k->cost_max);
+    g->costs.tick = rng_uniform(&r, 0, k->cost_max);
+}
+
+/* The arrival form of a device thread with period `p`. */
+static void draw_device(struct rng *r, const struct gen_knobs *k, cycles_t p, struct gen_device *d)
+{
+    uint32_t total = k->w_periodic + k->w_jitter + k->w_sporadic + k->w_burst + k->w_at;
+    uint32_t w = total ? (uint32_t)rng_uniform(r, 0, total - 1) : 0;
+    memset(d, 0, sizeof *d);
+    d->period = p;
+    if (chance(r, k->offset_share))
+        d->offset = rng_uniform(r, 1, p);
+    if (w < k->w_periodic) {
+        d->kind = GEN_PERIODIC;
+    } else if ((w -= k->w_periodic) < k->w_jitter) {
+        d->kind = GEN_PERIODIC;
+        d->jitter = rng_uniform(r, 1, p * k->jitter_max / 1000 + 1);
+    } else if ((w -= k->w_jitter) < k->w_sporadic) {
+        d->kind = GEN_SPORADIC;
+        d->min = p;
+        d->max = p + rng_uniform(r, 0, p);
+    } else if ((w -= k->w_sporadic) < k->w_burst) {
+        d->kind = GEN_BURST;
+        d->every = p;
+        d->count = (uint32_t)rng_uniform(r, 2, k->burst_count_max < 2 ? 2 : k->burst_count_max);
+        d->gap = rng_uniform(r, 1, p / (2 * d->count));
+    } else {
+        cycles_t t = 0;
+        d->kind = GEN_AT;
+        d->n_at = (uint32_t)rng_uniform(r, 1, sizeof d->at / sizeof d->at[0]);
+        for (uint32_t i = 0; i < d->n_at; i++) {
+            t += rng_uniform(r, i ? 1 : 0, p);
+            d->at[i] = t;
+        }
+    }
+}
+
+/* Arrivals of the device per `period` window at most (burst: count). */
+static uint32_t per_window(const struct gen_job_thread *t)
+{
+    return t->driver == GEN_DEVICE && t->dev.kind == GEN_BURST ? t->dev.count : 1;
+}
+
+static void draw_priority(struct rng *r, const struct gen_knobs *k, uint32_t i, uint32_t *prio,
+                          const uint32_t *perm)
+{
+    if (k->distinct_priorities)
+        *prio = perm[i];
+    else
+        *prio = PRIO_TOP - (uint32_t)rng_uniform(r, 0, k->priority_levels - 1) *
+                               (PRIO_TOP / k->priority_levels);
+}
+
+/* Distinct priorities 1..PRIO_TOP, shuffled, for `n` threads. */
+static void shuffle_priorities(uint64_t seed, uint32_t n, uint32_t *perm)
+{
+    struct rng r;
+    uint32_t all[PRIO_TOP];
+    gen_stream(&r, seed, "gen:priorities");
+    for (uint32_t i = 0; i < PRIO_TOP; i++)
+        all[i] = i + 1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = (uint32_t)rng_uniform(&r, i, PRIO_TOP - 1);
+        uint32_t t = all[i];
+        all[i] = all[j];
+        all[j] = t;
+        perm[i] = all[i];
+    }
+}
+
+static void draw_thread(const struct gen_knobs *k, uint64_t seed, uint32_t i, const uint32_t *perm,
+                        struct gen_system *g)
+{
+    struct gen_job_thread *t = &g->threads[i];
+    struct rng r;
+    char name[48];
+    cycles_t p, work;
+    snprintf(name, sizeof name, "gen:thread:%u", i);
+    gen_stream(&r, seed, name);
+    memset(t, 0, sizeof *t);
+    draw_priority(&r, k, i, &t->priority, perm);
+    t->hi = chance(&r, k->hi_share);
+    p = draw_period(&r, k);
+    t->driver = (i >= MAX_IRQ || chance(&r, k->yield_share)) ? GEN_YIELD : GEN_DEVICE;
+    if (t->driver == GEN_DEVICE)
+        draw_device(&r, k, p, &t->dev);
+    work = p * rng_uniform(&r, k->util_min, k->util_max) / 1000 / per_window(t);
+    if (work == 0)
+        work = 1;
+    t->server = SCN_NONE;
+    if (g->n_servers > 0 && chance(&r, k->call_share)) {
+        t->server = (uint32_t)rng_uniform(&r, 0, g->n_servers - 1);
+        t->post_max = work / 2;
+        t->post_min = t->post_max - t->post_max * k->compute_spread / 1000;
+        work -= t->post_max;
+    }
+    t->pre_max = work;
+    t->pre_min = work - work * k->compute_spread / 1000;
+    if (t->pre_min == 0)
+        t->pre_min = 1;
+    t->sc.period = p;
+    t->sc.sporadic = chance(&r, k->sporadic_share);
+    t->sc.extra_refills = (uint32_t)rng_uniform(&r, 0, k->extra_refills_max);
+    /* the budget factor, drawn now and applied once the servers are known */
+    t->sc.budget = rng_uniform(&r, k->budget_min, k->budget_max);
+    if (chance(&r, k->rr_share))
+        t->sc.budget = 0; /* marks round-robin */
+    t->deadline = p;
+}
+
+static void draw_server(const struct gen_knobs *k, uint64_t seed, uint32_t idx, cycles_t pmin,
+                        struct gen_system *g)
+{
+    struct gen_server *s = &g->servers[idx];
+    struct rng r;
+    char name[48];
+    uint32_t policies[3], n = 0;
+    cycles_t cmax = pmin * k->server_util_max / 1000;
+    snprintf(name, sizeof name, "gen:server:%u", idx);
+    gen_stream(&r, seed, name);
+    memset(s, 0, sizeof *s);
+    s->priority = (uint32_t)rng_uniform(&r, 1, PRIO_TOP);
+    s->max = rng_uniform(&r, 1, cmax > 1 ? cmax : 1);
+    s->min = s->max - s->max * k->compute_spread / 1000;
+    if (s->min == 0)
+        s->min = 1;
+    s->nested = SCN_NONE;
+    if (idx + 1 < g->n_servers && chance(&r, k->nested_share))
+        s->nested = (uint32_t)rng_uniform(&r, idx + 1, g->n_servers - 1);
+    if (k->policy_reset)
+        policies[n++] = GEN_RESET;
+    if (k->policy_emergency)
+        policies[n++] = GEN_EMERGENCY;
+    if (k->policy_inherit)
+        policies[n++] = GEN_INHERIT;
+    s->policy = GEN_NO_HANDLER;
+    if (n > 0 && chance(&r, k->timeout_share))
+        s->policy = policies[rng_uniform(&r, 0, n - 1)];
+    s->emergency = s->max;
+}
+
+/* The most a request to server `k` takes, nested calls included. */
+static cycles_t server_chain(const struct gen_system *g, uint32_t k)
+{
+    cycles_t c = 0;
+    for (; k != SCN_NONE; k = g->servers[k].nested)
+        c += g->servers[k].max;
+    return c;
+}
+
+/* Budgets from the drawn factors, now that server times are known. */
+static void set_budgets(struct gen_system *g)
+{
+    cycles_t mb = min_budget_of(g);
+    for (uint32_t i = 0; i < g->n_threads; i++) {
+        struct gen_job_thread *t = &g->threads[i];
+        cycles_t work = t->pre_max + t->post_max, b;
+        if (t->server != SCN_NONE)
+            work += server_chain(g, t->server);
+        work *= per_window(t);
+        b = t->sc.budget == 0 ? t->sc.period : work * t->sc.budget / 1000;
+        if (b < mb)
+            b = mb;
+        if (b > t->sc.period)
+            b = t->sc.period;
+        t->sc.budget = b;
+    }
+}
+
+static int check_knobs(const struct gen_knobs *k, char *why, size_t why_len)
+{
+    const char *bad = NULL;
+    if (k->threads_min < 1 || k->threads_min > k->threads_max || k->threads_max > GEN_MAX_THREADS)
+        bad = "threads_min must be 1 .. threads_max, threads_max at most GEN_MAX_THREADS";
+    else if (k->distinct_priorities && k->threads_max > PRIO_TOP)
+        bad = "distinct priorities allow at most 250 threads";
+    else if (!k->distinct_priorities && (k->priority_levels < 1 || k->priority_levels > PRIO_TOP))
+        bad = "priority_levels must be 1 .. 250";
+    else if (k->period_min < 1000 || k->period_min > k->period_max)
+        bad = "period_min must be at least 1000 cycles and at most period_max";
+    else if (k->util_min > k->util_max || k->util_max > 1000 || k->compute_spread > 1000)
+        bad = "util_min <= util_max <= 1000 and compute_spread <= 1000";
+    else if (k->budget_min > k->budget_max || k->budget_min == 0)
+        bad = "0 < budget_min <= budget_max";
+    else if (k->servers_max > GEN_MAX_SERVERS)
+        bad = "servers_max at most GEN_MAX_SERVERS";
+    else if (k->cpu_hz == 0 || k->timer_hz == 0 || k->timer_hz > k->cpu_hz)
+        bad = "0 < timer_hz <= cpu_hz";
+    else if (k->periods == 0)
+        bad = "periods must be at least 1";
+    if (bad)
+        snprintf(why, why_len, "%s", bad);
+    return bad ? -1 : 0;
+}
+
+int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *g, char *why,
+             size_t why_len)
+{
+    struct rng r;
+    uint32_t perm[PRIO_TOP];
+    cycles_t pmax = 0;
+    memset(g, 0, sizeof *g);
+    if (check_knobs(k, why, why_len) != 0)
+        return -1;
+    gen_stream(&r, seed, "gen:shape");
+    g->cpu_hz = k->cpu_hz;
+    g->timer_hz = k->timer_hz;
+    draw_costs(k, seed, g);
+    g->n_threads = (uint32_t)rng_uniform(&r, k->threads_min, k->threads_max);
+    if (k->servers_max > 0 && k->call_share > 0)
+        g->n_servers = (uint32_t)rng_uniform(&r, 1, k->servers_max);
+    g->threads = calloc(g->n_threads, sizeof *g->threads);
+    if (!g->threads) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    if (k->distinct_priorities)
+        shuffle_priorities(seed, g->n_threads, perm);
+    for (uint32_t i = 0; i < g->n_threads; i++) {
+        draw_thread(k, seed, i, perm, g);
+        if (g->threads[i].sc.period > pmax)
+            pmax = g->threads[i].sc.period;
+    }
+    for (uint32_t s = 0; s < g->n_servers; s++)
+        draw_server(k, seed, s, k->period_min, g);
+    set_budgets(g);
+    g->duration = pmax * k->periods;
+    return 0;
+}
+
+void gen_system_release(struct gen_system *g)
+{
+    free(g->threads);
+    memset(g, 0, sizeof *g);
+}

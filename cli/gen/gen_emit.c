@@ -1,0 +1,217 @@
+/*
+ * Writing a drawn system as a scenario (gen.h): YAML in the format of
+ * SCENARIO-FORMAT.md, every duration in cycles so that it loads exactly.
+ * Names: job threads t0, t1, ...; their notifications n_tI and devices
+ * d_tI (irq I + 1); servers s0, ... on endpoints e_s0, ...; timeout
+ * handlers guard_reset, guard_emergency, guard_inherit on endpoints
+ * f_reset, f_emergency, f_inherit.
+ */
+#include "gen/gen.h"
+
+#include <string.h>
+
+static const char *const policy_names[] = {
+    [GEN_NO_HANDLER] = "none",
+    [GEN_RESET] = "reset",
+    [GEN_EMERGENCY] = "emergency",
+    [GEN_INHERIT] = "inherit",
+};
+
+/* Which handlers the servers need. */
+static void policies_used(const struct gen_system *g, bool used[4])
+{
+    memset(used, 0, 4 * sizeof used[0]);
+    for (uint32_t k = 0; k < g->n_servers; k++)
+        used[g->servers[k].policy] = true;
+}
+
+static void emit_header(const struct gen_system *g, const char *name, struct strbuf *o)
+{
+    const struct scn_costs *c = &g->costs;
+    sb_printf(o, "mcsim: 1\nname: %s\nduration: %lluc\n", name, (unsigned long long)g->duration);
+    sb_printf(o, "platform:\n  cpu_hz: %lluHz\n  timer_hz: %lluHz\n",
+              (unsigned long long)g->cpu_hz, (unsigned long long)g->timer_hz);
+    sb_printf(o,
+              "  kernel_costs: {entry: %llu, exit: %llu, syscall: %llu, ipc: %llu, "
+              "schedule: %llu, timer_program: %llu, irq: %llu, tick: %llu}\n",
+              (unsigned long long)c->entry, (unsigned long long)c->exit,
+              (unsigned long long)c->syscall, (unsigned long long)c->ipc,
+              (unsigned long long)c->schedule, (unsigned long long)c->timer_program,
+              (unsigned long long)c->irq, (unsigned long long)c->tick);
+    sb_puts(o, "criticality: [lo, hi]\n");
+}
+
+static void emit_objects(const struct gen_system *g, struct strbuf *o)
+{
+    bool used[4], any = false;
+    policies_used(g, used);
+    sb_puts(o, "endpoints: [");
+    for (uint32_t k = 0; k < g->n_servers; k++) {
+        sb_printf(o, "%se_s%u", any ? ", " : "", k);
+        any = true;
+    }
+    for (int p = GEN_RESET; p <= GEN_INHERIT; p++)
+        if (used[p]) {
+            sb_printf(o, "%sf_%s", any ? ", " : "", policy_names[p]);
+            any = true;
+        }
+    sb_puts(o, "]\nnotifications: [");
+    any = false;
+    for (uint32_t i = 0; i < g->n_threads; i++)
+        if (g->threads[i].driver == GEN_DEVICE) {
+            sb_printf(o, "%sn_t%u", any ? ", " : "", i);
+            any = true;
+        }
+    sb_puts(o, "]\n");
+}
+
+static void emit_compute(struct strbuf *o, const char *indent, cycles_t min, cycles_t max)
+{
+    if (min == max)
+        sb_printf(o, "%s- compute: %lluc\n", indent, (unsigned long long)max);
+    else
+        sb_printf(o, "%s- compute: {min: %lluc, max: %lluc}\n", indent, (unsigned long long)min,
+                  (unsigned long long)max);
+}
+
+static void emit_context(struct strbuf *o, const struct gen_context *sc)
+{
+    sb_printf(o, "    budget: %lluc\n    period: %lluc\n", (unsigned long long)sc->budget,
+              (unsigned long long)sc->period);
+    if (sc->extra_refills)
+        sb_printf(o, "    extra_refills: %u\n", sc->extra_refills);
+    if (sc->sporadic)
+        sb_puts(o, "    sporadic: true\n");
+}
+
+static void emit_job_thread(const struct gen_system *g, uint32_t i, struct strbuf *o)
+{
+    const struct gen_job_thread *t = &g->threads[i];
+    sb_printf(o, "  t%u:\n    priority: %u\n    criticality: %s\n", i, t->priority,
+              t->hi ? "hi" : "lo");
+    emit_context(o, &t->sc);
+    sb_printf(o, "    deadline: %lluc\n    program:\n      - loop:\n",
+              (unsigned long long)t->deadline);
+    if (t->driver == GEN_DEVICE)
+        sb_printf(o, "          - wait: n_t%u\n", i);
+    sb_puts(o, "          - job:\n");
+    emit_compute(o, "              ", t->pre_min, t->pre_max);
+    if (t->server != SCN_NONE) {
+        sb_printf(o, "              - call: e_s%u\n", t->server);
+        if (t->post_max > 0)
+            emit_compute(o, "              ", t->post_min, t->post_max);
+    }
+    if (t->driver == GEN_DEVICE)
+        sb_printf(o, "          - irq_ack: d_t%u\n", i);
+    else
+        sb_puts(o, "          - yield\n");
+}
+
+static void emit_server(const struct gen_system *g, uint32_t k, struct strbuf *o)
+{
+    const struct gen_server *s = &g->servers[k];
+    sb_printf(o, "  s%u:\n    priority: %u\n    criticality: hi\n    passive: true\n", k,
+              s->priority);
+    if (s->policy != GEN_NO_HANDLER)
+        sb_printf(o, "    timeout_endpoint: f_%s\n", policy_names[s->policy]);
+    sb_printf(o, "    program:\n      - recv: e_s%u\n      - loop:\n", k);
+    emit_compute(o, "          ", s->min, s->max);
+    if (s->nested != SCN_NONE)
+        sb_printf(o, "          - call: e_s%u\n", s->nested);
+    sb_printf(o, "          - reply_recv: e_s%u\n", k);
+}
+
+/* The largest emergency grant among the servers of policy emergency. */
+static cycles_t emergency_grant(const struct gen_system *g)
+{
+    cycles_t e = 1;
+    for (uint32_t k = 0; k < g->n_servers; k++)
+        if (g->servers[k].policy == GEN_EMERGENCY && g->servers[k].emergency > e)
+            e = g->servers[k].emergency;
+    return e;
+}
+
+/* One handler per policy used, on a context of 1/10 of the shortest period
+ * (at least MIN_BUDGET), so that it can serve faults without starving. */
+static void emit_handlers(const struct gen_system *g, struct strbuf *o)
+{
+    bool used[4];
+    struct scenario s;
+    cycles_t pmin = UINT64_MAX, b, mb;
+    memset(&s, 0, sizeof s);
+    s.costs = g->costs;
+    s.cpu_hz = g->cpu_hz;
+    s.timer_hz = g->timer_hz;
+    mb = scenario_min_budget(&s);
+    for (uint32_t i = 0; i < g->n_threads; i++)
+        if (g->threads[i].sc.period < pmin)
+            pmin = g->threads[i].sc.period;
+    b = pmin / 10 > mb ? pmin / 10 : mb;
+    if (b > pmin)
+        b = pmin;
+    policies_used(g, used);
+    for (int p = GEN_RESET; p <= GEN_INHERIT; p++) {
+        if (!used[p])
+            continue;
+        sb_printf(o, "  guard_%s:\n    priority: %u\n    criticality: hi\n", policy_names[p],
+                  GEN_HANDLER_PRIORITY);
+        sb_printf(o, "    budget: %lluc\n    period: %lluc\n", (unsigned long long)b,
+                  (unsigned long long)pmin);
+        sb_printf(o, "    program:\n      - handle_timeouts: {endpoint: f_%s, action: ",
+                  policy_names[p]);
+        if (p == GEN_EMERGENCY)
+            sb_printf(o, "{emergency_budget: %lluc}}\n", (unsigned long long)emergency_grant(g));
+        else
+            sb_printf(o, "%s}\n", policy_names[p]);
+    }
+}
+
+static void emit_device(const struct gen_device *d, uint32_t i, struct strbuf *o)
+{
+    sb_printf(o, "  d_t%u: {irq: %u, notification: n_t%u, offset: %lluc, arrivals: ", i, i + 1, i,
+              (unsigned long long)d->offset);
+    switch (d->kind) {
+    case GEN_PERIODIC:
+        sb_printf(o, "{periodic: %lluc", (unsigned long long)d->period);
+        if (d->jitter)
+            sb_printf(o, ", jitter: %lluc", (unsigned long long)d->jitter);
+        sb_puts(o, "}");
+        break;
+    case GEN_SPORADIC:
+        sb_printf(o, "{sporadic: {min: %lluc, max: %lluc}}", (unsigned long long)d->min,
+                  (unsigned long long)d->max);
+        break;
+    case GEN_BURST:
+        sb_printf(o, "{burst: {every: %lluc, count: %u, gap: %lluc}}",
+                  (unsigned long long)d->every, d->count, (unsigned long long)d->gap);
+        break;
+    case GEN_AT:
+        sb_puts(o, "{at: [");
+        for (uint32_t j = 0; j < d->n_at; j++)
+            sb_printf(o, "%s%lluc", j ? ", " : "", (unsigned long long)d->at[j]);
+        sb_puts(o, "]}");
+        break;
+    }
+    sb_puts(o, "}\n");
+}
+
+void gen_emit_yaml(const struct gen_system *g, const char *name, struct strbuf *o)
+{
+    bool devices = false;
+    emit_header(g, name, o);
+    emit_objects(g, o);
+    sb_puts(o, "threads:\n");
+    for (uint32_t i = 0; i < g->n_threads; i++)
+        emit_job_thread(g, i, o);
+    for (uint32_t k = 0; k < g->n_servers; k++)
+        emit_server(g, k, o);
+    emit_handlers(g, o);
+    for (uint32_t i = 0; i < g->n_threads; i++) {
+        if (g->threads[i].driver != GEN_DEVICE)
+            continue;
+        if (!devices)
+            sb_puts(o, "devices:\n");
+        devices = true;
+        emit_device(&g->threads[i].dev, i, o);
+    }
+}
