@@ -46,4 +46,8 @@ extern const char cmd_qemu_usage[];
 extern const char cmd_run_usage[];
 extern const char cmd_validate_usage[];
 
+/* Help topics that are not commands, printed by `mcsim help TOPIC`
+ * (cli/help.c). */
+extern const char help_format[];
+
 #endif /* MCSIM_CLI_COMMANDS_H */

@@ -27,6 +27,16 @@ static const struct command commands[] = {
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
+/* `mcsim help TOPIC` for what is not a command. */
+static const struct {
+    const char *name;
+    const char *text;
+    const char *summary;
+} topics[] = {
+    {"format", help_format, "the scenario format in brief (all of it: docs/scenario-format.md)"},
+};
+#define N_TOPICS (sizeof topics / sizeof topics[0])
+
 static const struct command *find(const char *name)
 {
     for (size_t i = 0; i < N_COMMANDS; i++)
@@ -37,11 +47,13 @@ static const struct command *find(const char *name)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: mcsim COMMAND [ARGS...]\n       mcsim help [COMMAND]\n"
+    fprintf(f, "usage: mcsim COMMAND [ARGS...]\n       mcsim help [COMMAND|TOPIC]\n"
                "       mcsim --version\n\ncommands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'mcsim help COMMAND' shows a command's options.\n");
+    fprintf(f, "\n'mcsim help COMMAND' shows a command's options.\n\nhelp topics:\n");
+    for (size_t i = 0; i < N_TOPICS; i++)
+        fprintf(f, "  %-10s %s\n", topics[i].name, topics[i].summary);
 }
 
 static int unknown(const char *name)
@@ -57,6 +69,11 @@ static int help(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    for (size_t i = 0; i < N_TOPICS; i++)
+        if (strcmp(topics[i].name, argv[1]) == 0) {
+            fputs(topics[i].text, stdout);
+            return 0;
+        }
     if (!(c = find(argv[1])))
         return unknown(argv[1]);
     fputs(c->usage, stdout);

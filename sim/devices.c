@@ -1,5 +1,5 @@
 /*
- * Device arrival generators (SCENARIO-FORMAT.md, "devices"). Each form is
+ * Device arrival generators (docs/scenario-format.md, "devices"). Each form is
  * a small step function computing the next raw time from the generator's
  * counters; device_gen_next() keeps the output non-decreasing and ends it
  * for good once a form has no more. No libc: the ARM image links this.

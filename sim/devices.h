@@ -1,6 +1,6 @@
 /*
  * Device arrival generators: the times at which each scenario device raises
- * its interrupt line (SCENARIO-FORMAT.md, "devices"). One generator per
+ * its interrupt line (docs/scenario-format.md, "devices"). One generator per
  * device, streaming: it holds a few counters and its own random stream, so
  * its memory does not grow with the run. Portable: also linked into the ARM
  * image (no libc).

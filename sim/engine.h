@@ -5,7 +5,7 @@
  * ends, the kernel's timer fires or a device arrives, whichever is first;
  * at one cycle the compute step ends first, then interrupts are taken
  * (kernel timer, start timer, device lines ascending), then the thread's
- * next system call is made (SCENARIO-FORMAT.md "Time").
+ * next system call is made (docs/scenario-format.md "Time").
  */
 #ifndef MCSIM_SIM_ENGINE_H
 #define MCSIM_SIM_ENGINE_H

@@ -26,7 +26,7 @@ static void set_call(struct user_context *c, enum syscall sys, cptr_t cap, uint6
     c->x[REG_SRC] = 0;
 }
 
-/* A message carries its send time in MR0 (SCENARIO-FORMAT.md "Jobs": a job
+/* A message carries its send time in MR0 (docs/scenario-format.md "Jobs": a job
  * woken by a message is released at the sender's send time). */
 static void set_send(struct user_context *c, enum syscall sys, cptr_t cap)
 {

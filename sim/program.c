@@ -176,7 +176,7 @@ static void compile_steps(struct builder *b, uint32_t first, uint32_t count)
 }
 
 /* A passive server's first receive also tells whoever started it that it
- * has reached it (KERNEL-SEMANTICS.md 4: NBSendRecv to the initialiser). */
+ * has reached it (docs/kernel-semantics.md 4: NBSendRecv to the initialiser). */
 static void mark_passive_start(struct program *p)
 {
     if (p->n_ops == 0)

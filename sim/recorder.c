@@ -6,7 +6,7 @@
  * A slice of a thread begins at the clock reading of the kernel entry that
  * switched to it and ends at the reading of the entry that switched away:
  * the kernel's work after the reading belongs to the thread that runs next,
- * exactly as the kernel charges it (KERNEL-SEMANTICS.md 8).
+ * exactly as the kernel charges it (docs/kernel-semantics.md 8).
  */
 #include <stddef.h>
 
@@ -334,7 +334,7 @@ static void record_kernel_stats(struct world *w)
 
 /* A job released but never started before the end (the thread was
  * starved) is incomplete like any other: missed once its deadline passed
- * (SCENARIO-FORMAT.md "Jobs"). */
+ * (docs/scenario-format.md "Jobs"). */
 static void record_unstarted_job(struct world *w, struct uthread *t)
 {
     struct kinspect_thread k;

@@ -7,7 +7,7 @@
  *
  * Every random choice of a run comes from a stream named after its source
  * ("device:net", ...), derived from the scenario's seed and the name alone
- * (SCENARIO-FORMAT.md, Principles: deterministic), so adding a thread or a
+ * (docs/scenario-format.md, Principles: deterministic), so adding a thread or a
  * device never changes another source's draws. The output depends only on
  * 64-bit integer arithmetic: the same seed and name give the same numbers
  * on every machine and in the ARM image (no libc is used).

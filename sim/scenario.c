@@ -25,7 +25,7 @@ void scenario_release(struct scenario *s)
 
 /* The longest kernel path a context must be able to pay for: an entry, a
  * system call with two message transfers (ReplyRecv), a schedule, a timer
- * reprogram and the exit (SCENARIO-FORMAT.md, kernel.min_budget). */
+ * reprogram and the exit (docs/scenario-format.md, kernel.min_budget). */
 static uint64_t worst_path(const struct scn_costs *c)
 {
     return c->entry + c->syscall + 2 * c->ipc + c->schedule + c->timer_program + c->exit;

@@ -1,5 +1,5 @@
 /*
- * The scenario model: a system described by SCENARIO-FORMAT.md as plain
+ * The scenario model: a system described by docs/scenario-format.md as plain
  * data. cli/ builds it from YAML; the QEMU image builds it from a blob.
  * Every array is a flat array with indices (no pointers between records),
  * so that the whole model serialises as it is.
@@ -140,7 +140,7 @@ enum scn_expect_kind {
     EXPECT_BUDGET_RESPECTED,
 };
 
-/* Event names of `count` expectations, in SCENARIO-FORMAT.md's order. */
+/* Event names of `count` expectations, in docs/scenario-format.md's order. */
 #define SCN_COUNT_EVENTS(X)                                                                    \
     X(EV_THROTTLE, "throttle")                                                                 \
     X(EV_REPLENISH, "replenish")                                                               \
@@ -220,7 +220,7 @@ struct scenario {
 void scenario_release(struct scenario *s);
 
 /* MIN_BUDGET in cycles: the scenario's, or the `auto` rule of
- * SCENARIO-FORMAT.md (the largest of twice the kernel's worst path, one
+ * docs/scenario-format.md (the largest of twice the kernel's worst path, one
  * timer tick, 1 cycle). */
 cycles_t scenario_min_budget(const struct scenario *s);
 

@@ -41,7 +41,7 @@ struct sink_slice {
     cycles_t start, end;
 };
 
-/* A job as SCENARIO-FORMAT.md "Jobs" defines it. finish and response are
+/* A job as docs/scenario-format.md "Jobs" defines it. finish and response are
  * SINK_NO_TIME for an unfinished job. */
 struct sink_job {
     uint32_t thread;

@@ -1,5 +1,5 @@
 /*
- * The policies of handle_timeouts (KERNEL-SEMANTICS.md 5).
+ * The policies of handle_timeouts (docs/kernel-semantics.md 5).
  *
  * Every server whose faults a handler serves has a restart context (a
  * round-robin one, which never faults) bound to a notification that is

@@ -3,7 +3,7 @@
  * sequence of system calls (receive the fault, act, restart the server),
  * one per interpreter step; the stage in hand is kept in a register
  * (REG_HT_STATE) like any program's state. Built only from invocations a
- * real handler has capabilities for (KERNEL-SEMANTICS.md 5).
+ * real handler has capabilities for (docs/kernel-semantics.md 5).
  */
 #ifndef MCSIM_SIM_TIMEOUTS_H
 #define MCSIM_SIM_TIMEOUTS_H

@@ -42,7 +42,7 @@
 #define REG_LEND_STAGE 30 /* a server giving back a borrowed context (sim/inherit.c) */
 
 /* Message register 0 of every message a thread sends: the send time, so
- * that the receiver's job is released at it (SCENARIO-FORMAT.md "Jobs"). */
+ * that the receiver's job is released at it (docs/scenario-format.md "Jobs"). */
 
 struct uthread {
     uint32_t id; /* thread id */
@@ -152,7 +152,7 @@ enum interp_action {
     INTERP_COMPUTE, /* the thread computes: *cycles left of its step */
     INTERP_SYSCALL, /* its registers hold a system call */
     INTERP_EXIT,    /* its program ended: it halts, before any interrupt of
-                       this cycle is taken (SCENARIO-FORMAT.md "Time") */
+                       this cycle is taken (docs/scenario-format.md "Time") */
 };
 
 /* Run thread t's instructions that take no time, up to its next compute

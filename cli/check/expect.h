@@ -1,5 +1,5 @@
 /*
- * Expectations (SCENARIO-FORMAT.md "Expectations"), evaluated from a
+ * Expectations (docs/scenario-format.md "Expectations"), evaluated from a
  * recorded run alone: every verdict is an SQL query on the run's rows in
  * the tables of cli/db/db.h, so `mcsim run` (right after recording) and
  * `mcsim check DB` (any time later) share one implementation and agree.

@@ -1,5 +1,5 @@
 /*
- * budget: respected (SCENARIO-FORMAT.md "Expectations"), from the slices
+ * budget: respected (docs/scenario-format.md "Expectations"), from the slices
  * each context paid for: in every window [t, t + period) a context ran at
  * most its budget + one kernel entry + the emergency grants made in that
  * window; a sporadic context (seL4's sporadic flag anchors refills at

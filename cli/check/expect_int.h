@@ -19,7 +19,7 @@
  * after its deadline (completion == deadline is met), or when it is
  * unfinished and its deadline fell inside the run: the run covers
  * [0, duration), so a deadline at exactly `duration` has not passed
- * (SCENARIO-FORMAT.md "Time", "Jobs"). For the jobs table as `j`, with
+ * (docs/scenario-format.md "Time", "Jobs"). For the jobs table as `j`, with
  * ?2 bound to the run's duration.
  */
 #define EXPECT_MISSED_SQL                                                                          \

@@ -25,7 +25,7 @@
 #define DEFAULT_HZ 1000000000u
 #define DEFAULT_TICK "2ms"
 
-static const char *const top_keys[] = {
+const char *const load_top_keys[] = {
     "mcsim",       "name",      "description",   "seed",    "duration", "platform", "kernel",
     "criticality", "endpoints", "notifications", "threads", "devices",  "expect",   NULL};
 static const char *const platform_keys[] = {"cpu_hz", "timer_hz", "kernel_costs", NULL};
@@ -279,7 +279,7 @@ static void scenario(struct loader *l, const yaml_node_t *root)
     const yaml_node_t *n;
     if (!ld_want_map(l, root, "the file", "a scenario: a mapping starting with mcsim: 1"))
         return;
-    ld_check_keys(l, root, "the scenario", top_keys);
+    ld_check_keys(l, root, "the scenario", load_top_keys);
     version(l, root);
     header(l, root);
     platform(l, ld_get(l, root, "platform"));

@@ -1,6 +1,6 @@
 /*
  * The scenario loader: reads a YAML file in the format of
- * SCENARIO-FORMAT.md, checks every rule of the format and fills a
+ * docs/scenario-format.md, checks every rule of the format and fills a
  * struct scenario (sim/scenario.h) with every duration in CPU cycles.
  * Every mistake found is reported into a struct diag as
  * `FILE:LINE:COL: error: ...`, all of them, not only the first; nothing is
@@ -45,5 +45,13 @@ int load_scenario_opts(const char *path, const struct load_opts *opts, struct sc
  */
 int load_scenario_text(const char *path, const char *text, size_t len, const struct load_opts *opts,
                        struct scenario *out, struct diag *d);
+
+/* The format's top-level keys, NULL-terminated, in the order of
+ * docs/scenario-format.md (`mcsim help format` lists them). */
+extern const char *const load_top_keys[];
+
+/* A program step's name as a scenario writes it ("compute", "call", ...);
+ * "?" for a value that is no step kind. */
+const char *load_step_name(enum scn_step_kind kind);
 
 #endif /* MCSIM_CLI_LOAD_H */

@@ -1,6 +1,6 @@
 /*
  * The loader's devices: interrupt sources, their lines, the notification
- * each signals and the form of its arrivals (SCENARIO-FORMAT.md,
+ * each signals and the form of its arrivals (docs/scenario-format.md,
  * "devices").
  */
 #include "load_int.h"

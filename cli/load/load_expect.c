@@ -1,5 +1,5 @@
 /*
- * The loader's expectations (SCENARIO-FORMAT.md, "Expectations"): what a
+ * The loader's expectations (docs/scenario-format.md, "Expectations"): what a
  * run must show, each with a one-line canonical text for its verdict.
  */
 #include "load_int.h"

@@ -14,6 +14,7 @@
 
 #include <yaml.h>
 
+#include "load.h"
 #include "util/diag.h"
 #include "scenario.h"
 
@@ -167,8 +168,6 @@ void ld_threads(struct loader *l, const yaml_node_t *n);
  * prog_count. */
 void ld_program(struct loader *l, const yaml_node_t *seq, struct scn_thread *t);
 
-/* The name of a step kind as written in a program ("compute", "call"). */
-const char *ld_step_name(enum scn_step_kind kind);
 
 /* The first step a thread runs when it starts at steps[first..+count):
  * descends into job, loop and repeat; NULL if there is none. */

@@ -1,5 +1,5 @@
 /*
- * The loader's programs: the steps of a thread (SCENARIO-FORMAT.md,
+ * The loader's programs: the steps of a thread (docs/scenario-format.md,
  * "Programs"). A list of steps takes a contiguous range of scenario.steps;
  * the bodies of job, loop and repeat are ranges appended after it, so a
  * list is reserved whole before any of its steps is read.
@@ -42,7 +42,7 @@ static const char *const step_names[] = {
 static void steps(struct loader *l, const yaml_node_t *seq, const char *what, struct prog_ctx ctx,
                   uint32_t *first, uint32_t *count);
 
-const char *ld_step_name(enum scn_step_kind kind)
+const char *load_step_name(enum scn_step_kind kind)
 {
     return (size_t)kind < N_STEP_KINDS ? step_names[kind] : "?";
 }
@@ -233,7 +233,7 @@ static void argument(struct loader *l, const yaml_node_t *v, struct prog_ctx ctx
     char what[160];
     struct scn_step *st = &l->s->steps[idx];
     int object = object_kind(st->kind);
-    ld_whatf(what, sizeof what, "%s in %s", ld_step_name(st->kind), ctx.thread);
+    ld_whatf(what, sizeof what, "%s in %s", load_step_name(st->kind), ctx.thread);
     if (object >= 0) {
         ld_ref(l, v, (enum ld_kind)object, what, &st->object);
         return;
@@ -255,7 +255,7 @@ static void argument(struct loader *l, const yaml_node_t *v, struct prog_ctx ctx
     default: /* yield, reply: nothing to read */
         if (!ld_is_null(v))
             ld_error(l, ld_loc(v), "%s takes no argument (expected the plain step '%s')", what,
-                     ld_step_name(st->kind));
+                     load_step_name(st->kind));
         break;
     }
 }

@@ -1,7 +1,7 @@
 /*
  * The loader's threads: priorities, criticality, scheduling context or
  * passive, deadline, start, timeout endpoint and program
- * (SCENARIO-FORMAT.md, "threads").
+ * (docs/scenario-format.md, "threads").
  */
 #include "load_int.h"
 
@@ -96,7 +96,7 @@ static void passive_start(struct loader *l, const char *what, const struct scn_t
                  "passive %s starts with '%s', but it has no scheduling "
                  "context to run it on (expected its first step to be recv on an endpoint, or "
                  "wait on a notification with a scheduling context of its own)",
-                 what, ld_step_name(first->kind));
+                 what, load_step_name(first->kind));
     }
 }
 

@@ -1,5 +1,5 @@
 /*
- * Quantities with units, as SCENARIO-FORMAT.md writes them: durations
+ * Quantities with units, as docs/scenario-format.md writes them: durations
  * (`250us`, `1.5ms`, `2s`, `800ns`, `1200c`, a bare `0`) and frequencies
  * (`1GHz`, `62.5MHz`, `32768Hz`, `500kHz`). Decimals are exact: a value is
  * kept as digits and a power of ten and converted with integer arithmetic

@@ -115,7 +115,7 @@ static int want_map(struct parse *p, const yaml_node_t *n, const char *what)
     return (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
 }
 
-/* A duration with its unit, converted at p->hz (SCENARIO-FORMAT.md: a
+/* A duration with its unit, converted at p->hz (docs/scenario-format.md: a
  * non-zero duration that rounds to 0 cycles is an error). */
 static int parse_time(struct parse *p, const yaml_node_t *n, cycles_t *out)
 {
@@ -132,7 +132,7 @@ static int parse_time(struct parse *p, const yaml_node_t *n, cycles_t *out)
     return 0;
 }
 
-/* A name as SCENARIO-FORMAT.md allows: [a-z][a-z0-9_]*. */
+/* A name as docs/scenario-format.md allows: [a-z][a-z0-9_]*. */
 static int parse_name(struct parse *p, const yaml_node_t *n, char *out, size_t len,
                       const char *what)
 {

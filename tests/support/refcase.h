@@ -4,7 +4,7 @@
  * /work/shared/reference-cases/README.md) and compares it with a run
  * recorded in the SQLite tables of DESIGN.md.
  *
- * Keys of the expected document, all times with units (SCENARIO-FORMAT.md
+ * Keys of the expected document, all times with units (docs/scenario-format.md
  * durations), converted to cycles at the run's cpu_hz:
  *   slices:        thread -> [[start, end], ...]  merged intervals [start, end)
  *   jobs:          thread -> [[release, finish|null], ...]

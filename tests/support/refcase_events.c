@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* SCENARIO-FORMAT.md names the running thread for a timeout fault (the
+/* docs/scenario-format.md names the running thread for a timeout fault (the
  * server, not the client that owns the context); the other budget events
  * belong to a context, and the cases name its owner (B15: "throttle, c"
  * while the server runs on c's context). */

@@ -31,7 +31,7 @@ struct user_context *kernel_interrupt(uint32_t line);
  * fault has no handler inactive. Unlike a system call this is not a
  * request for kernel service, so the MIN_BUDGET rule does not defer it:
  * a program that ends exactly when its budget does is gone at that
- * instant (SCENARIO-FORMAT.md "Time": a finished program takes no time). */
+ * instant (docs/scenario-format.md "Time": a finished program takes no time). */
 struct user_context *kernel_thread_exit(void);
 
 /* The trace id of the thread the kernel last chose (TRACE_IDLE if idle). */

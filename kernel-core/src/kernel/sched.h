@@ -9,7 +9,7 @@
 #include "kernel/structures.h"
 
 /* Ready queues. enqueue puts t at the head of its priority's queue (the
- * norm, KERNEL-SEMANTICS.md 2), append at the tail; both no-ops if t is
+ * norm, docs/kernel-semantics.md 2), append at the tail; both no-ops if t is
  * already queued. dequeue removes t if queued. */
 void sched_enqueue(struct tcb *t);
 void sched_append(struct tcb *t);

@@ -140,7 +140,7 @@ static void reply_deliver(struct tcb *sender, struct reply *reply, struct tcb *c
 {
     ep_transfer(sender, caller, 0);
     sched_set_state(caller, TS_RUNNING);
-    /* KERNEL-SEMANTICS.md 5, `reset`: a timeout handler aborts the Call
+    /* docs/kernel-semantics.md 5, `reset`: a timeout handler aborts the Call
      * of the client whose request it cancels with this label. */
     if (msginfo_label(sender->ctx.x[REG_INFO]) == FAULT_CALL_ABORTED_LABEL)
         ktrace(TR_CALL_ABORTED, caller, kobj_paddr(reply), ktrace_id(sender), 0);

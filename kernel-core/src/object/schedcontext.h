@@ -23,7 +23,7 @@ void sc_unbind_ntfn(struct sched_context *sc);
 void sc_resume(struct sched_context *sc);
 
 /* Sporadic contexts: the unblock check when the thread goes from blocked
- * to runnable and sc is not the current context (KERNEL-SEMANTICS.md 3). */
+ * to runnable and sc is not the current context (docs/kernel-semantics.md 3). */
 void sc_unblock_if_sporadic(struct sched_context *sc);
 
 /* Complete a pending YieldTo to sc. */

@@ -1,7 +1,7 @@
 /*
  * Unit tests of expectation checking (cli/check/expect.h): rows written by hand
  * through the SQLite sink, verdicts and details compared exactly, with the
- * boundaries of SCENARIO-FORMAT.md (completion == deadline is met, an
+ * boundaries of docs/scenario-format.md (completion == deadline is met, an
  * unfinished job counts once its deadline passed, a budget window exactly
  * at its limit passes and one cycle over fails) and a property test of
  * the budget window sweep against brute force.

@@ -66,7 +66,7 @@ static void five_callers(uint8_t scheduler, const unsigned order[5], uint64_t go
         got[k] = m.mr[0];
         assert_int_equal(ktu_inspect(c[got[k]]).state, KTU_ST_BLOCKED_ON_REPLY);
         /* A Recv into a reply object still holding a caller leaves that
-         * caller inactive (KERNEL-SEMANTICS.md 4). */
+         * caller inactive (docs/kernel-semantics.md 4). */
         if (k > 0)
             assert_int_equal(ktu_inspect(c[got[k - 1]]).state, KTU_ST_INACTIVE);
     }

@@ -1,6 +1,6 @@
 /*
  * cli/load: the scenario loader. Good files load with every field exact
- * (durations in cycles, decimals exact, defaults as SCENARIO-FORMAT.md
+ * (durations in cycles, decimals exact, defaults as docs/scenario-format.md
  * gives them); every bad file in tests/data/load/ gives exactly the
  * FILE:LINE:COL errors listed here, all of them; the reference cases in
  * tests/scenarios/kernel/ load.

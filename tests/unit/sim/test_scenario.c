@@ -1,5 +1,5 @@
 /*
- * sim/scenario: MIN_BUDGET's auto rule (SCENARIO-FORMAT.md, kernel) and
+ * sim/scenario: MIN_BUDGET's auto rule (docs/scenario-format.md, kernel) and
  * finding objects by name.
  */
 #include <setjmp.h>
