@@ -59,13 +59,6 @@ struct check_run {
     bool finished;
 };
 
-static int check_usage(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "mcsim: check: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see 'mcsim help check')\n");
-    return 2;
-}
 
 static int parse_args(int argc, char **argv, struct check_args *a)
 {
@@ -73,20 +66,20 @@ static int parse_args(int argc, char **argv, struct check_args *a)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--run") == 0) {
             if (++i >= argc)
-                return check_usage("option '%s' needs a value", "--run");
+                return diag_usage("check", "option '%s' needs a value", "--run");
             a->run = argv[i];
         } else if (strcmp(argv[i], "--quiet") == 0) {
             a->quiet = true;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return check_usage("unknown option '%s'", argv[i]);
+            return diag_usage("check", "unknown option '%s'", argv[i]);
         } else if (a->db == NULL) {
             a->db = argv[i];
         } else {
-            return check_usage("only one database may be given (also got '%s')", argv[i]);
+            return diag_usage("check", "only one database may be given (also got '%s')", argv[i]);
         }
     }
     if (a->db == NULL)
-        return check_usage("no database given%s", "");
+        return diag_usage("check", "no database given%s", "");
     return 0;
 }
 
@@ -106,7 +99,7 @@ static int find_run(sqlite3 *db, const struct check_args *a, int64_t *id)
     if (a->run) {
         long long v = strtoll(a->run, &end, 10);
         if (*end || end == a->run || v < 1)
-            return check_usage("--run takes a run id (1, 2, ...), not '%s'", a->run);
+            return diag_usage("check", "--run takes a run id (1, 2, ...), not '%s'", a->run);
         *id = v;
         return 0;
     }
@@ -124,15 +117,6 @@ static int find_run(sqlite3 *db, const struct check_args *a, int64_t *id)
     return 0;
 }
 
-static char *copy_string(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
 
 static int load_run(sqlite3 *db, const char *db_path, struct check_run *run)
 {
@@ -151,7 +135,7 @@ static int load_run(sqlite3 *db, const char *db_path, struct check_run *run)
         const char *sha = (const char *)sqlite3_column_text(st, 1);
         const char *sched = (const char *)sqlite3_column_text(st, 4);
 
-        run->path = copy_string(path ? path : "");
+        run->path = diag_strdup(path ? path : "");
         snprintf(run->sha256, sizeof run->sha256, "%s", sha ? sha : "");
         run->seed = (uint64_t)sqlite3_column_int64(st, 2);
         run->duration = (cycles_t)sqlite3_column_int64(st, 3);

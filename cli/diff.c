@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "util/diag.h"
 #include "db/db.h"
 #include "summary/summary.h"
 
@@ -169,13 +170,6 @@ struct diff_args {
     double tolerance;
 };
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "mcsim: diff: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see 'mcsim help diff')\n");
-    return 2;
-}
 
 static int parse_args(int argc, char **argv, struct diff_args *a)
 {
@@ -186,30 +180,30 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
         if (strcmp(arg, "--run") == 0 || strcmp(arg, "--tolerance") == 0) {
             char *end;
             if (i + 1 >= argc)
-                return usage_error("option '%s' needs a value", arg);
+                return diag_usage("diff", "option '%s' needs a value", arg);
             const char *v = argv[++i];
             if (arg[2] == 't') {
                 if (!diff_parse_tolerance(v, &a->tolerance))
-                    return usage_error("--tolerance takes a percentage such as 1%%, not '%s'", v);
+                    return diag_usage("diff", "--tolerance takes a percentage such as 1%%, not '%s'", v);
             } else if (a->n_runs == 2) {
-                return usage_error("--run may be given twice only%s", "");
+                return diag_usage("diff", "--run may be given twice only%s", "");
             } else {
                 a->runs[a->n_runs++] = strtoll(v, &end, 10);
                 if (*end || end == v)
-                    return usage_error("--run takes a run id, not '%s'", v);
+                    return diag_usage("diff", "--run takes a run id, not '%s'", v);
             }
         } else if (arg[0] == '-' && arg[1] != '\0') {
-            return usage_error("unknown option '%s'", arg);
+            return diag_usage("diff", "unknown option '%s'", arg);
         } else if (a->db == NULL) {
             a->db = arg;
         } else {
-            return usage_error("only one database may be given (also got '%s')", arg);
+            return diag_usage("diff", "only one database may be given (also got '%s')", arg);
         }
     }
     if (a->db == NULL)
-        return usage_error("no database given%s", "");
+        return diag_usage("diff", "no database given%s", "");
     if (a->n_runs == 1)
-        return usage_error("give --run twice (A, then B), or not at all%s", "");
+        return diag_usage("diff", "give --run twice (A, then B), or not at all%s", "");
     return 0;
 }
 

@@ -12,6 +12,7 @@
 
 #include "chart/chart.h"
 #include "commands.h"
+#include "util/diag.h"
 #include "db/db.h"
 #include "summary/summary.h"
 
@@ -42,13 +43,6 @@ struct gantt_args {
     struct chart_request req;
 };
 
-static int bad_usage(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "mcsim: gantt: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see 'mcsim help gantt')\n");
-    return 2;
-}
 
 /* The slot option `arg` fills, or NULL if it is not a valued option. */
 static const char **option_slot(struct gantt_args *a, const char *arg)
@@ -77,7 +71,7 @@ static int parse_run(struct gantt_args *a)
     errno = 0;
     v = strtoll(a->run, &end, 10);
     if (errno || *end || end == a->run || v < 1)
-        return bad_usage("--run takes a run number (1, 2, ...), not '%s'", a->run);
+        return diag_usage("gantt", "--run takes a run number (1, 2, ...), not '%s'", a->run);
     a->req.run_id = v;
     return 0;
 }
@@ -89,22 +83,22 @@ static int parse_args(int argc, char **argv, struct gantt_args *a)
         const char **slot = option_slot(a, argv[i]);
         if (slot != NULL) {
             if (i + 1 >= argc)
-                return bad_usage("option '%s' needs a value", argv[i]);
+                return diag_usage("gantt", "option '%s' needs a value", argv[i]);
             *slot = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return bad_usage("unknown option '%s'", argv[i]);
+            return diag_usage("gantt", "unknown option '%s'", argv[i]);
         } else if (a->db == NULL) {
             a->db = argv[i];
         } else {
-            return bad_usage("only one database may be given (also got '%s')", argv[i]);
+            return diag_usage("gantt", "only one database may be given (also got '%s')", argv[i]);
         }
     }
     if (a->db == NULL)
-        return bad_usage("no database given%s", "");
+        return diag_usage("gantt", "no database given%s", "");
     if (a->req.path == NULL)
-        return bad_usage("no output file given (-o FILE.svg, FILE.png or FILE.pdf)%s", "");
+        return diag_usage("gantt", "no output file given (-o FILE.svg, FILE.png or FILE.pdf)%s", "");
     if (chart_format(a->req.path) == NULL)
-        return bad_usage("-o %s: the file's extension chooses the format: .svg, .png or .pdf",
+        return diag_usage("gantt", "-o %s: the file's extension chooses the format: .svg, .png or .pdf",
                          a->req.path);
     return parse_run(a);
 }

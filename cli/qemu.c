@@ -69,7 +69,7 @@ struct qemu_args {
 
 static int bad_usage(const char *fmt, const char *arg)
 {
-    return runcmd_bad_usage("qemu", fmt, arg);
+    return diag_usage("qemu", fmt, arg);
 }
 
 static int parse_args(int argc, char **argv, struct qemu_args *a)

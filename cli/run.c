@@ -62,7 +62,7 @@ static void on_sigint(int sig)
 
 static int bad_usage(const char *fmt, const char *arg)
 {
-    return runcmd_bad_usage("run", fmt, arg);
+    return diag_usage("run", fmt, arg);
 }
 
 /* Command-line overrides of the scenario's seed, duration and scheduler. */

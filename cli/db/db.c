@@ -4,6 +4,8 @@
  */
 #include "db_int.h"
 
+#include "util/diag.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -174,15 +176,6 @@ static int db_ensure_schema(struct db *db)
     return 0;
 }
 
-static char *db_strdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
 
 /* Recording speed. A write-ahead log with synchronous=NORMAL syncs at
  * checkpoints rather than at every batch commit; a crash may lose the last
@@ -200,7 +193,7 @@ int db_open(const char *path, struct db **out, char *errmsg, size_t errmsg_size)
     struct db *db = calloc(1, sizeof *db);
 
     *out = NULL;
-    if (!db || !(db->path = db_strdup(path))) {
+    if (!db || !(db->path = diag_strdup(path))) {
         snprintf(errmsg, errmsg_size, "mcsim: %s: out of memory", path);
         free(db);
         return -1;

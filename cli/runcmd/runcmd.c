@@ -15,13 +15,6 @@
 #include "runcmd.h"
 #include "summary/summary.h"
 
-int runcmd_bad_usage(const char *cmd, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "mcsim: %s: ", cmd);
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see 'mcsim help %s')\n", cmd);
-    return 2;
-}
 
 /* The slot of a value option, common or the command's own, or NULL. */
 static const char **value_slot(const char *arg, const struct runcmd_option *own, size_t n_own,
@@ -67,26 +60,26 @@ int runcmd_parse(const char *cmd, int argc, char **argv, const struct runcmd_opt
 
         if (value) {
             if (i + 1 >= argc)
-                return runcmd_bad_usage(cmd, "option '%s' needs a value", arg);
+                return diag_usage(cmd, "option '%s' needs a value", arg);
             *value = argv[++i];
         } else if (flag) {
             *flag = true;
         } else if (strcmp(arg, "--trace") == 0) {
             const char *v = i + 1 < argc ? argv[++i] : "";
             if (strcmp(v, "sched") != 0 && strcmp(v, "full") != 0)
-                return runcmd_bad_usage(cmd, "--trace takes 'sched' or 'full'%s", "");
+                return diag_usage(cmd, "--trace takes 'sched' or 'full'%s", "");
             a->trace_full = strcmp(v, "full") == 0;
         } else if (arg[0] == '-' && arg[1] != '\0') {
-            return runcmd_bad_usage(cmd, "unknown option '%s'", arg);
+            return diag_usage(cmd, "unknown option '%s'", arg);
         } else if (a->scenario == NULL) {
             a->scenario = arg;
         } else {
-            return runcmd_bad_usage(cmd, "only one scenario file may be given (also got '%s')",
+            return diag_usage(cmd, "only one scenario file may be given (also got '%s')",
                                     arg);
         }
     }
     if (a->scenario == NULL)
-        return runcmd_bad_usage(cmd, "no scenario file given%s", "");
+        return diag_usage(cmd, "no scenario file given%s", "");
     return 0;
 }
 
@@ -125,7 +118,7 @@ int runcmd_scheduler(const char *cmd, const struct runcmd_args *a, struct scenar
     else if (strcmp(a->scheduler, "classic") == 0)
         s->scheduler = SCHED_CLASSIC;
     else
-        return runcmd_bad_usage(cmd, "--scheduler takes 'mcs' or 'classic', not '%s'",
+        return diag_usage(cmd, "--scheduler takes 'mcs' or 'classic', not '%s'",
                                 a->scheduler);
     return 0;
 }

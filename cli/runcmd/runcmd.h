@@ -34,15 +34,10 @@ struct runcmd_option {
     bool *flag;
 };
 
-/*
- * Print "mcsim: CMD: " `fmt` (with `arg`) and where to see the usage, to
- * standard error. Returns 2.
- */
-int runcmd_bad_usage(const char *cmd, const char *fmt, const char *arg);
 
 /*
  * Parse `mcsim CMD` argv into `a`, and the `n_own` options `own` (whose
- * slots the caller cleared). Returns 0, or 2 after runcmd_bad_usage.
+ * slots the caller cleared). Returns 0, or 2 after diag_usage.
  */
 int runcmd_parse(const char *cmd, int argc, char **argv, const struct runcmd_option *own,
                  size_t n_own, struct runcmd_args *a);

@@ -24,13 +24,21 @@ void diag_release(struct diag *d)
     diag_init(d);
 }
 
-static char *copy_string(const char *s)
+char *diag_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *c = malloc(n);
     if (c)
         memcpy(c, s, n);
     return c;
+}
+
+int diag_usage(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mcsim: %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see 'mcsim help %s')\n", cmd);
+    return 2;
 }
 
 static char *format_text(const char *fmt, va_list ap)
@@ -65,7 +73,7 @@ static void add(struct diag *d, enum diag_severity sev, const char *file, uint32
     if (sev == DIAG_ERROR)
         d->errors++;
     m.text = format_text(fmt, ap);
-    m.file = file ? copy_string(file) : NULL;
+    m.file = file ? diag_strdup(file) : NULL;
     if (!m.text || (file && !m.file) || !grow(d)) {
         free(m.text);
         free(m.file);

@@ -73,4 +73,11 @@ int diag_format(const struct diag_msg *m, char *buf, size_t len);
 /* Print every message, one line each, in order. */
 void diag_print(const struct diag *d, FILE *f);
 
+/* A command's bad usage: prints "mcsim: CMD: " + fmt (one %s, `arg`) and
+ * "(see 'mcsim help CMD')" to stderr; returns 2, the exit status. */
+int diag_usage(const char *cmd, const char *fmt, const char *arg);
+
+/* A malloc'ed copy of `s`, or NULL when memory runs out. */
+char *diag_strdup(const char *s);
+
 #endif /* MCSIM_CLI_DIAG_H */
