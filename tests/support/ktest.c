@@ -19,6 +19,7 @@
 static struct {
     struct user_context *cur;
     cptr_t next_slot;
+    uint8_t scheduler;
     unsigned n_trace;
     struct ktest_trace trace[KTEST_MAX_TRACE];
 } T;
@@ -74,6 +75,7 @@ void ktest_boot(const struct ktest_opts *opts)
     bc.root_budget = 1000000000u;
     T.n_trace = 0;
     T.next_slot = ROOT_FIRST_FREE;
+    T.scheduler = o.scheduler;
     if (hal_sim_init(&cfg) != 0)
         fail_msg("ktest: out of memory");
     T.cur = hal_sim_boot(&bc);
@@ -215,7 +217,7 @@ cptr_t ktest_thread(uint32_t id, uint8_t prio, uint64_t budget, uint64_t period,
     must(ktest_invoke(tcb, INV_TCB_CONFIGURE, 0, NULL, &root_cnode, 1, NULL), "Configure");
     mrs[0] = id;
     must(ktest_invoke(tcb, INV_TCB_SET_TRACE_ID, 1, mrs, NULL, 0, NULL), "SetTraceId");
-    if (budget != 0) {
+    if (budget != 0 && T.scheduler == SCHED_MCS) {
         sc = ktest_retype(OBJ_SCHED_CONTEXT, MCSIM_MIN_SC_BITS);
         uint64_t p[5] = {budget, period, 0, id, 0};
         cptr_t target = sc;

@@ -85,7 +85,8 @@ cptr_t ktest_retype(enum object_type type, unsigned size_bits);
 
 /* Create a thread with its own trace id `id`, priority/MCP `prio`, CSpace
  * = the root CNode, and (if budget != 0) a configured context of
- * budget/period ticks bound to it; not resumed. Returns the TCB slot;
+ * budget/period ticks bound to it (MCS only: classic has no contexts);
+ * not resumed. Returns the TCB slot;
  * *sc_slot gets the context's slot (0 if none). */
 cptr_t ktest_thread(uint32_t id, uint8_t prio, uint64_t budget, uint64_t period,
                     cptr_t *sc_slot);

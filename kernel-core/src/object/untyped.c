@@ -42,7 +42,9 @@ static enum kerr decode_type(const struct invocation *inv, struct retype *r)
     uint64_t type = inv_mr(inv, 0);
     uint64_t bits = inv_mr(inv, 1);
 
-    if (type >= OBJ_COUNT)
+    /* seL4 built without MCS has no SchedContext object type: its retype
+     * refuses the number as it refuses any unknown type. */
+    if (type >= OBJ_COUNT || (type == OBJ_SCHED_CONTEXT && ks.cfg.scheduler != SCHED_MCS))
         return invalid_argument(0);
     /* size_bits is checked below the word size before the object size is
      * computed from it. */

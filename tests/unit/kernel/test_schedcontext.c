@@ -498,6 +498,57 @@ static void test_schedcontext_consumed_resets(void **state)
     assert_int_equal(ktu_inspect_sc(h_sc).consumed, 1 * MS);
 }
 
+
+/* ----------------------------------------- an unconfigured context (issue 19) */
+
+/* T is started by TCB_WriteRegisters (resume), then bound to a context
+ * that was never configured, then yielded to. seL4 (schedContext_resume,
+ * isSchedulable): a context with no refills is not schedulable, so
+ * nothing is postponed and YieldTo returns at once with the context's
+ * consumed time, 0. The kernel must not treat the context as having
+ * refills (it once asserted sc->count > 0 here). */
+static void test_schedcontext_yield_to_unconfigured(void **state)
+{
+    uint64_t regs[2] = {1, 0x1000}; /* resume, pc */
+    cptr_t t, sc;
+    struct ktest_msg m;
+
+    (void)state;
+    ktu_boot(SCHED_MCS);
+    t = ktest_thread(10, 100, 0, 0, NULL);
+    sc = ktest_retype(OBJ_SCHED_CONTEXT, 8);
+    assert_int_equal(ktu_call(t, INV_TCB_WRITE_REGISTERS, 2, regs, NULL, 0), KTU_ROOT_ID);
+    assert_int_equal(ktu_inspect(t).state, KTU_ST_RESTART);
+    assert_int_equal(bind(sc, t), KTU_ROOT_ID);
+    assert_int_equal(ktu_invoke_msg(sc, INV_SC_YIELD_TO, 0, NULL, NULL, 0, &m), KTU_ROOT_ID);
+    ktu_expect_reply("YieldTo an unconfigured context", &m, ERR_NONE, 1, 0, 0);
+    assert_false(ktu_inspect(t).queued);
+    assert_false(ktu_inspect(t).in_release_queue);
+    assert_int_equal(ktu_inspect_sc(sc).n_refills, 0);
+}
+
+/* Under classic there are no scheduling contexts: as in seL4 built without
+ * MCS, SchedContext is not an object type, so Untyped_Retype refuses it
+ * (InvalidArgument, argument 0) and the rest of that sequence cannot be
+ * made. */
+static void test_schedcontext_classic_has_none(void **state)
+{
+    uint64_t regs[2] = {1, 0x1000};
+    cptr_t t, root = ROOT_CNODE, slot;
+
+    (void)state;
+    ktu_boot(SCHED_CLASSIC);
+    t = ktest_thread(10, 100, 0, 0, NULL);
+    assert_int_equal(ktu_call(t, INV_TCB_WRITE_REGISTERS, 2, regs, NULL, 0), KTU_ROOT_ID);
+    slot = ktest_alloc_slot();
+    {
+        uint64_t mrs[6] = {OBJ_SCHED_CONTEXT, 8, 0, 0, slot, 1};
+        ktu_fails(KTEST_UNTYPED, INV_UNTYPED_RETYPE, 6, mrs, &root, 1, ERR_INVALID_ARGUMENT, 1, 0,
+                  0);
+    }
+    assert_false(ktu_occupied(slot));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -514,6 +565,8 @@ int main(void)
         cmocka_unit_test(test_schedcontext_b28_yield_to_lower),
         cmocka_unit_test(test_schedcontext_yield_to_errors),
         cmocka_unit_test(test_schedcontext_consumed_resets),
+        cmocka_unit_test(test_schedcontext_yield_to_unconfigured),
+        cmocka_unit_test(test_schedcontext_classic_has_none),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
