@@ -58,7 +58,8 @@ struct kinspect_thread {
     uint64_t sc_badge;           /* 0 if it holds no context */
     bool queued, in_release_queue;
 };
-/* 0 on success, -1 if the slot does not hold a cap of that type. */
+/* 0 on success, -1 if the slot does not hold a cap of that type or no
+ * kernel has booted in this process. */
 int kernel_inspect_sc(uint64_t root_slot, struct kinspect_sc *out);
 int kernel_inspect_thread(uint64_t root_slot, struct kinspect_thread *out);
 

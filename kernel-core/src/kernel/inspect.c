@@ -5,9 +5,12 @@
 #include "kernel/refill.h"
 #include "kernel/structures.h"
 
+/* NULL for a slot outside the root CNode, or when no kernel has booted
+ * (a replay records another platform's kernel: this one has no root
+ * CNode, and indexing its absent table is undefined behaviour). */
 static struct cte *root_cte(uint64_t slot)
 {
-    if (slot >= (1u << ROOT_CNODE_BITS))
+    if (ks.cfg.root_mem == NULL || slot >= (1u << ROOT_CNODE_BITS))
         return NULL;
     return &((struct cte *)ks.cfg.root_mem)[slot];
 }

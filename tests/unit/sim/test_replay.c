@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include <mcsim/kernel.h>
+
 #include "db/db.h"
 #include "util/diag.h"
 #include "load/load.h"
@@ -203,6 +205,30 @@ static void test_replay_bad_entries_fail(void **state)
     assert_int_equal(replay(recs, n, &r), ENG_INTERNAL_ERROR);
 }
 
+
+/* A frame stream that ends before the root task was built (a board reset
+ * during boot): the END counts no entries, nothing ran. Replay records the
+ * run, and asks nothing of the host's kernel, which never booted in this
+ * process: its inspection API answers -1 for every slot rather than index
+ * a root CNode that does not exist (issue 19: UBSan, inspect.c). */
+static void test_replay_ends_before_boot(void **state)
+{
+    struct wire_record recs[1] = {end_record(0, 0)};
+    struct kinspect_thread k;
+    struct kinspect_sc sc;
+    struct eng_result r;
+
+    (void)state;
+    assert_int_equal(kernel_inspect_thread(0, &k), -1);
+    assert_int_equal(kernel_inspect_thread(ROOT_TCB, &k), -1);
+    assert_int_equal(kernel_inspect_sc(ROOT_SC, &sc), -1);
+    assert_int_equal(replay(recs, 1, &r), ENG_OK);
+    sqlq_assert_path_rows(workdir_file("replay.db"),
+                          "SELECT (SELECT count(*) FROM slices), (SELECT count(*) FROM jobs),"
+                          " finished FROM runs",
+                          "0|0|1\n");
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -214,6 +240,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_replay_kernel_stats_and_irq_latency, workdir_empty),
         cmocka_unit_test_setup(test_replay_bad_entries_fail, workdir_empty),
+        cmocka_unit_test_setup(test_replay_ends_before_boot, workdir_empty),
     };
     return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }
