@@ -55,11 +55,23 @@ static void close_slice(struct world *w, cycles_t end)
     world_sink_check(w, w->opt->sink.ops->slice(w->opt->sink.self, &r));
 }
 
+/* A kernel entry that began before the end may read the clock after it
+ * (its `entry` cost lies across the end): what it does then happens after
+ * the run and is not recorded, as slices are cut at the end. Nothing is
+ * recorded outside [0, duration]. */
+static bool after_end(const struct world *w, cycles_t time)
+{
+    return time > w->u.duration;
+}
+
 void rec_budget(struct world *w, uint32_t thread, uint32_t sc_thread, cycles_t time,
                 enum sink_budget_kind kind, uint64_t amount)
 {
     struct sink_budget_event r = {
         .thread = thread, .sc_thread = sc_thread, .time = time, .kind = kind, .amount = amount};
+
+    if (after_end(w, time))
+        return;
     world_sink_check(w, w->opt->sink.ops->budget_event(w->opt->sink.self, &r));
 }
 
@@ -73,6 +85,8 @@ static void budget_row(struct world *w, const struct trace_record *rec, cycles_t
 
 static void event_row(struct world *w, const struct trace_record *rec, cycles_t time)
 {
+    if (after_end(w, time))
+        return;
     struct sink_event r = {
         .seq = w->event_seq++,
         .time = time,

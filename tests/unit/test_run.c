@@ -505,6 +505,30 @@ static void test_run_exit_status_expectations(void **state)
         sqlq_path_int(workdir_file("e.db"), "SELECT count(*) FROM runs WHERE finished = 1"), 4);
 }
 
+/* ------------------------------------------------- the run's bounds */
+
+/* Nothing is recorded outside [0, duration] (issue 19 item 6): a's refill
+ * falls due at 5,000,050 in a 5 ms run, the kernel timer's interrupt is
+ * taken at 4,999,930 and its entry reads the clock at 5,000,050, after the
+ * end. Its replenish is not recorded; the slices end at the end. */
+static void test_run_nothing_after_the_end(void **state)
+{
+    (void)state;
+    assert_int_equal(spawn_mcsim("run", DATA_DIR "after_end.yaml", "-o", "end.db", "--quiet",
+                                 "--trace", "full", NULL),
+                     0);
+    sqlq_assert_path_rows(workdir_file("end.db"),
+                          "SELECT time, kind, amount FROM budget_events WHERE time > 3500000"
+                          " ORDER BY seq",
+                          "3999930|replenish|499880\n"
+                          "4499930|exhausted|500000\n"
+                          "4499930|throttle|0\n");
+    sqlq_assert_path_rows(workdir_file("end.db"),
+                          "SELECT (SELECT max(time) FROM budget_events),"
+                          " (SELECT max(time) FROM events), (SELECT max(end_time) FROM slices)",
+                          "4499930|4499930|4499930\n");
+}
+
 /* ---------------------------------------------------- reference cases */
 
 static int cmp_names(const void *a, const void *b)
@@ -556,6 +580,7 @@ int main(void)
         cmocka_unit_test_setup(test_run_bad_usage, workdir_empty),
         cmocka_unit_test_setup(test_run_interrupted_stays_unfinished, workdir_empty),
         cmocka_unit_test_setup(test_run_exit_status_expectations, workdir_empty),
+        cmocka_unit_test_setup(test_run_nothing_after_the_end, workdir_empty),
         cmocka_unit_test_setup(test_run_reference_cases, workdir_empty),
     };
     return cmocka_run_group_tests(tests, setup, workdir_teardown);
