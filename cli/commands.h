@@ -32,6 +32,9 @@ int cmd_qemu(int argc, char **argv);
 /* Run a scenario and record it (cli/run.c). */
 int cmd_run(int argc, char **argv);
 
+/* Microkit system descriptions: lint, init, export, run (cli/sdf.c). */
+int cmd_sdf(int argc, char **argv);
+
 /* Check scenario files and report every mistake (cli/validate.c). */
 int cmd_validate(int argc, char **argv);
 
@@ -44,6 +47,7 @@ extern const char cmd_gantt_usage[];
 extern const char cmd_graph_usage[];
 extern const char cmd_qemu_usage[];
 extern const char cmd_run_usage[];
+extern const char cmd_sdf_usage[];
 extern const char cmd_validate_usage[];
 
 /* Help topics that are not commands, printed by `mcsim help TOPIC`

@@ -23,6 +23,7 @@ static const struct command commands[] = {
     {"graph", cmd_graph, cmd_graph_usage, "draw a scenario's structure, check criticality rules"},
     {"qemu", cmd_qemu, cmd_qemu_usage, "run a scenario on the kernel image under QEMU, record it"},
     {"run", cmd_run, cmd_run_usage, "run a scenario, record its schedule, check its expectations"},
+    {"sdf", cmd_sdf, cmd_sdf_usage, "Microkit .system files: lint, init, export, run"},
     {"validate", cmd_validate, cmd_validate_usage, "check scenario files, report every error"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -1,0 +1,252 @@
+/*
+ * mcsim sdf: Microkit system descriptions as input. `lint` checks a
+ * .system file with Microkit 2.3's rules and then mcsim's own; `init`
+ * writes a sidecar skeleton; `export` writes the scenario the system
+ * becomes; `run` runs it as `mcsim run` would. The reading, the lints, the
+ * sidecar and the translation live in cli/sdf/.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "sdf/lint.h"
+#include "sdf/sdf.h"
+#include "sdf/sidecar.h"
+#include "util/units.h"
+
+const char cmd_sdf_usage[] =
+    "usage: mcsim sdf lint FILE.system [--sidecar S] [--cores N] [--min-budget D]\n"
+    "       mcsim sdf init FILE.system [-o SIDECAR]\n"
+    "       mcsim sdf export FILE.system [--sidecar S] [--core N] -o SCENARIO.yaml\n"
+    "       mcsim sdf run FILE.system [--sidecar S] [--core N] [run options]\n"
+    "  lint     Microkit's errors (all of them, each at its element), then mcsim's findings\n"
+    "           (FILE:LINE:COL: note|warning|error: ...); exit 0 clean, 1 a warning or\n"
+    "           error, 2 an unreadable or invalid file\n"
+    "  init     write a sidecar skeleton (default FILE.mcsim.yaml; never overwritten)\n"
+    "  export   the scenario the system becomes, for `mcsim run` or editing\n"
+    "  run      import the system and run it: `mcsim run`'s options, database and report\n"
+    "  --sidecar S     the sidecar (default: FILE.mcsim.yaml next to FILE when it exists)\n"
+    "  --cores N       cores of the kernel build (Microkit rejects cpu >= N); default 1,\n"
+    "                  or the sidecar's cores\n"
+    "  --core N        the core to simulate (default 0): PDs on other cores are left out\n"
+    "  --min-budget D  MIN_BUDGET (default 20us, 2 x KERNEL_WCET of Microkit's ARM boards)\n"
+    "See docs/sdf.md.\n";
+
+struct sdf_args {
+    const char *file, *sidecar, *cores, *core, *min_budget, *out;
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mcsim: sdf: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see 'mcsim help sdf')\n");
+    return 2;
+}
+
+/* The default sidecar: FILE's stem + .mcsim.yaml, if it exists. */
+static char *default_sidecar(const char *file, bool must_exist)
+{
+    size_t n = strlen(file);
+    const char *dot = strrchr(file, '.');
+    const char *slash = strrchr(file, '/');
+    if (dot && (!slash || dot > slash))
+        n = (size_t)(dot - file);
+    char *p = malloc(n + sizeof ".mcsim.yaml");
+    if (!p)
+        return NULL;
+    memcpy(p, file, n);
+    strcpy(p + n, ".mcsim.yaml");
+    if (must_exist && access(p, R_OK) != 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* Split argv after the subcommand into `a`; options it does not know go
+ * to `rest` (for run). Returns 0 or 2. */
+static int parse_args(int argc, char **argv, struct sdf_args *a, char **rest, int *n_rest)
+{
+    struct {
+        const char *name;
+        const char **slot;
+    } opts[] = {{"--sidecar", &a->sidecar}, {"--cores", &a->cores},
+                {"--core", &a->core},       {"--min-budget", &a->min_budget},
+                {"-o", &a->out}};
+    for (int i = 2; i < argc; i++) {
+        size_t k = 0;
+        while (k < sizeof opts / sizeof opts[0] && strcmp(opts[k].name, argv[i]) != 0)
+            k++;
+        if (k < sizeof opts / sizeof opts[0] && (!rest || strcmp(argv[i], "-o") != 0)) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value", argv[i]);
+            *opts[k].slot = argv[++i];
+        } else if (rest && argv[i][0] == '-') {
+            rest[(*n_rest)++] = argv[i];
+            if (i + 1 < argc && argv[i + 1][0] != '-' && strcmp(argv[i], "--quiet") != 0)
+                rest[(*n_rest)++] = argv[++i];
+        } else if (argv[i][0] == '-' || a->file) {
+            return usage_error("unexpected argument '%s'", argv[i]);
+        } else {
+            a->file = argv[i];
+        }
+    }
+    if (!a->file)
+        return usage_error("%s needs a .system file", argv[1]);
+    return 0;
+}
+
+static bool parse_uint(const char *s, unsigned long max, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || !*s || *end || v > max || s[0] == '-')
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* Read the system and its sidecar as the options say, printing every
+ * diagnostic. Returns 0 or 2. */
+static int import(const struct sdf_args *a, struct sdf_config *cfg, struct sdf_system *s,
+                  struct sdf_sidecar *sc)
+{
+    struct diag d;
+    char *side = a->sidecar ? strdup(a->sidecar) : default_sidecar(a->file, true);
+    int rc = 0;
+
+    sdf_config_default(cfg);
+    sdf_sidecar_empty(sc);
+    if (a->cores && !parse_uint(a->cores, 256, &cfg->cores))
+        return usage_error("--cores '%s' is not a number of cores (1 to 256)", a->cores);
+    if (a->cores && cfg->cores == 0)
+        return usage_error("--cores '%s' is not a number of cores (1 to 256)", a->cores);
+    diag_init(&d);
+    /* the sidecar's cores apply to the parse, so read the system twice only if it says so */
+    if (sdf_parse(a->file, cfg, s, &d) != 0) {
+        rc = 2;
+    } else if (side && sdf_sidecar_read(side, s, sc, &d) != 0) {
+        rc = 2;
+    } else if (!side) {
+        char *want = default_sidecar(a->file, false);
+        diag_warning(&d, a->file, 0, 0,
+                     "no sidecar (%s, or --sidecar): every handler takes zero work and no "
+                     "interrupt arrives; 'mcsim sdf init' writes a skeleton",
+                     want ? want : "FILE.mcsim.yaml");
+        free(want);
+    }
+    if (rc == 0 && sc->cores && !a->cores && sc->cores != cfg->cores) {
+        cfg->cores = sc->cores;
+        sdf_release(s);
+        rc = sdf_parse(a->file, cfg, s, &d) != 0 ? 2 : 0;
+    }
+    if (rc == 0 && a->min_budget) {
+        char why[256];
+        uint64_t ns;
+        if (!units_parse_cycles(a->min_budget, 1000000000u, &ns, why, sizeof why)) {
+            diag_print(&d, stderr);
+            diag_release(&d);
+            free(side);
+            return usage_error("--min-budget: %s", why);
+        }
+        sc->min_budget_ns = ns;
+    }
+    diag_print(&d, stderr);
+    diag_release(&d);
+    free(side);
+    if (rc != 0)
+        sdf_sidecar_release(sc);
+    return rc;
+}
+
+static int cmd_lint(const struct sdf_args *a)
+{
+    struct sdf_config cfg;
+    struct sdf_system s;
+    struct sdf_sidecar sc;
+    struct sdf_lint l;
+    int rc = import(a, &cfg, &s, &sc);
+
+    if (rc != 0)
+        return rc;
+    sdf_lint_run(&s, &cfg, &sc, &l);
+    sdf_lint_print(&l, a->file, stdout);
+    rc = l.oom ? 3 : sdf_lint_serious(&l) ? 1 : 0;
+    sdf_lint_release(&l);
+    sdf_sidecar_release(&sc);
+    sdf_release(&s);
+    return rc;
+}
+
+static int cmd_init(const struct sdf_args *a)
+{
+    struct sdf_config cfg;
+    struct sdf_system s;
+    struct diag d;
+    char *out = a->out ? strdup(a->out) : default_sidecar(a->file, false);
+    int rc = 0;
+    FILE *f;
+
+    sdf_config_default(&cfg);
+    if (a->cores && (!parse_uint(a->cores, 256, &cfg.cores) || cfg.cores == 0)) {
+        free(out);
+        return usage_error("--cores '%s' is not a number of cores (1 to 256)", a->cores);
+    }
+    diag_init(&d);
+    rc = sdf_parse(a->file, &cfg, &s, &d) == 0 ? 0 : 2;
+    diag_print(&d, stderr);
+    diag_release(&d);
+    if (rc == 0 && access(out, F_OK) == 0) {
+        fprintf(stderr, "mcsim: sdf init: %s exists already (not overwritten)\n", out);
+        rc = 2;
+    } else if (rc == 0 && !(f = fopen(out, "w"))) {
+        fprintf(stderr, "mcsim: sdf init: cannot write %s: %s\n", out, strerror(errno));
+        rc = 2;
+    } else if (rc == 0) {
+        if (sdf_sidecar_skeleton(&s, f) != 0 || fclose(f) != 0) {
+            fprintf(stderr, "mcsim: sdf init: cannot write %s\n", out);
+            remove(out);
+            rc = 2;
+        } else {
+            printf("%s\n", out);
+        }
+    }
+    sdf_release(&s);
+    free(out);
+    return rc;
+}
+
+int cmd_sdf(int argc, char **argv)
+{
+    struct sdf_args a = {0};
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    int n_rest = 0, rc;
+
+    if (!rest)
+        return 3;
+    if (argc < 2) {
+        free(rest);
+        return usage_error("%s", "needs a subcommand: lint, init, export or run");
+    }
+    bool run = strcmp(argv[1], "run") == 0;
+    if ((rc = parse_args(argc, argv, &a, run ? rest : NULL, &n_rest)) != 0) {
+        free(rest);
+        return rc;
+    }
+    if (strcmp(argv[1], "lint") == 0)
+        rc = cmd_lint(&a);
+    else if (strcmp(argv[1], "init") == 0)
+        rc = cmd_init(&a);
+    else if (strcmp(argv[1], "export") == 0 || run)
+        rc = usage_error("'%s' is not in this build yet (lint and init are)", argv[1]);
+    else
+        rc = usage_error("unknown subcommand '%s' (lint, init, export, run)", argv[1]);
+    free(rest);
+    return rc;
+}
