@@ -34,7 +34,7 @@ const char cmd_sdf_usage[] =
     "                  or the sidecar's cores\n"
     "  --core N        the core to simulate (default 0): PDs on other cores are left out\n"
     "  --min-budget D  MIN_BUDGET (default 20us, 2 x KERNEL_WCET of Microkit's ARM boards)\n"
-    "See docs/sdf.md.\n";
+    "See docs/sdf.md (the file's rules, the lints, the sidecar).\n";
 
 struct sdf_args {
     const char *file, *sidecar, *cores, *core, *min_budget, *out;

@@ -39,15 +39,6 @@ bool sdf_grow(void *p, size_t *cap, size_t n, size_t size)
     return true;
 }
 
-char *sdf_strdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
-    if (c)
-        memcpy(c, s, n);
-    return c;
-}
-
 static void vreport(struct sdf_ctx *c, bool warn, struct sdf_loc l, const char *suffix,
                     const char *fmt, va_list ap)
 {
@@ -282,8 +273,8 @@ static char *dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
     if (!slash)
-        return sdf_strdup(".");
-    char *d = sdf_strdup(path);
+        return diag_strdup(".");
+    char *d = diag_strdup(path);
     if (d)
         d[slash - path] = '\0';
     return d;
@@ -300,7 +291,7 @@ int sdf_parse_text(const char *path, const char *text, size_t len, const struct 
     char *dir = NULL;
 
     memset(out, 0, sizeof *out);
-    out->path = sdf_strdup(path);
+    out->path = diag_strdup(path);
     c.path = path;
     c.cfg = cfg;
     c.d = d;

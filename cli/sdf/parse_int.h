@@ -65,8 +65,6 @@ struct sdf_ctx {
 /* Grow array *p of *cap elements of `size` bytes to hold n + 1. */
 bool sdf_grow(void *p, size_t *cap, size_t n, size_t size);
 
-char *sdf_strdup(const char *s);
-
 static inline struct sdf_loc sdf_loc_of(const struct sdf_xml_node *n)
 {
     struct sdf_loc l = {n->line, n->col};

@@ -318,7 +318,7 @@ void sdf_parse_pd(struct sdf_ctx *c, const struct sdf_xml_node *n, int parent)
     if (parent < 0 && sdf_xml_attr(n, "pd_id"))
         sdf_err(c, n, "invalid attribute 'pd_id'");
     name = sdf_required(c, n, "name");
-    c->sys->pds[pdi].name = sdf_strdup(name ? name : "");
+    c->sys->pds[pdi].name = diag_strdup(name ? name : "");
     c->sys->pds[pdi].loc = sdf_loc_of(n);
     c->sys->pds[pdi].parent = parent;
     if (!c->sys->pds[pdi].name)
@@ -413,7 +413,7 @@ static void parse_vm(struct sdf_ctx *c, const struct sdf_xml_node *k, int pdi)
     c->sys->pds[pdi].vm = vm;
     sdf_check_attrs(c, k, c->cfg->arch == SDF_AARCH64 ? attrs_arm : attrs_other);
     name = sdf_required(c, k, "name");
-    vm->name = sdf_strdup(name ? name : "");
+    vm->name = diag_strdup(name ? name : "");
     vm->loc = sdf_loc_of(k);
     if (c->cfg->arch == SDF_AARCH64)
         parse_sched(c, k, &vm->sched);

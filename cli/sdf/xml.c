@@ -5,6 +5,8 @@
  */
 #include "xml.h"
 
+#include "util/diag.h"
+
 #include <expat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,15 +18,6 @@ struct builder {
     struct sdf_xml_node *cur;
     bool oom;
 };
-
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
-    if (c)
-        memcpy(c, s, n);
-    return c;
-}
 
 static bool add_kid(struct sdf_xml_node *parent, struct sdf_xml_node *kid)
 {
@@ -46,7 +39,7 @@ static struct sdf_xml_node *new_node(struct builder *b, const char *name, const 
     size_t na = 0;
     if (!n)
         return NULL;
-    n->name = dup_str(name);
+    n->name = diag_strdup(name);
     n->line = (uint32_t)XML_GetCurrentLineNumber(b->p);
     n->col = (uint32_t)XML_GetCurrentColumnNumber(b->p) + 1;
     while (atts[2 * na])
@@ -57,8 +50,8 @@ static struct sdf_xml_node *new_node(struct builder *b, const char *name, const 
         return NULL;
     }
     for (size_t i = 0; i < na; i++) {
-        n->attrs[i].name = dup_str(atts[2 * i]);
-        n->attrs[i].value = dup_str(atts[2 * i + 1]);
+        n->attrs[i].name = diag_strdup(atts[2 * i]);
+        n->attrs[i].value = diag_strdup(atts[2 * i + 1]);
         n->n_attrs = i + 1;
         if (!n->attrs[i].name || !n->attrs[i].value) {
             sdf_xml_free(n);

@@ -229,12 +229,51 @@ static void test_command(void **state)
     assert_int_equal(workdir_count(), 0);
 }
 
+/* sdf init: a skeleton naming every PD, channel end (with its peer) and
+ * interrupt, that lints and reads back; never overwritten. */
+static void test_init(void **state)
+{
+    (void)state;
+    static const char want[] = "pds:\n"
+                               "  server:\n"
+                               "    # criticality: lo\n"
+                               "    # deadline: 1ms\n"
+                               "    init: 0us\n"
+                               "    notified:\n"
+                               "      0: 0us   # notified by 'client' (its channel 0)\n"
+                               "    protected:\n"
+                               "      0: 0us   # called by 'client' (its channel 0)\n"
+                               "    # channel 0: to 'client', may notify\n";
+    char *text;
+    size_t n;
+
+    assert_int_equal(spawn_mcsim("sdf", "init", DIR "examples/microkit-passive_server.system",
+                                 "-o", "side.yaml", NULL),
+                     0);
+    text = workdir_must_read("side.yaml", &n);
+    assert_non_null(strstr(text, want));
+    assert_non_null(strstr(text, "duration: 1s\nseed: 0\nmin_budget: 20us\n"));
+    assert_non_null(strstr(text, "      0: 0us   # notified by 'server' (its channel 0)\n"
+                                 "    # channel 0: to 'server', may notify, may call (pp)\n"));
+    assert_int_equal(spawn_mcsim("sdf", "lint", DIR "examples/microkit-passive_server.system",
+                                 "--sidecar", "side.yaml", NULL),
+                     0);
+    assert_string_equal(spawn_err, "");
+    assert_int_equal(spawn_mcsim("sdf", "init", DIR "examples/microkit-passive_server.system",
+                                 "-o", "side.yaml", NULL),
+                     2);
+    assert_int_equal(workdir_count(), 1);
+    remove(workdir_file("side.yaml"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_examples),
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_command),
+        cmocka_unit_test(test_init),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
