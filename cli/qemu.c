@@ -308,6 +308,36 @@ static int run(const struct qemu_args *a, struct scenario *s)
     return status;
 }
 
+/* The QEMU image runs fewer threads and interrupt lines than the
+ * simulator (blob.h): a scenario past them is refused here, at the thread
+ * or device in question, rather than by the image. */
+static int fits_image(const struct scenario *s)
+{
+    int status = 0;
+
+    if (s->n_threads > BLOB_MAX_THREADS) {
+        const struct scn_thread *t = &s->threads[BLOB_MAX_THREADS];
+        fprintf(stderr,
+                "%s:%u:%u: error: thread '%s' is one too many for the QEMU image, which runs "
+                "at most %d threads (the simulator, 'mcsim run', runs up to %d)\n",
+                s->path, (unsigned)t->loc.line, (unsigned)t->loc.col, t->name, BLOB_MAX_THREADS,
+                SCN_MAX_THREADS);
+        status = 2;
+    }
+    for (uint32_t i = 0; i < s->n_devices; i++) {
+        const struct scn_device *d = &s->devices[i];
+        if (d->irq < BLOB_IRQ_LINES)
+            continue;
+        fprintf(stderr,
+                "%s:%u:%u: error: irq %u of device '%s' is past the QEMU image's lines, 0 to %d "
+                "(the simulator, 'mcsim run', has lines up to %d)\n",
+                s->path, (unsigned)d->loc.line, (unsigned)d->loc.col, (unsigned)d->irq, d->name,
+                BLOB_IRQ_LINES - 1, SCN_IRQ_LINES - 1);
+        status = 2;
+    }
+    return status;
+}
+
 int cmd_qemu(int argc, char **argv)
 {
     struct qemu_args a;
@@ -318,7 +348,9 @@ int cmd_qemu(int argc, char **argv)
         return status;
     if ((status = runcmd_load(&a.common, &s)) != 0)
         return status;
-    status = apply_overrides(&a.common, &s);
+    status = fits_image(&s);
+    if (status == 0)
+        status = apply_overrides(&a.common, &s);
     if (status == 0)
         status = run(&a, &s);
     scenario_release(&s);

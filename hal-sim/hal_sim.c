@@ -26,8 +26,10 @@ static struct platform {
     struct irq_line lines[HAL_SIM_NUM_IRQS];
     /* Device lines pending and unmasked, one bit each, kept in step with
      * lines[] so that finding the next interrupt, asked on every turn of
-     * the engine's loop, does not scan all 256 lines. */
+     * the engine's loop, does not scan all 1024 lines; ready_words has a
+     * bit for each word of ready[] that is not zero. */
     uint64_t ready[HAL_SIM_DEVICE_LINES / 64];
+    uint64_t ready_words;
     void *memory;              /* root memory + the untyped region */
     uint64_t kernel_cycles;
     uint64_t kernel_entries;
@@ -39,6 +41,7 @@ static struct platform {
 
 #define ROOT_MEM_ALIGN 4096u
 _Static_assert(HAL_SIM_DEVICE_LINES % 64 == 0, "ready[] holds whole words of device lines");
+_Static_assert(HAL_SIM_DEVICE_LINES / 64 <= 64, "ready_words has a bit per word of ready[]");
 
 uint64_t hal_sim_cycles_to_ticks(uint64_t cycles)
 {
@@ -59,11 +62,15 @@ uint64_t hal_sim_ticks_to_cycles(uint64_t ticks)
 int hal_sim_init(const struct hal_sim_config *cfg)
 {
     size_t untyped = (size_t)1 << cfg->untyped_bits;
-    size_t align = untyped > ROOT_MEM_BYTES ? untyped : ROOT_MEM_BYTES;
+    size_t root = (size_t)ROOT_MEM_BYTES_FOR(
+        cfg->root_cnode_bits > ROOT_CNODE_BITS ? cfg->root_cnode_bits : ROOT_CNODE_BITS);
+    size_t align = untyped > root ? untyped : root;
 
     hal_sim_release();
     memset(&P, 0, sizeof P);
     P.cfg = *cfg;
+    if (P.cfg.root_cnode_bits < ROOT_CNODE_BITS)
+        P.cfg.root_cnode_bits = ROOT_CNODE_BITS;
     P.cost[COST_SYSCALL] = cfg->costs.syscall;
     P.cost[COST_IPC] = cfg->costs.ipc;
     P.cost[COST_SCHEDULE] = cfg->costs.schedule;
@@ -73,7 +80,7 @@ int hal_sim_init(const struct hal_sim_config *cfg)
     P.timer_cycle = HAL_SIM_NEVER;
     /* The untyped region must be aligned to its size: allocate it aligned
      * and put the root task's memory after it. */
-    if (posix_memalign(&P.memory, align, untyped + ROOT_MEM_BYTES + ROOT_MEM_ALIGN) != 0) {
+    if (posix_memalign(&P.memory, align, untyped + root + ROOT_MEM_ALIGN) != 0) {
         P.memory = NULL;
         return -1;
     }
@@ -99,6 +106,7 @@ struct user_context *hal_sim_boot(struct boot_config *cfg)
     cfg->untyped[0].size_bits = (uint8_t)P.cfg.untyped_bits;
     cfg->root_mem = (uint8_t *)P.memory + untyped;
     cfg->root_mem_paddr = 0x40000000u + untyped;
+    cfg->root_cnode_bits = (uint8_t)P.cfg.root_cnode_bits;
     P.in_boot = true;
     ctx = kernel_boot(cfg);
     return ctx;
@@ -137,6 +145,10 @@ static void update_ready(uint32_t line)
         P.ready[line / 64] |= bit;
     else
         P.ready[line / 64] &= ~bit;
+    if (P.ready[line / 64])
+        P.ready_words |= (uint64_t)1 << (line / 64);
+    else
+        P.ready_words &= ~((uint64_t)1 << (line / 64));
 }
 
 bool hal_sim_irq_raise(uint32_t line)
@@ -164,9 +176,9 @@ int hal_sim_next_irq(void)
         return HAL_SIM_TIMER_IRQ;
     if (line_ready(HAL_SIM_START_IRQ))
         return HAL_SIM_START_IRQ;
-    for (uint32_t word = 0; word < HAL_SIM_DEVICE_LINES / 64; word++) {
-        if (P.ready[word])
-            return (int)(word * 64 + (uint32_t)__builtin_ctzll(P.ready[word]));
+    if (P.ready_words) {
+        uint32_t word = (uint32_t)__builtin_ctzll(P.ready_words);
+        return (int)(word * 64 + (uint32_t)__builtin_ctzll(P.ready[word]));
     }
     return -1;
 }

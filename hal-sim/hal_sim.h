@@ -1,7 +1,7 @@
 /*
  * hal-sim: the simulated platform. A 64-bit cycle counter at cpu_hz, a
  * one-shot compare timer counting timer_hz ticks, an interrupt controller
- * (256 device lines plus the kernel timer and the root task's start
+ * (1024 device lines plus the kernel timer and the root task's start
  * timer, one pending interrupt per line), and the kernel cost model: every
  * kernel entry costs `entry`, then the work the kernel accounts, then
  * `exit`, in cycles. Implements kernel-core/include/hal.h on the host.
@@ -22,10 +22,10 @@
 #include "hal.h"
 #include <mcsim/bootinfo.h>
 
-#define HAL_SIM_DEVICE_LINES 256
-#define HAL_SIM_TIMER_IRQ 256   /* the kernel's one-shot timer */
-#define HAL_SIM_START_IRQ 257   /* the root task's start timer */
-#define HAL_SIM_NUM_IRQS 258
+#define HAL_SIM_DEVICE_LINES 1024
+#define HAL_SIM_TIMER_IRQ 1024  /* the kernel's one-shot timer */
+#define HAL_SIM_START_IRQ 1025  /* the root task's start timer */
+#define HAL_SIM_NUM_IRQS 1026
 #define HAL_SIM_NEVER UINT64_MAX
 
 struct hal_sim_costs {
@@ -72,6 +72,7 @@ struct hal_sim_config {
     uint64_t timer_hz;
     struct hal_sim_costs costs;
     unsigned untyped_bits;      /* size of the one untyped region */
+    unsigned root_cnode_bits;   /* the root task's CNode radix (boot_config) */
     hal_sim_trace_fn trace;
     uint32_t trace_skip;        /* kinds of record not passed to `trace`, one bit
                                    each (0: all are); every record is counted */

@@ -294,11 +294,11 @@ static void *c_array(struct codec *c, uint32_t n, size_t size, size_t min_bytes,
 static void c_records(struct codec *c, struct scenario *s)
 {
     if (c->reading) {
-        s->threads = c_array(c, s->n_threads, sizeof *s->threads, MIN_THREAD, PROGRAM_MAX_THREADS);
+        s->threads = c_array(c, s->n_threads, sizeof *s->threads, MIN_THREAD, BLOB_MAX_THREADS);
         s->endpoints = c_array(c, s->n_endpoints, sizeof *s->endpoints, MIN_ENDPOINT, 65536);
         s->notifications =
             c_array(c, s->n_notifications, sizeof *s->notifications, MIN_NTFN, 65536);
-        s->devices = c_array(c, s->n_devices, sizeof *s->devices, MIN_DEVICE, 256);
+        s->devices = c_array(c, s->n_devices, sizeof *s->devices, MIN_DEVICE, BLOB_IRQ_LINES);
         s->steps = c_array(c, s->n_steps, sizeof *s->steps, MIN_STEP, MAX_STEPS);
         s->expects = c_array(c, s->n_expects, sizeof *s->expects, MIN_EXPECT, MAX_EXPECTS);
         s->times = c_array(c, s->n_times, sizeof *s->times, MIN_TIME, MAX_TIMES);
@@ -442,7 +442,7 @@ static bool devices_ok(const struct scenario *s)
 {
     for (uint32_t i = 0; i < s->n_devices; i++) {
         const struct scn_device *d = &s->devices[i];
-        if (d->irq >= 256 || d->notification >= s->n_notifications ||
+        if (d->irq >= BLOB_IRQ_LINES || d->notification >= s->n_notifications ||
             (d->kind == ARRIVAL_AT && !in_range(d->at_first, d->at_count, s->n_times)))
             return false;
     }

@@ -31,6 +31,12 @@
 #define BLOB_HEADER_BYTES 16u
 #define BLOB_MAX_BYTES (16u << 20)
 
+/* What the QEMU image runs (its untyped memory and root CNode, its GIC
+ * lines): fewer threads and lines than the simulator (scenario.h).
+ * blob_decode refuses more; `mcsim qemu` says so before it starts. */
+#define BLOB_MAX_THREADS 255
+#define BLOB_IRQ_LINES 256
+
 /* Run flags. */
 #define BLOB_TRACE_FULL 0x1u /* record every kernel event (--trace full) */
 #define BLOB_BENCH_IPC 0x2u  /* count instructions of each Call round trip */

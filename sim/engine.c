@@ -16,9 +16,9 @@
 #include "hal_sim.h"
 #include "world.h"
 
-/* Memory handed to the kernel: enough for 255 threads with 1024-slot
- * CNodes and every other object. */
-#define UNTYPED_BITS 26
+/* Memory handed to the kernel: 64 MiB, or more for a scenario whose
+ * objects need it (untyped_bits). */
+#define UNTYPED_MIN_BITS 26
 /* Turns of the loop without time passing before the run is declared stuck. */
 #define MAX_TURNS_WITHOUT_PROGRESS 50000000u
 
@@ -100,6 +100,26 @@ static void on_fatal(void *ctx, const char *msg)
 
 /* ------------------------------------------------------------- set-up */
 
+/* The untyped memory the root task retypes s's objects from: twice their
+ * size (alignment), at least UNTYPED_MIN_BITS. A thread has a TCB
+ * (1 KiB), a reply object, a CNode (64-byte slots) and up to three
+ * contexts and two notifications of its own (a timeout handler's). */
+static unsigned untyped_bits(const struct scenario *s)
+{
+    uint64_t bytes = 0;
+    unsigned bits = UNTYPED_MIN_BITS;
+
+    for (uint32_t i = 0; i < s->n_threads; i++) {
+        unsigned sc_bits = root_sc_bits(s->threads[i].sc.extra_refills);
+        bytes += 1024 + 32 + ((uint64_t)1 << (program_cnode_bits(s, i) + MCSIM_CNODE_SLOT_BITS)) +
+                 ((uint64_t)3 << sc_bits) + 2 * 64;
+    }
+    bytes += (uint64_t)s->n_endpoints * 32 + (uint64_t)s->n_notifications * (64 + 4096) + 65536;
+    while (bits < 40 && ((uint64_t)1 << bits) < 2 * bytes)
+        bits++;
+    return bits;
+}
+
 static void *xcalloc(struct world *w, size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
@@ -128,8 +148,15 @@ static void init_world(struct world *w)
 
     if (s->n_threads > PROGRAM_MAX_THREADS)
         world_fail(w, "a scenario may have at most %d threads", PROGRAM_MAX_THREADS);
+    for (uint32_t i = 0; i < s->n_devices; i++) {
+        if (s->devices[i].irq >= HAL_SIM_DEVICE_LINES)
+            world_fail(w, "device %s: irq %u is past the last line, %d", s->devices[i].name,
+                       s->devices[i].irq, HAL_SIM_DEVICE_LINES - 1);
+    }
     if (uworld_init(u, s, w->opt->seed, u->mcs, u->duration, HAL_SIM_START_IRQ) != 0)
         world_fail(w, "out of memory");
+    u->root_cnode_bits = uworld_root_cnode_bits(s);
+    rec_init(w);
     w->devices = xcalloc(w, s->n_devices, sizeof *w->devices);
     w->next_arrival = xcalloc(w, s->n_devices, sizeof *w->next_arrival);
     for (uint32_t i = 0; i < s->n_devices; i++) {
@@ -142,6 +169,7 @@ static void init_world(struct world *w)
 static void free_world(struct world *w)
 {
     uworld_release(&w->u);
+    rec_release(w);
     free(w->devices);
     free(w->next_arrival);
 }
@@ -321,7 +349,8 @@ static void start_run(struct world *w)
         .timer_hz = s->timer_hz,
         .costs = {s->costs.entry, s->costs.exit, s->costs.syscall, s->costs.ipc,
                   s->costs.schedule, s->costs.timer_program, s->costs.irq, s->costs.tick},
-        .untyped_bits = UNTYPED_BITS,
+        .untyped_bits = untyped_bits(s),
+        .root_cnode_bits = uworld_root_cnode_bits(s),
         .trace = on_trace,
         .trace_skip = ~(UWORLD_TRACE_KINDS | rec_trace_kinds(w)),
         .entry_done = rec_kernel_entry,

@@ -358,6 +358,36 @@ cptr_t program_slot_server(const struct scenario *s, uint32_t si, enum server_ca
     return program_slot_device(s, s->n_devices) + SERVER_CAPS * k + which;
 }
 
+unsigned program_done_shift(const struct scenario *s)
+{
+    unsigned shift = 8;
+
+    while (((uint64_t)1 << shift) <= s->n_threads)
+        shift++;
+    return shift;
+}
+
+cptr_t program_slot_thread(const struct scenario *s, uint32_t ti)
+{
+    cptr_t first = program_slot_server(s, s->n_threads, 0);
+
+    if (first < TSLOT_THREAD)
+        first = TSLOT_THREAD;
+    return first + 2 * (cptr_t)ti;
+}
+
+unsigned program_cnode_bits(const struct scenario *s, uint32_t ti)
+{
+    cptr_t end = program_slot_device(s, s->n_devices);
+    unsigned bits = THREAD_CNODE_MIN_BITS;
+
+    if (program_timeout_action(s, ti) >= 0)
+        end = program_slot_thread(s, s->n_threads);
+    while (((cptr_t)1 << bits) < end)
+        bits++;
+    return bits;
+}
+
 bool program_endpoint_lendable(const struct scenario *s, uint32_t ep)
 {
     for (uint32_t si = 0; si < s->n_threads; si++) {

@@ -18,8 +18,9 @@
 
 #include "scenario.h"
 
-/* Slots of a thread's CNode (radix THREAD_CNODE_BITS; a CPtr is the slot). */
-#define THREAD_CNODE_BITS 10
+/* Slots of a thread's CNode (radix program_cnode_bits, at least
+ * THREAD_CNODE_MIN_BITS; a CPtr is the slot). */
+#define THREAD_CNODE_MIN_BITS 6
 enum thread_slot {
     TSLOT_REPLY = 2,        /* its reply object */
     TSLOT_INIT_EP = 3,      /* passive start-up: tells the root task it reached its receive */
@@ -31,9 +32,11 @@ enum thread_slot {
     TSLOT_OBJECTS = 16,     /* + endpoint i; + n_endpoints + notification i;
                                + n_endpoints + n_notifications + device i (IRQ handler);
                                then a timeout handler's server slots (program_slot_server) */
-    TSLOT_THREAD = 512,     /* timeout handlers: + 2 * thread i: its TCB, + 1 its context */
+    TSLOT_THREAD = 512,     /* timeout handlers: from here (or past the server slots,
+                               program_slot_thread) 2 per thread: TCB, context */
 };
-#define PROGRAM_MAX_THREADS 255
+/* Threads a scenario may have (thread ids 1 .. PROGRAM_MAX_THREADS). */
+#define PROGRAM_MAX_THREADS SCN_MAX_THREADS
 
 /* A timeout handler's capabilities to one server whose faults it serves
  * (program_slot_server). */
@@ -44,11 +47,12 @@ enum server_cap {
     SERVER_CAPS,
 };
 
-/* The badge bit of server rank k in a done signal (TSLOT_DONE_NTFN): the
- * bits above every thread id, so that a handler tells the signal from a
- * timeout fault (badged with the server's id) by the badge alone. */
-#define PROGRAM_DONE_SHIFT 8
-#define PROGRAM_DONE_MAX_SERVERS (64 - PROGRAM_DONE_SHIFT)
+/* The badge bit of server rank k in a done signal (TSLOT_DONE_NTFN) is
+ * bit program_done_shift(s) + k: the bits above every thread id (8, or
+ * more with more than 255 threads), so that a handler tells the signal
+ * from a timeout fault (badged with the server's id) by the badge alone;
+ * a handler serves at most 64 - program_done_shift(s) servers. */
+unsigned program_done_shift(const struct scenario *s);
 
 enum op_kind {
     OP_COMPUTE,       /* min, max; rng stream `rng` when min < max */
@@ -135,9 +139,18 @@ int program_server_of_rank(const struct scenario *s, uint32_t ep, uint32_t k);
 
 /* The slot of a timeout handler's capability `which` to server si: after
  * the scenario's objects, SERVER_CAPS per thread with a timeout endpoint
- * (in file order). Below TSLOT_THREAD unless the scenario has too many
- * objects and servers (the root task checks). */
+ * (in file order), below program_slot_thread(s, 0). */
 cptr_t program_slot_server(const struct scenario *s, uint32_t si, enum server_cap which);
+
+/* The slot of a timeout handler's capability to thread ti's TCB; + 1 its
+ * context: TSLOT_THREAD + 2 * ti, or after the server slots if they reach
+ * TSLOT_THREAD. O(threads): callers keep program_slot_thread(s, 0). */
+cptr_t program_slot_thread(const struct scenario *s, uint32_t ti);
+
+/* The radix of thread ti's CNode: the fewest bits, and at least
+ * THREAD_CNODE_MIN_BITS, that hold every slot it is given (a timeout
+ * handler's reach past the thread slots). */
+unsigned program_cnode_bits(const struct scenario *s, uint32_t ti);
 
 /* True if Calls on endpoint ep are recorded in the memory the threads
  * share (sim/inherit.h): some server with an `inherit` handler receives on

@@ -9,6 +9,7 @@
  * exactly as the kernel charges it (docs/kernel-semantics.md 8).
  */
 #include <stddef.h>
+#include <stdlib.h>
 
 #include <mcsim/kernel.h>
 
@@ -221,6 +222,49 @@ void rec_irq(struct world *w, uint32_t device, uint32_t line, cycles_t arrival,
     emit_irq(w, device, line, arrival, delivered, lost, SINK_NO_THREAD, SINK_NO_TIME);
 }
 
+void rec_init(struct world *w)
+{
+    uint32_t n = w->u.n_threads;
+
+    w->held_by = malloc(n * sizeof *w->held_by);
+    w->tally = calloc(n + 1, sizeof *w->tally);
+    if (w->held_by == NULL || w->tally == NULL)
+        world_fail(w, "out of memory");
+    for (uint32_t i = 0; i < n; i++)
+        w->held_by[i] = -1;
+}
+
+void rec_release(struct world *w)
+{
+    free(w->held_by);
+    free(w->tally);
+    w->held_by = NULL;
+    w->tally = NULL;
+}
+
+/* The list of held lines of thread `woken` (0: woke nobody). */
+static int32_t *held_list(struct world *w, uint32_t woken)
+{
+    return &w->held_by[woken < w->u.n_threads ? woken : 0];
+}
+
+static void held_unlink(struct world *w, uint32_t line)
+{
+    int32_t *p = held_list(w, w->lines[line].woken);
+
+    while (*p != (int32_t)line)
+        p = &w->lines[*p].held_next;
+    *p = w->lines[line].held_next;
+}
+
+static void held_link(struct world *w, uint32_t line)
+{
+    int32_t *p = held_list(w, w->lines[line].woken);
+
+    w->lines[line].held_next = *p;
+    *p = (int32_t)line;
+}
+
 /* Record a held delivery: its handler started at `start` (SINK_NO_TIME:
  * it did not run). */
 static void release_held(struct world *w, uint32_t line, cycles_t start)
@@ -229,7 +273,7 @@ static void release_held(struct world *w, uint32_t line, cycles_t start)
 
     l->held = false;
     w->n_held--;
-    w->held_lines[line / 64] &= ~((uint64_t)1 << (line % 64));
+    held_unlink(w, line);
     emit_irq(w, (uint32_t)l->held_device, line, l->held_arrival, l->held_delivered, false,
              l->woken ? l->woken : SINK_NO_THREAD, l->woken ? start : SINK_NO_TIME);
 }
@@ -249,13 +293,16 @@ void rec_irq_taken(struct world *w, uint32_t line, cycles_t now)
     l->held_device = l->device;
     l->woken = 0;
     w->n_held++;
-    w->held_lines[line / 64] |= (uint64_t)1 << (line % 64);
+    held_link(w, line);
 }
 
 void rec_irq_woke(struct world *w, uint64_t line, uint32_t woken)
 {
-    if (line < HAL_SIM_DEVICE_LINES && w->lines[line].held)
+    if (line < HAL_SIM_DEVICE_LINES && w->lines[line].held) {
+        held_unlink(w, (uint32_t)line);
         w->lines[line].woken = woken;
+        held_link(w, (uint32_t)line);
+    }
 }
 
 /* The interrupt latency ends where the thread the interrupt woke runs its
@@ -264,22 +311,29 @@ void rec_irq_woke(struct world *w, uint64_t line, uint32_t woken)
  * the end of the entry that took them. */
 static void irq_handlers_run(struct world *w, const struct hal_sim_entry *e)
 {
-    for (uint32_t word = 0; word < HAL_SIM_DEVICE_LINES / 64; word++) {
-        for (uint64_t bits = w->held_lines[word]; bits != 0; bits &= bits - 1) {
-            uint32_t line = word * 64 + (uint32_t)__builtin_ctzll(bits);
-            const struct irq_line_state *l = &w->lines[line];
+    uint32_t due[HAL_SIM_DEVICE_LINES], n = 0;
+    uint32_t to = e->to != 0 && e->to < w->u.n_threads ? e->to : 0;
 
-            if (l->woken == 0 || l->woken == e->to)
-                release_held(w, line, e->start + e->cycles);
+    for (int32_t l = w->held_by[0]; l >= 0; l = w->lines[l].held_next)
+        due[n++] = (uint32_t)l;
+    for (int32_t l = to ? w->held_by[to] : -1; l >= 0; l = w->lines[l].held_next)
+        due[n++] = (uint32_t)l;
+    /* in line order, as they are recorded (at most a few) */
+    for (uint32_t i = 1; i < n; i++) {
+        for (uint32_t j = i; j > 0 && due[j - 1] > due[j]; j--) {
+            uint32_t x = due[j];
+            due[j] = due[j - 1];
+            due[j - 1] = x;
         }
     }
+    for (uint32_t i = 0; i < n; i++)
+        release_held(w, due[i], e->start + e->cycles);
 }
 
 void rec_kernel_entry(void *ctx, const struct hal_sim_entry *e)
 {
     struct world *w = ctx;
-    struct kernel_tally *k =
-        &w->tally[e->from < w->u.n_threads ? e->from : PROGRAM_MAX_THREADS + 1][e->kind];
+    struct kernel_tally *k = &w->tally[e->from < w->u.n_threads ? e->from : w->u.n_threads][e->kind];
 
     if (!w->timeline)
         return;
@@ -318,7 +372,7 @@ static void record_final_refills(struct world *w)
 static void record_tally(struct world *w, uint32_t thread, unsigned kind)
 {
     const struct kernel_tally *k =
-        &w->tally[thread != SINK_NO_THREAD ? thread : PROGRAM_MAX_THREADS + 1][kind];
+        &w->tally[thread != SINK_NO_THREAD ? thread : w->u.n_threads][kind];
     struct sink_kernel_stats r = {
         .thread = thread,
         .kind = (enum sink_entry_kind)kind,

@@ -193,6 +193,7 @@ static void replay_all(struct world *w, uint64_t tick_hz, const struct wire_reco
         world_fail(w, "a scenario may have at most %d threads", PROGRAM_MAX_THREADS);
     if (uworld_init(&w->u, w->u.s, w->opt->seed, w->u.mcs, w->u.duration, HAL_SIM_START_IRQ) != 0)
         world_fail(w, "out of memory");
+    rec_init(w);
     for (i = 0; i < n && replay_one(w, &recs[i], &sum, &end); i++)
         ;
     if (i == n)
@@ -214,6 +215,7 @@ enum eng_status replay_run(const struct scenario *s, const struct eng_options *o
     }
     world_end(&w);
     uworld_release(&w.u);
+    rec_release(&w);
     hal_sim_release();
     return r->status;
 }

@@ -62,7 +62,7 @@ static void root_invoke(struct uworld *w, const char *what, cptr_t cap, enum inv
 
 static cptr_t new_slot(struct uworld *w)
 {
-    if (w->next_free_slot >= (1u << ROOT_CNODE_BITS))
+    if (w->next_free_slot >= ((cptr_t)1 << w->root_cnode_bits))
         uplat_fail(w, "root task: its CNode is full (too many objects)");
     return w->next_free_slot++;
 }
@@ -96,7 +96,7 @@ static cptr_t mint_local(struct uworld *w, cptr_t src, unsigned rights, uint64_t
     return slot;
 }
 
-static unsigned sc_bits_for(uint32_t extra_refills)
+unsigned root_sc_bits(uint32_t extra_refills)
 {
     unsigned bits = MCSIM_MIN_SC_BITS;
     while (MCSIM_SC_MAX_REFILLS(bits) < (uint64_t)extra_refills + MCSIM_MIN_REFILLS)
@@ -115,7 +115,7 @@ static void configure_sc(struct uworld *w, cptr_t sc, cycles_t budget, cycles_t 
 
 static cptr_t new_sc(struct uworld *w, const struct scn_context *ctx, uint64_t badge)
 {
-    cptr_t sc = retype(w, OBJ_SCHED_CONTEXT, sc_bits_for(ctx->extra_refills));
+    cptr_t sc = retype(w, OBJ_SCHED_CONTEXT, root_sc_bits(ctx->extra_refills));
     configure_sc(w, sc, ctx->budget, ctx->period, ctx->extra_refills, badge, ctx->sporadic);
     return sc;
 }
@@ -180,18 +180,18 @@ static void grant_objects(struct uworld *w, uint32_t ti)
         /* on a recorded endpoint a Call's badge names its caller */
         uint64_t badge = w->ep_lendable[i] && (r & RIGHT_WRITE) ? ti + 1 : 0;
         if (r)
-            mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, program_slot_endpoint(s, i),
+            mint_into(w, t->cnode_slot, t->cnode_bits, program_slot_endpoint(s, i),
                       w->ep_slots[i], r, badge);
     }
     for (uint32_t i = 0; i < s->n_notifications; i++) {
         unsigned r = program_notification_rights(s, ti, i);
         if (r)
-            mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, program_slot_notification(s, i),
+            mint_into(w, t->cnode_slot, t->cnode_bits, program_slot_notification(s, i),
                       w->ntfn_slots[i], r, 0);
     }
     for (uint32_t i = 0; i < s->n_devices; i++) {
         if (program_uses_device(s, ti, i))
-            mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, program_slot_device(s, i),
+            mint_into(w, t->cnode_slot, t->cnode_bits, program_slot_device(s, i),
                       w->irq_slots[i], RIGHTS_ALL, 0);
     }
 }
@@ -212,7 +212,7 @@ static void build_restart(struct uworld *w, uint32_t si)
     root_invoke(w, "TCB_BindNotification", t->tcb_slot, INV_TCB_BIND_NOTIFICATION, NULL, 0,
                 &ntfn, 1);
     root_invoke(w, "SchedContext_Bind", sc, INV_SC_BIND, NULL, 0, &ntfn, 1);
-    mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_RESTART_NTFN, ntfn, RIGHT_READ, 0);
+    mint_into(w, t->cnode_slot, t->cnode_bits, TSLOT_RESTART_NTFN, ntfn, RIGHT_READ, 0);
     t->restart_ntfn_slot = ntfn;
     t->restart_sc_slot = sc;
 }
@@ -224,16 +224,17 @@ static void grant_contexts(struct uworld *w, uint32_t ti, bool tcbs)
 {
     const struct scenario *s = w->s;
     struct uthread *t = &w->threads[ti + 1];
+    cptr_t first = program_slot_thread(s, 0);
 
     for (uint32_t ci = 0; ci < s->n_threads; ci++) {
         uint32_t cep = s->threads[ci].timeout_endpoint;
 
         if (!w->threads[ci + 1].sc_slot)
             continue;
-        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_THREAD + 2 * ci + 1,
+        mint_into(w, t->cnode_slot, t->cnode_bits, first + 2 * ci + 1,
                   w->threads[ci + 1].sc_slot, RIGHTS_ALL, 0);
         if (tcbs && (cep == SCN_NONE || !program_handles_timeouts(s, ti, cep)))
-            mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_THREAD + 2 * ci,
+            mint_into(w, t->cnode_slot, t->cnode_bits, first + 2 * ci,
                       w->threads[ci + 1].tcb_slot, RIGHTS_ALL, 0);
     }
 }
@@ -254,11 +255,11 @@ static void grant_done(struct uworld *w, uint32_t ti, uint32_t ep)
         if (s->threads[si].timeout_endpoint != ep || program_inherit_handler(s, si) != (int)ti)
             continue;
         k = program_server_rank(s, si);
-        if (k >= PROGRAM_DONE_MAX_SERVERS)
-            uplat_fail(w, "root task: handle_timeouts inherit of %s serves more than %d servers",
-                       s->threads[ti].name, PROGRAM_DONE_MAX_SERVERS);
-        mint_into(w, w->threads[si + 1].cnode_slot, THREAD_CNODE_BITS, TSLOT_DONE_NTFN, done,
-                  RIGHT_WRITE, (uint64_t)1 << (PROGRAM_DONE_SHIFT + k));
+        if (k >= 64 - program_done_shift(s))
+            uplat_fail(w, "root task: handle_timeouts inherit of %s serves more than %u servers",
+                       s->threads[ti].name, 64 - program_done_shift(s));
+        mint_into(w, w->threads[si + 1].cnode_slot, w->threads[si + 1].cnode_bits, TSLOT_DONE_NTFN, done,
+                  RIGHT_WRITE, (uint64_t)1 << (program_done_shift(s) + k));
     }
 }
 
@@ -271,27 +272,25 @@ static void grant_handler(struct uworld *w, uint32_t ti)
     struct uthread *t = &w->threads[ti + 1];
     int action = program_timeout_action(s, ti);
     uint32_t ep = SCN_NONE;
+    cptr_t first = action >= 0 ? program_slot_thread(s, 0) : 0;
 
-    for (uint32_t si = 0; si < s->n_threads; si++) {
+    for (uint32_t si = 0; action >= 0 && si < s->n_threads; si++) {
         uint32_t sep = s->threads[si].timeout_endpoint;
         struct uthread *srv = &w->threads[si + 1];
 
         if (sep == SCN_NONE || !program_handles_timeouts(s, ti, sep))
             continue;
         ep = sep;
-        if (program_slot_server(s, si, SERVER_CAPS) > TSLOT_THREAD)
-            uplat_fail(w, "root task: the CNode of %s is full (too many objects and servers)",
-                       s->threads[ti].name);
-        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_THREAD + 2 * si, srv->tcb_slot,
-                  RIGHTS_ALL, 0);
-        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, program_slot_server(s, si, SERVER_REPLY),
+        mint_into(w, t->cnode_slot, t->cnode_bits, first + 2 * si, srv->tcb_slot, RIGHTS_ALL,
+                  0);
+        mint_into(w, t->cnode_slot, t->cnode_bits, program_slot_server(s, si, SERVER_REPLY),
                   srv->reply_slot, RIGHTS_ALL, 0);
         if (!w->mcs)
             continue;
-        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS,
+        mint_into(w, t->cnode_slot, t->cnode_bits,
                   program_slot_server(s, si, SERVER_RESTART_SC), srv->restart_sc_slot,
                   RIGHTS_ALL, 0);
-        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS,
+        mint_into(w, t->cnode_slot, t->cnode_bits,
                   program_slot_server(s, si, SERVER_RESTART_NTFN), srv->restart_ntfn_slot,
                   RIGHT_WRITE, 0);
     }
@@ -299,7 +298,7 @@ static void grant_handler(struct uworld *w, uint32_t ti)
         return;
     if (action == TIMEOUT_EMERGENCY_BUDGET) {
         /* to grant emergency budget to any client's context */
-        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_SCHED_CONTROL, ROOT_SCHED_CONTROL,
+        mint_into(w, t->cnode_slot, t->cnode_bits, TSLOT_SCHED_CONTROL, ROOT_SCHED_CONTROL,
                   RIGHTS_ALL, 0);
         grant_contexts(w, ti, false);
     } else if (action == TIMEOUT_INHERIT) {
@@ -309,19 +308,41 @@ static void grant_handler(struct uworld *w, uint32_t ti)
     }
 }
 
+/* Every thread's objects, one kind after the other: the TCBs side by
+ * side, then the contexts, the reply objects and the CNodes. Retyped
+ * thread by thread, each TCB would lie a CNode (and its alignment) apart
+ * from the next, all of them in the same cache sets. */
+static void retype_threads(struct uworld *w)
+{
+    const struct scenario *s = w->s;
+
+    for (uint32_t ti = 0; ti < s->n_threads; ti++)
+        w->threads[ti + 1].tcb_slot = retype(w, OBJ_TCB, 0);
+    for (uint32_t ti = 0; w->mcs && ti < s->n_threads; ti++) {
+        if (s->threads[ti].sc.present)
+            w->threads[ti + 1].sc_slot =
+                retype(w, OBJ_SCHED_CONTEXT, root_sc_bits(s->threads[ti].sc.extra_refills));
+    }
+    for (uint32_t ti = 0; ti < s->n_threads; ti++)
+        w->threads[ti + 1].reply_slot = retype(w, OBJ_REPLY, 0);
+    for (uint32_t ti = 0; ti < s->n_threads; ti++) {
+        struct uthread *t = &w->threads[ti + 1];
+        t->cnode_bits = program_cnode_bits(s, ti);
+        t->cnode_slot = retype(w, OBJ_CNODE, t->cnode_bits);
+    }
+}
+
 static void build_thread(struct uworld *w, uint32_t ti)
 {
     const struct scn_thread *st = &w->s->threads[ti];
     struct uthread *t = &w->threads[ti + 1];
-    uint64_t guard = ((uint64_t)0 << 6) | (64 - THREAD_CNODE_BITS);
+    uint64_t guard = ((uint64_t)0 << 6) | (64 - t->cnode_bits);
     uint64_t id = ti + 1;
     cptr_t timeout_ep = ROOT_NULL;
 
-    t->tcb_slot = retype(w, OBJ_TCB, 0);
-    t->cnode_slot = retype(w, OBJ_CNODE, THREAD_CNODE_BITS);
-    t->reply_slot = retype(w, OBJ_REPLY, 0);
-    if (w->mcs && st->sc.present)
-        t->sc_slot = new_sc(w, &st->sc, id);
+    if (t->sc_slot)
+        configure_sc(w, t->sc_slot, st->sc.budget, st->sc.period, st->sc.extra_refills, id,
+                     st->sc.sporadic);
     root_invoke(w, "TCB_Configure", t->tcb_slot, INV_TCB_CONFIGURE, &guard, 1, &t->cnode_slot,
                 1);
     root_invoke(w, "TCB_SetTraceId", t->tcb_slot, INV_TCB_SET_TRACE_ID, &id, 1, NULL, 0);
@@ -332,9 +353,9 @@ static void build_thread(struct uworld *w, uint32_t ti)
     cptr_t caps[3] = {ROOT_TCB, t->sc_slot, timeout_ep};
     root_invoke(w, "TCB_SetSchedParams", t->tcb_slot, INV_TCB_SET_SCHED_PARAMS, prios, 2, caps,
                 3);
-    mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_REPLY, t->reply_slot, RIGHTS_ALL, 0);
+    mint_into(w, t->cnode_slot, t->cnode_bits, TSLOT_REPLY, t->reply_slot, RIGHTS_ALL, 0);
     if (w->mcs && st->passive)
-        mint_into(w, t->cnode_slot, THREAD_CNODE_BITS, TSLOT_INIT_EP, w->init_ep_slot,
+        mint_into(w, t->cnode_slot, t->cnode_bits, TSLOT_INIT_EP, w->init_ep_slot,
                   RIGHT_WRITE, 0);
     grant_objects(w, ti);
 }
@@ -431,6 +452,7 @@ void root_build(struct uworld *w)
     }
     build_ipc_objects(w);
     build_devices(w);
+    retype_threads(w);
     for (uint32_t i = 0; i < s->n_threads; i++)
         build_thread(w, i);
     for (uint32_t i = 0; i < s->n_threads; i++) {

@@ -19,6 +19,12 @@ typedef uint64_t cycles_t;
 #define SCN_MAX_LEVELS 8
 #define SCN_NONE UINT32_MAX
 
+/* What the simulator runs (the loader refuses more; the QEMU image runs
+ * fewer: BLOB_MAX_THREADS, BLOB_IRQ_LINES in sim/blob.h). */
+#define SCN_MAX_THREADS 4096
+#define SCN_MAX_DEVICES 1024
+#define SCN_IRQ_LINES 1024   /* a device's irq is 0 .. SCN_IRQ_LINES - 1 */
+
 /* Where a record was written: 1-based line and column of its YAML node. */
 struct scn_loc {
     uint32_t line;

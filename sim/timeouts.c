@@ -101,14 +101,14 @@ static void set_regs(struct user_context *c, enum syscall sys, cptr_t cap, uint6
 }
 
 /* The capabilities the root task gave the handler (program.h). */
-static cptr_t tcb_of(uint64_t id)
+static cptr_t tcb_of(const struct uworld *w, uint64_t id)
 {
-    return TSLOT_THREAD + 2 * (id - 1);
+    return w->thread_slots + 2 * (id - 1);
 }
 
-static cptr_t sc_of(uint64_t id)
+static cptr_t sc_of(const struct uworld *w, uint64_t id)
 {
-    return TSLOT_THREAD + 2 * (id - 1) + 1;
+    return w->thread_slots + 2 * (id - 1) + 1;
 }
 
 static cptr_t server_cap(struct uworld *w, const struct user_context *c, enum server_cap which)
@@ -138,7 +138,7 @@ static void set_configure(struct uworld *w, struct user_context *c, cycles_t bud
     const struct scn_thread *client = client_of(w, c);
 
     set_regs(c, SYS_CALL, TSLOT_SCHED_CONTROL, INV_SCHED_CONTROL_CONFIGURE_FLAGS, 5, 1);
-    c->x[REG_EXTRA_CAP0] = sc_of(c->x[REG_HT_CLIENT]);
+    c->x[REG_EXTRA_CAP0] = sc_of(w, c->x[REG_HT_CLIENT]);
     c->x[REG_MR0] = uplat_ticks(budget);
     c->x[REG_MR0 + 1] = uplat_ticks(client->sc.period);
     c->x[REG_MR0 + 2] = client->sc.extra_refills;
@@ -161,21 +161,21 @@ static void prepare_inherit(struct uworld *w, struct user_context *c)
     switch (c->x[REG_HT_STATE]) {
     case HT_INH_TAKE_LENDER:
     case HT_RET_TAKE:
-        set_invoke(c, sc_of(lender), INV_SC_UNBIND_OBJECT,
-                   tcb_of(c->x[REG_HT_STATE] == HT_RET_TAKE ? server : lender));
+        set_invoke(c, sc_of(w, lender), INV_SC_UNBIND_OBJECT,
+                   tcb_of(w, c->x[REG_HT_STATE] == HT_RET_TAKE ? server : lender));
         break;
     case HT_INH_TAKE_SERVER:
-        set_invoke(c, sc_of(c->x[REG_HT_CLIENT]), INV_SC_UNBIND_OBJECT, tcb_of(server));
+        set_invoke(c, sc_of(w, c->x[REG_HT_CLIENT]), INV_SC_UNBIND_OBJECT, tcb_of(w, server));
         break;
     case HT_INH_LEND:
-        set_invoke(c, sc_of(lender), INV_SC_BIND, tcb_of(server));
+        set_invoke(c, sc_of(w, lender), INV_SC_BIND, tcb_of(w, server));
         break;
     case HT_INH_GIVE_BACK:
     case HT_RET_GIVE:
-        set_invoke(c, sc_of(lender), INV_SC_BIND, tcb_of(lender));
+        set_invoke(c, sc_of(w, lender), INV_SC_BIND, tcb_of(w, lender));
         break;
     case HT_INH_REBIND:
-        set_invoke(c, sc_of(c->x[REG_HT_CLIENT]), INV_SC_BIND, tcb_of(server));
+        set_invoke(c, sc_of(w, c->x[REG_HT_CLIENT]), INV_SC_BIND, tcb_of(w, server));
         break;
     case HT_RET_WAKE:
         set_regs(c, SYS_SEND, server_cap(w, c, SERVER_RESTART_NTFN), 0, 0, 0);
@@ -199,7 +199,7 @@ void timeouts_prepare(struct uworld *w, struct uthread *t, const struct op *op)
         set_regs(c, SYS_SEND, server_cap(w, c, SERVER_REPLY), FAULT_CALL_ABORTED_LABEL, 0, 0);
         break;
     case HT_REWIND_SERVER:
-        set_regs(c, SYS_CALL, tcb_of(c->x[REG_HT_SERVER]), INV_TCB_WRITE_REGISTERS, 2, 0);
+        set_regs(c, SYS_CALL, tcb_of(w, c->x[REG_HT_SERVER]), INV_TCB_WRITE_REGISTERS, 2, 0);
         c->x[REG_MR0] = 0;     /* flags: do not resume yet */
         c->x[REG_MR0 + 1] = 0; /* pc: the server's first instruction, its receive */
         break;
@@ -209,7 +209,7 @@ void timeouts_prepare(struct uworld *w, struct uthread *t, const struct op *op)
         break;
     case HT_LEND_SC:
         set_invoke(c, server_cap(w, c, SERVER_RESTART_SC), INV_SC_BIND,
-                   tcb_of(c->x[REG_HT_SERVER]));
+                   tcb_of(w, c->x[REG_HT_SERVER]));
         break;
     case HT_GRANT:
         set_configure(w, c, grant_of(client_of(w, c), op));
@@ -323,8 +323,8 @@ static enum ht_stage received(struct uworld *w, struct uthread *t, const struct 
 {
     struct user_context *c = t->ctx;
 
-    if (op->a == TIMEOUT_INHERIT && c->x[REG_CAP] >> PROGRAM_DONE_SHIFT != 0) {
-        c->x[REG_HT_DONE] = c->x[REG_CAP] >> PROGRAM_DONE_SHIFT;
+    if (op->a == TIMEOUT_INHERIT && c->x[REG_CAP] >> program_done_shift(w->s) != 0) {
+        c->x[REG_HT_DONE] = c->x[REG_CAP] >> program_done_shift(w->s);
         return return_next(w, t, op);
     }
     /* badge of the timeout endpoint cap = the faulting server's id;

@@ -120,6 +120,8 @@ int uworld_init(struct uworld *w, const struct scenario *s, uint64_t seed, bool 
     w->duration = duration;
     w->start_irq = start_irq;
     w->n_threads = s->n_threads + 1;
+    w->root_cnode_bits = ROOT_CNODE_BITS;
+    w->thread_slots = program_slot_thread(s, 0);
     w->threads = calloc(w->n_threads, sizeof *w->threads);
     if (w->threads == NULL)
         return -1;
@@ -135,6 +137,22 @@ int uworld_init(struct uworld *w, const struct scenario *s, uint64_t seed, bool 
     if (alloc_tables(w) != 0)
         return -1;
     return init_start_times(w);
+}
+
+unsigned uworld_root_cnode_bits(const struct scenario *s)
+{
+    /* roottask.c: the fixed slots; an endpoint each and the start-up one;
+     * a notification and its context; a device's handler and badged
+     * notification, and the start timer's three; per thread its TCB,
+     * context, reply, CNode, timeout endpoint, restart notification and
+     * context, done notification; the passive start-up context. */
+    uint64_t slots = (uint64_t)ROOT_FIRST_FREE + s->n_endpoints + 1 + 2u * s->n_notifications +
+                     2u * s->n_devices + 3 + 8u * s->n_threads + 1;
+    unsigned bits = ROOT_CNODE_BITS;
+
+    while (bits < ROOT_CNODE_MAX_BITS && ((uint64_t)1 << bits) < slots)
+        bits++;
+    return bits;
 }
 
 void uworld_release(struct uworld *w)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include <mcsim/abi.h>
+#include <mcsim/bootinfo.h>
 #include <mcsim/trace.h>
 
 #include "program.h"
@@ -81,6 +82,7 @@ struct uthread {
     uint32_t lender;        /* as a server: whose context its handler lent it */
     /* root-task slots, for inspection at the end */
     cptr_t tcb_slot, sc_slot, cnode_slot, reply_slot;
+    unsigned cnode_bits; /* its CNode's radix (program_cnode_bits) */
     cptr_t restart_sc_slot, restart_ntfn_slot; /* a server with a timeout handler */
 };
 
@@ -104,6 +106,11 @@ struct uworld {
     bool *ep_lendable;
     uint64_t call_seq; /* the order of recorded Calls */
 
+    /* a timeout handler's first thread slot (program_slot_thread) */
+    cptr_t thread_slots;
+
+    /* the radix of the root task's CNode (the platform's boot_config) */
+    unsigned root_cnode_bits;
     /* root-task slots of the objects */
     cptr_t *ep_slots, *ntfn_slots, *irq_slots, *ntfn_sc_slots;
     cptr_t init_ep_slot, start_ntfn_slot, start_irq_slot, next_free_slot;
@@ -119,6 +126,12 @@ struct uworld {
  * uworld_release frees what was made). */
 int uworld_init(struct uworld *w, const struct scenario *s, uint64_t seed, bool mcs,
                 cycles_t duration, uint32_t start_irq);
+
+/* The radix of the root CNode a platform gives the root task of `s`, if it
+ * can: room for every object the root task makes (at least
+ * ROOT_CNODE_BITS, at most ROOT_CNODE_MAX_BITS). uworld_init assumes
+ * ROOT_CNODE_BITS; a platform giving more sets w->root_cnode_bits. */
+unsigned uworld_root_cnode_bits(const struct scenario *s);
 
 /* Free what uworld_init allocated. */
 void uworld_release(struct uworld *w);
@@ -145,6 +158,10 @@ void uworld_observe_trace(struct uworld *w, const struct trace_record *rec);
 /* Build the system through system calls at boot, then give the root task
  * its program (start timers). Fails the run on a kernel error. */
 void root_build(struct uworld *w);
+
+/* The size (bits) of the context object the root task makes for a context
+ * with `extra_refills`. */
+unsigned root_sc_bits(uint32_t extra_refills);
 
 /* ---- interpreter (interp.c) ---- */
 

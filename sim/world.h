@@ -36,6 +36,7 @@ struct irq_line_state {
     cycles_t held_arrival, held_delivered;
     int32_t held_device;
     uint32_t woken;            /* trace id of the thread it woke, 0: none */
+    int32_t held_next;         /* the next held line of the same `woken`, -1: none */
 };
 
 /* Kernel entries of one kind made from one thread (trapped into or
@@ -67,17 +68,25 @@ struct world {
     struct device_gen *devices;
     cycles_t *next_arrival;    /* per device */
     cycles_t first_arrival;    /* the earliest of next_arrival[] */
-    struct irq_line_state lines[260];
+    struct irq_line_state lines[HAL_SIM_DEVICE_LINES];
     uint32_t next_start;       /* the next of u.start_times to raise */
 
     uint64_t event_seq;
 
-    uint32_t n_held;           /* lines whose delivery waits for its handler */
-    uint64_t held_lines[HAL_SIM_DEVICE_LINES / 64]; /* those lines, one bit each, so that
-                                                       each kernel entry visits only them */
-    /* per thread id ([PROGRAM_MAX_THREADS + 1]: the idle CPU) and kind */
-    struct kernel_tally tally[PROGRAM_MAX_THREADS + 2][HAL_SIM_ENTRY_KINDS];
+    /* Lines whose delivery waits for its handler, listed by the thread
+     * the delivery woke ([0]: none yet), so that a kernel entry visits
+     * only the lines it may release: those of the thread it returns to,
+     * and one it took that woke nobody. -1 ends a list. */
+    uint32_t n_held;
+    int32_t *held_by;          /* [thread id], u.n_threads of them */
+    /* per thread id and kind; [u.n_threads]: the idle CPU */
+    struct kernel_tally (*tally)[HAL_SIM_ENTRY_KINDS];
 };
+
+/* Allocate the recorder's tables for w->u.n_threads threads (after
+ * uworld_init); fails the run when memory is short. rec_release frees them. */
+void rec_init(struct world *w);
+void rec_release(struct world *w);
 
 /* Start the world of a run of `s` with options `o`: w and r cleared, the
  * scenario, scheduler and duration set in w->u (uworld_init sets them

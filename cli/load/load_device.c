@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_IRQ 255
+#define MAX_IRQ (SCN_IRQ_LINES - 1)
 
 static const char *const device_keys[] = {"irq", "notification", "arrivals", "offset", NULL};
 static const char *const arrival_keys[] = {"periodic", "jitter", "sporadic", "at", "burst", NULL};
@@ -195,7 +195,7 @@ static void irq_line(struct loader *l, const yaml_node_t *map, const char *what,
     char field[128];
     uint64_t irq;
     const struct scn_device *other;
-    const yaml_node_t *n = ld_need(l, map, "irq", what, "irq: its interrupt line, 0 to 255");
+    const yaml_node_t *n = ld_need(l, map, "irq", what, "irq: its interrupt line, 0 to 1023");
     ld_whatf(field, sizeof field, "irq of %s", what);
     if (!n || !ld_uint(l, n, field, 0, MAX_IRQ, &irq))
         return;
@@ -244,8 +244,18 @@ void ld_devices(struct loader *l, const yaml_node_t *n)
     if (!ld_want_map(l, n, "devices", "a mapping of device names to devices"))
         return;
     uint32_t len = (uint32_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    if (len > SCN_MAX_DEVICES)
+        len = SCN_MAX_DEVICES;
     if (!ld_reserve(l, (void **)&l->s->devices, &cap, len, sizeof *l->s->devices))
         return;
-    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        if (p - n->data.mapping.pairs.start == SCN_MAX_DEVICES) {
+            ld_error(l, ld_loc(ld_node(l, p->key)),
+                     "device '%s' is one too many: a scenario has at most %d devices",
+                     ld_scalar(ld_node(l, p->key)) ? ld_scalar(ld_node(l, p->key)) : "?",
+                     SCN_MAX_DEVICES);
+            return;
+        }
         device(l, ld_node(l, p->key), ld_node(l, p->value));
+    }
 }

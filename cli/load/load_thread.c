@@ -139,8 +139,18 @@ void ld_threads(struct loader *l, const yaml_node_t *n)
         ld_error(l, ld_loc(n), "threads is empty (expected at least one thread)");
         return;
     }
+    if (len > SCN_MAX_THREADS)
+        len = SCN_MAX_THREADS;
     if (!ld_reserve(l, (void **)&l->s->threads, &cap, len, sizeof *l->s->threads))
         return;
-    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        if (p - n->data.mapping.pairs.start == SCN_MAX_THREADS) {
+            ld_error(l, ld_loc(ld_node(l, p->key)),
+                     "thread '%s' is one too many: a scenario has at most %d threads",
+                     ld_scalar(ld_node(l, p->key)) ? ld_scalar(ld_node(l, p->key)) : "?",
+                     SCN_MAX_THREADS);
+            return;
+        }
         thread(l, ld_node(l, p->key), ld_node(l, p->value));
+    }
 }

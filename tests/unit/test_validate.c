@@ -93,12 +93,103 @@ static void test_validate_command_table(void **state)
     assert_int_equal(workdir_count(), 0);
 }
 
+/* A scenario of `threads` threads and `devices` devices (device i on line
+ * i, 5us after device i - 1, every 10ms, signalling notification n<i>,
+ * on which thread i waits and which it acknowledges), one per line
+ * after a 4-line header: device i's key is on line 6 + i, thread k's on
+ * line 6 + k without devices. */
+static void write_large(const char *name, unsigned threads, unsigned devices)
+{
+    FILE *f = fopen(workdir_file(name), "w");
+
+    assert_non_null(f);
+    fprintf(f, "mcsim: 1\nduration: 20ms\ncriticality: [lo]\nnotifications: [n");
+    for (unsigned i = 0; i < devices; i++)
+        fprintf(f, ", n%u", i);
+    fprintf(f, "]\n");
+    if (devices > 0)
+        fprintf(f, "devices:\n");
+    for (unsigned i = 0; i < devices; i++)
+        fprintf(f, "  d%u: {irq: %u, notification: n%u, offset: %uus, arrivals: {periodic: 10ms}}\n",
+                i, i, i, 5 * i);
+    fprintf(f, "threads:\n");
+    for (unsigned k = 0; k < threads; k++) {
+        fprintf(f, "  t%u: {priority: %u, criticality: lo, budget: 50us, period: 10ms, program: ",
+                k, 1 + k % 200);
+        if (k < devices)
+            fprintf(f, "[{loop: [{wait: n%u}, {compute: 1us}, {irq_ack: d%u}]}]}\n", k, k);
+        else
+            fprintf(f, "[{compute: 1us}]}\n");
+    }
+    fclose(f);
+}
+
+/* 4,096 threads and 1,024 devices and lines are what a scenario may have
+ * (SCN_MAX_THREADS, SCN_MAX_DEVICES, SCN_IRQ_LINES); one more thread or
+ * device is refused at its key; the largest system runs. */
+static void test_validate_limits(void **state)
+{
+    char want[512];
+    (void)state;
+
+    write_large("max.yaml", 4096, 1024);
+    assert_int_equal(spawn_shell("validate max.yaml"), 0);
+    assert_string_equal(spawn_out, "max.yaml: ok\n");
+
+    write_large("threads.yaml", 4097, 0);
+    assert_int_equal(spawn_shell("validate threads.yaml"), 2);
+    snprintf(want, sizeof want,
+             "threads.yaml:%u:3: error: thread 't4096' is one too many: a scenario has at most "
+             "4096 threads\nthreads.yaml: 1 error\n",
+             6u + 4096u);
+    /* (threads.yaml has no devices; devices.yaml's device 1024 follows 1024) */
+    assert_string_equal(spawn_err, want);
+
+    write_large("devices.yaml", 1, 1025);
+    assert_int_equal(spawn_shell("validate devices.yaml"), 2);
+    snprintf(want, sizeof want,
+             "devices.yaml:%u:3: error: device 'd1024' is one too many: a scenario has at most "
+             "1024 devices\ndevices.yaml: 1 error\n",
+             6u + 1024u);
+    assert_string_equal(spawn_err, want);
+
+    /* the QEMU image runs at most 255 threads and lines 0 to 255: `mcsim
+     * qemu` says so at the thread or device before it looks for QEMU */
+    write_large("qemu_threads.yaml", 256, 0);
+    assert_int_equal(spawn_shell("qemu qemu_threads.yaml"), 2);
+    snprintf(want, sizeof want,
+             "qemu_threads.yaml:%u:3: error: thread 't255' is one too many for the QEMU image, "
+             "which runs at most 255 threads (the simulator, 'mcsim run', runs up to 4096)\n",
+             6u + 255u);
+    assert_string_equal(spawn_err, want);
+    write_large("qemu_lines.yaml", 1, 257);
+    assert_int_equal(spawn_shell("qemu qemu_lines.yaml"), 2);
+    snprintf(want, sizeof want,
+             "qemu_lines.yaml:%u:3: error: irq 256 of device 'd256' is past the QEMU image's "
+             "lines, 0 to 255 (the simulator, 'mcsim run', has lines up to 1023)\n",
+             6u + 256u);
+    assert_string_equal(spawn_err, want);
+
+    /* the largest system runs: every device's two interrupts delivered,
+     * on 1024 lines, and no context ran out of budget */
+    assert_int_equal(spawn_shell("run max.yaml -o max.db --quiet"), 0);
+    assert_int_equal(spawn_sh("sqlite3 max.db 'SELECT count(*) FROM threads; "
+                              "SELECT count(*) FROM irqs WHERE delivered IS NOT NULL; "
+                              "SELECT count(DISTINCT line) FROM irqs; "
+                              "SELECT count(*) FROM budget_events' > counts.txt"),
+                     0);
+    char *counts = workdir_must_read("counts.txt", NULL);
+    assert_string_equal(counts, "4097\n2048\n1024\n0\n");
+    free(counts);
+    workdir_clear();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_good),           cmocka_unit_test(test_validate_bad),
         cmocka_unit_test(test_validate_first_document), cmocka_unit_test(test_validate_usage),
-        cmocka_unit_test(test_validate_command_table),
+        cmocka_unit_test(test_validate_command_table), cmocka_unit_test(test_validate_limits),
     };
     return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }

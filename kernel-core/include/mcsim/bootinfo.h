@@ -30,17 +30,23 @@ struct boot_config {
     ticks_t root_budget;      /* the root task's round-robin budget */
     uint32_t num_irqs;        /* lines 0..num_irqs-1 */
     uint32_t timer_irq;       /* the line of the kernel's own timer */
+    /* The radix of the root task's CNode, ROOT_CNODE_BITS (also what 0
+     * means) to ROOT_CNODE_MAX_BITS: a platform running large systems
+     * gives its root task room for more objects. */
+    uint8_t root_cnode_bits;
     /* Memory for the root task's TCB, CNode and context, reached at vaddr,
-     * at least ROOT_MEM_BYTES long and aligned to 4 KiB. */
+     * at least ROOT_MEM_BYTES_FOR(root_cnode_bits) long and aligned to 4 KiB. */
     void *root_mem;
     uint64_t root_mem_paddr;
     uint32_t n_untyped;
     struct boot_untyped untyped[BOOT_MAX_UNTYPED];
 };
 
-/* The root task's CNode: radix ROOT_CNODE_BITS, guard 64 - radix, so a
- * CPtr is the slot number. */
+/* The root task's CNode: radix ROOT_CNODE_BITS unless the platform asks
+ * for more (boot_config.root_cnode_bits), guard 64 - radix, so a CPtr is
+ * the slot number. */
 #define ROOT_CNODE_BITS 12
+#define ROOT_CNODE_MAX_BITS 16
 enum root_slot {
     ROOT_NULL = 0,
     ROOT_TCB = 1,
@@ -53,6 +59,8 @@ enum root_slot {
     ROOT_FIRST_FREE = ROOT_FIRST_UNTYPED + BOOT_MAX_UNTYPED,
 };
 
-#define ROOT_MEM_BYTES ((1u << (ROOT_CNODE_BITS + MCSIM_CNODE_SLOT_BITS)) + 3u * 4096u)
+/* The root task's memory: its CNode, then its TCB and context. */
+#define ROOT_MEM_BYTES_FOR(bits) (((uint64_t)1 << ((bits) + MCSIM_CNODE_SLOT_BITS)) + 3u * 4096u)
+#define ROOT_MEM_BYTES ROOT_MEM_BYTES_FOR(ROOT_CNODE_BITS)
 
 #endif /* MCSIM_BOOTINFO_H */

@@ -13,8 +13,11 @@
 #include "object/cnode.h"
 #include "object/objecttype.h"
 
-#define ROOT_TCB_OFFSET ((uintptr_t)1 << (ROOT_CNODE_BITS + MCSIM_CNODE_SLOT_BITS))
-#define ROOT_SC_OFFSET (ROOT_TCB_OFFSET + 4096u)
+/* The root TCB and context follow the root CNode. */
+static uintptr_t root_tcb_offset(void)
+{
+    return (uintptr_t)1 << (ks.cfg.root_cnode_bits + MCSIM_CNODE_SLOT_BITS);
+}
 
 static void add_region(void *vaddr, uint64_t paddr, uint64_t size)
 {
@@ -42,7 +45,7 @@ static void put_cap(struct cte *cnode, unsigned slot, struct cap cap)
 
 static struct tcb *create_root_tcb(struct cte *cnode, uint8_t *mem)
 {
-    struct cap tcb_cap = object_create(OBJ_TCB, mem + ROOT_TCB_OFFSET, 0);
+    struct cap tcb_cap = object_create(OBJ_TCB, mem + root_tcb_offset(), 0);
     struct tcb *t = tcb_cap.obj;
     struct cap cspace;
 
@@ -57,7 +60,8 @@ static struct tcb *create_root_tcb(struct cte *cnode, uint8_t *mem)
 
 static void create_root_sc(struct cte *cnode, uint8_t *mem, struct tcb *root)
 {
-    struct cap sc_cap = object_create(OBJ_SCHED_CONTEXT, mem + ROOT_SC_OFFSET, MCSIM_MIN_SC_BITS);
+    struct cap sc_cap = object_create(OBJ_SCHED_CONTEXT, mem + root_tcb_offset() + 4096u,
+                                       MCSIM_MIN_SC_BITS);
     struct sched_context *sc = sc_cap.obj;
 
     refill_new(sc, MCSIM_MIN_REFILLS, ks.cfg.root_budget, 0, ks.cur_time);
@@ -73,8 +77,8 @@ static void create_root_caps(const struct boot_config *cfg, struct cte *cnode)
     kmemset(&cap, 0, sizeof cap);
     cap.type = CAP_CNODE;
     cap.obj = cnode;
-    cap.size_bits = ROOT_CNODE_BITS;
-    cap.guard_bits = 64 - ROOT_CNODE_BITS;
+    cap.size_bits = ks.cfg.root_cnode_bits;
+    cap.guard_bits = (uint8_t)(64 - ks.cfg.root_cnode_bits);
     cap.rights = RIGHTS_ALL;
     put_cap(cnode, ROOT_CNODE, cap);
 
@@ -118,11 +122,13 @@ struct user_context *kernel_boot(const struct boot_config *cfg)
     ks.cfg = *cfg;
     if (ks.cfg.num_irqs > MAX_IRQS)
         ks.cfg.num_irqs = MAX_IRQS;
+    if (ks.cfg.root_cnode_bits < ROOT_CNODE_BITS || ks.cfg.root_cnode_bits > ROOT_CNODE_MAX_BITS)
+        ks.cfg.root_cnode_bits = ROOT_CNODE_BITS;
     ks.idle.state = TS_IDLE;
     ks.timer_deadline = UINT64_MAX;
     ks.cur_time = hal_time_now();
-    add_region(mem, cfg->root_mem_paddr, ROOT_MEM_BYTES);
-    kmemset(mem, 0, ROOT_MEM_BYTES);
+    add_region(mem, cfg->root_mem_paddr, ROOT_MEM_BYTES_FOR(ks.cfg.root_cnode_bits));
+    kmemset(mem, 0, ROOT_MEM_BYTES_FOR(ks.cfg.root_cnode_bits));
     if (cfg->timer_irq < MAX_IRQS)
         ks.irqs[cfg->timer_irq].state = IRQ_TIMER;
 

@@ -10,7 +10,7 @@
  * CNode, and indexing its absent table is undefined behaviour). */
 static struct cte *root_cte(uint64_t slot)
 {
-    if (ks.cfg.root_mem == NULL || slot >= (1u << ROOT_CNODE_BITS))
+    if (ks.cfg.root_mem == NULL || slot >= (1u << ks.cfg.root_cnode_bits))
         return NULL;
     return &((struct cte *)ks.cfg.root_mem)[slot];
 }

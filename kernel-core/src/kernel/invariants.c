@@ -100,7 +100,7 @@ static const char *check_current(void)
 static const char *check_root_cnode(void)
 {
     struct cte *cnode = (struct cte *)ks.cfg.root_mem;
-    unsigned n = 1u << ROOT_CNODE_BITS;
+    unsigned n = 1u << ks.cfg.root_cnode_bits;
 
     for (unsigned i = 0; i < n; i++) {
         struct cte *c = &cnode[i];

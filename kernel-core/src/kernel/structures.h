@@ -208,7 +208,7 @@ struct reply {
 
 enum irq_state { IRQ_INACTIVE = 0, IRQ_SIGNAL, IRQ_TIMER, IRQ_RESERVED };
 
-#define MAX_IRQS 272
+#define MAX_IRQS 1040 /* 1024 device lines and the platform's own (hal-sim: 1026) */
 
 struct irq_slot {
     uint8_t state;

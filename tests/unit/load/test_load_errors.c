@@ -132,8 +132,8 @@ static const struct bad_case bad_cases[] = {
     {"bad_irq.yaml",
      {"bad_irq.yaml:6:12: error: irq 5 of device 'b' is already the line of device "
       "'a' at 5:3 (expected a line of its own)",
-      "bad_irq.yaml:7:12: error: irq of device 'c' is '256' (expected a whole number "
-      "from 0 to 255)",
+      "bad_irq.yaml:7:12: error: irq of device 'c' is '1024' (expected a whole number "
+      "from 0 to 1023)",
       NULL}},
     {"bad_many.yaml",
      {"bad_many.yaml:1:8: error: format version 2 is not supported (expected mcsim: "
@@ -170,9 +170,9 @@ static const struct bad_case bad_cases[] = {
       "bad_many.yaml:14:3: error: name 'sensor' of this notification is already used "
       "by the endpoint at 11:13 (threads, endpoints, notifications and devices share "
       "one namespace; expected a different name)",
-      "bad_many.yaml:16:14: error: irq of device 'net' is '300' (expected a whole "
-      "number from 0 to 255)",
-      "bad_many.yaml:16:71: error: arrivals of device 'net' have more than one form "
+      "bad_many.yaml:16:14: error: irq of device 'net' is '3000' (expected a whole "
+      "number from 0 to 1023)",
+      "bad_many.yaml:16:72: error: arrivals of device 'net' have more than one form "
       "(expected exactly one of: periodic, sporadic, at, burst)",
       "bad_many.yaml:17:32: error: notification of device 'disk' names 'nope', which "
       "is not a declared notification (expected one of: net_rx, sensor)",

@@ -201,7 +201,7 @@ static void test_replay_bad_entries_fail(void **state)
     assert_int_equal(replay(recs, n, &r), ENG_INTERNAL_ERROR);
 
     n = sample_run(recs);
-    recs[1].u.irq.line = 256; /* a delivery on no device line */
+    recs[1].u.irq.line = 1024; /* a delivery on no device line (HAL_SIM_DEVICE_LINES) */
     assert_int_equal(replay(recs, n, &r), ENG_INTERNAL_ERROR);
 }
 
