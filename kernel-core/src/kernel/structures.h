@@ -261,6 +261,8 @@ struct kernel_state {
         uint64_t size;
     } regions[BOOT_MAX_UNTYPED + 1];
     unsigned n_regions;
+
+    unsigned check_cursor;       /* the invariant checker's next root slot (invariants.c) */
 };
 
 extern struct kernel_state ks;
