@@ -28,6 +28,10 @@ const char cmd_validate_usage[] =
     "                    (the rule 'mcsim graph' draws): each violation is reported\n"
     "                    as FILE:LINE:COL: warning: ... at the step\n"
     "\n"
+    "A context's budget or period that is not a whole number of timer ticks\n"
+    "is reported as FILE:LINE:COL: warning: ..., naming what the kernel holds\n"
+    "(whole ticks, rounded down); the file is still valid.\n"
+    "\n"
     "Exit status: 0 if every file is valid, 2 if any is not, 1 if all are valid\n"
     "but --strict found a violation.\n";
 

@@ -43,20 +43,34 @@ static struct platform {
 _Static_assert(HAL_SIM_DEVICE_LINES % 64 == 0, "ready[] holds whole words of device lines");
 _Static_assert(HAL_SIM_DEVICE_LINES / 64 <= 64, "ready_words has a bit per word of ready[]");
 
+uint64_t hal_sim_ticks_at(uint64_t cycles, uint64_t cpu_hz, uint64_t timer_hz)
+{
+    if (timer_hz == cpu_hz)
+        return cycles;
+    return (uint64_t)((unsigned __int128)cycles * timer_hz / cpu_hz);
+}
+
+uint64_t hal_sim_cycles_at(uint64_t ticks, uint64_t cpu_hz, uint64_t timer_hz)
+{
+    if (timer_hz == cpu_hz || ticks == HAL_SIM_NEVER)
+        return ticks;
+    unsigned __int128 c = ((unsigned __int128)ticks * cpu_hz + timer_hz - 1) / timer_hz;
+    return c > UINT64_MAX ? HAL_SIM_NEVER : (uint64_t)c;
+}
+
+uint64_t hal_sim_held_cycles(uint64_t cycles, uint64_t cpu_hz, uint64_t timer_hz)
+{
+    return hal_sim_cycles_at(hal_sim_ticks_at(cycles, cpu_hz, timer_hz), cpu_hz, timer_hz);
+}
+
 uint64_t hal_sim_cycles_to_ticks(uint64_t cycles)
 {
-    if (P.cfg.timer_hz == P.cfg.cpu_hz)
-        return cycles;
-    return (uint64_t)((unsigned __int128)cycles * P.cfg.timer_hz / P.cfg.cpu_hz);
+    return hal_sim_ticks_at(cycles, P.cfg.cpu_hz, P.cfg.timer_hz);
 }
 
 uint64_t hal_sim_ticks_to_cycles(uint64_t ticks)
 {
-    if (P.cfg.timer_hz == P.cfg.cpu_hz || ticks == HAL_SIM_NEVER)
-        return ticks;
-    unsigned __int128 c = ((unsigned __int128)ticks * P.cfg.cpu_hz + P.cfg.timer_hz - 1) /
-                          P.cfg.timer_hz;
-    return c > UINT64_MAX ? HAL_SIM_NEVER : (uint64_t)c;
+    return hal_sim_cycles_at(ticks, P.cfg.cpu_hz, P.cfg.timer_hz);
 }
 
 int hal_sim_init(const struct hal_sim_config *cfg)

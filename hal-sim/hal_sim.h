@@ -132,6 +132,19 @@ struct user_context *hal_sim_thread_exit(void);
 uint64_t hal_sim_cycles_to_ticks(uint64_t cycles);
 uint64_t hal_sim_ticks_to_cycles(uint64_t ticks);
 
+/* The same conversions for any rates (timer_hz <= cpu_hz): the clock's
+ * reading at a cycle, floor(cycles * timer_hz / cpu_hz), and the first
+ * cycle whose reading is `ticks`, ceil(ticks * cpu_hz / timer_hz)
+ * (HAL_SIM_NEVER past the end of time). */
+uint64_t hal_sim_ticks_at(uint64_t cycles, uint64_t cpu_hz, uint64_t timer_hz);
+uint64_t hal_sim_cycles_at(uint64_t ticks, uint64_t cpu_hz, uint64_t timer_hz);
+
+/* The duration, in cycles, that a context parameter of `cycles` becomes
+ * in the kernel: the root task hands the kernel whole ticks, rounded down
+ * as seL4's usToTicks rounds (SchedControl_ConfigureFlags). Equal to
+ * `cycles` when it is a whole number of ticks. */
+uint64_t hal_sim_held_cycles(uint64_t cycles, uint64_t cpu_hz, uint64_t timer_hz);
+
 /* Kernel cycles spent so far (entries, work and exits). */
 uint64_t hal_sim_kernel_cycles(void);
 uint64_t hal_sim_kernel_entries(void);

@@ -308,7 +308,7 @@ static const char *expect_scheduler_name(uint8_t mode)
 
 static int expect_load_run(struct expect_run *run)
 {
-    sqlite3_stmt *st = expect_prepare(run, "SELECT scheduler, duration, cpu_hz FROM runs"
+    sqlite3_stmt *st = expect_prepare(run, "SELECT scheduler, duration, cpu_hz, timer_hz FROM runs"
                                            " WHERE run_id = ?1");
     bool row;
     int rc;
@@ -326,6 +326,9 @@ static int expect_load_run(struct expect_run *run)
         run->scheduler = sched && strcmp(sched, "classic") == 0 ? SCHED_CLASSIC : SCHED_MCS;
         run->duration = (cycles_t)sqlite3_column_int64(st, 1);
         run->cpu_hz = (uint64_t)sqlite3_column_int64(st, 2);
+        run->timer_hz = (uint64_t)sqlite3_column_int64(st, 3);
+        if (run->timer_hz == 0 || run->timer_hz > run->cpu_hz)
+            run->timer_hz = run->cpu_hz;
     }
     sqlite3_finalize(st);
     return rc;

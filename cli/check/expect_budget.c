@@ -16,12 +16,19 @@
  * slice starts plus g - period and g + 1 for every grant are all the
  * windows that need checking.
  *
+ * The budget and period are those the kernel holds: the root task hands
+ * it whole timer ticks (hal_sim_held_cycles), so on a timer slower than
+ * the CPU a period of 1000.9us is a period of 1000us (docs/kernel-
+ * semantics.md, "Timer precision").
+ *
  * Slice starts are swept with two cursors over the context's slices in
  * time order (the window's first slice and the first not yet wholly
  * inside it) and two over its grants; the few grant windows are point
  * queries.
  */
 #include "expect_int.h"
+
+#include "hal_sim.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -252,6 +259,12 @@ static int budget_check_ctx(struct expect_run *run, struct budget_ctx *ctx,
     return rc;
 }
 
+/* A context parameter as the kernel holds it. */
+static int64_t budget_held(const struct expect_run *run, int64_t cycles)
+{
+    return (int64_t)hal_sim_held_cycles((uint64_t)cycles, run->cpu_hz, run->timer_hz);
+}
+
 /* Contexts of threads, from the threads table (a passive thread has
  * none). */
 static int budget_threads(struct expect_run *run, struct budget_verdict *v)
@@ -265,8 +278,8 @@ static int budget_threads(struct expect_run *run, struct budget_verdict *v)
     while (rc == 0 && (rc = expect_step(run, st, &row)) == 0 && row) {
         struct budget_ctx ctx = {
             .thread = sqlite3_column_int64(st, 0),
-            .budget = sqlite3_column_int64(st, 2),
-            .period = sqlite3_column_int64(st, 3),
+            .budget = budget_held(run, sqlite3_column_int64(st, 2)),
+            .period = budget_held(run, sqlite3_column_int64(st, 3)),
             .sporadic = sqlite3_column_int(st, 4) != 0,
         };
 
@@ -288,8 +301,8 @@ static int budget_notifications(struct expect_run *run, struct budget_verdict *v
     for (uint32_t i = 0; i < s->n_notifications; i++) {
         const struct scn_notification *n = &s->notifications[i];
         struct budget_ctx ctx = {.thread = -1,
-                                 .budget = (int64_t)n->sc.budget,
-                                 .period = (int64_t)n->sc.period,
+                                 .budget = budget_held(run, (int64_t)n->sc.budget),
+                                 .period = budget_held(run, (int64_t)n->sc.period),
                                  .sporadic = n->sc.sporadic};
 
         if (!n->sc.present)

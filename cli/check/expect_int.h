@@ -37,6 +37,7 @@ struct expect_run {
     uint8_t scheduler;  /* enum sched_mode */
     cycles_t duration;
     uint64_t cpu_hz;
+    uint64_t timer_hz;  /* contexts hold whole ticks of this rate */
     char *errmsg;
     size_t errmsg_size;
 };

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hal_sim.h"
+
 /* A context of 64 KiB at most: more refills than that is a typo, not a
  * configuration (seL4 sizes a context by its refill count). */
 #define MAX_EXTRA_REFILLS (MCSIM_SC_MAX_REFILLS(16) - MCSIM_MIN_REFILLS)
@@ -43,6 +45,27 @@ static void check_budget(struct loader *l, const yaml_node_t *budget_n, const ya
                  "MIN_BUDGET (%llu cycles) (expected at least kernel.min_budget)",
                  what, ld_scalar(budget_n), (unsigned long long)sc->budget,
                  (unsigned long long)l->min_budget);
+}
+
+/* The kernel holds a context's budget and period in whole timer ticks
+ * (the root task rounds down, as seL4's usToTicks): say so where the
+ * file asks for more than it will get. */
+static void whole_ticks(struct loader *l, const yaml_node_t *n, const char *field, cycles_t cycles)
+{
+    const struct scenario *s = l->s;
+    struct scn_loc at = ld_loc(n);
+    uint64_t held;
+
+    if (s->timer_hz == 0 || s->timer_hz > s->cpu_hz)
+        return;
+    held = hal_sim_held_cycles(cycles, s->cpu_hz, s->timer_hz);
+    if (held != cycles)
+        diag_warning(l->d, l->file, at.line, at.col,
+                     "%s (%s) is not a whole number of timer ticks (timer_hz %llu Hz): the kernel"
+                     " holds %llu ticks, %llu cycles",
+                     field, ld_scalar(n), (unsigned long long)s->timer_hz,
+                     (unsigned long long)hal_sim_ticks_at(cycles, s->cpu_hz, s->timer_hz),
+                     (unsigned long long)held);
 }
 
 /* One of budget and period without the other. */
@@ -113,8 +136,13 @@ void ld_context(struct loader *l, const yaml_node_t *map, const char *what, bool
     ok &= ld_duration(l, budget_n, field, true, &sc->budget);
     ld_whatf(field, sizeof field, "period of %s", what);
     ok &= ld_duration(l, period_n, field, true, &sc->period);
-    if (ok)
-        check_budget(l, budget_n, period_n, what, sc);
+    if (!ok)
+        return;
+    check_budget(l, budget_n, period_n, what, sc);
+    ld_whatf(field, sizeof field, "budget of %s", what);
+    whole_ticks(l, budget_n, field, sc->budget);
+    ld_whatf(field, sizeof field, "period of %s", what);
+    whole_ticks(l, period_n, field, sc->period);
 }
 
 void ld_endpoints(struct loader *l, const yaml_node_t *n)

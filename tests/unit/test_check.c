@@ -170,6 +170,26 @@ static void test_check_catches_broken_guarantees(void **state)
         strstr(spawn_out, "(a slice starts at 10000240 before the one before it ended)"));
 }
 
+/* A 100us / 1000.9us context on a 1 MHz timer with no kernel costs (issue
+ * 19 item 2): the kernel holds a period of 1000 ticks, 1000us, and the
+ * context runs 100us in each; checked against the period as written it
+ * ran 100.9us in [0, 1000.9us) and failed. Checked against what the
+ * kernel holds, the tightest window is exactly at the budget. */
+static void test_check_coarse_timer(void **state)
+{
+    (void)state;
+    assert_int_equal(spawn_mcsim("run", DATA_DIR "coarse_timer.yaml", "-o", "c.db", "--quiet", NULL),
+                     0);
+    assert_int_equal(spawn_mcsim("check", "c.db", NULL), 0);
+    assert_non_null(strstr(spawn_out, "PASS  budget: respected  (0 of 1 contexts over budget;"
+                                      " tightest: a ran 100000 cycles in [0, 1000000), allowed"
+                                      " 100000 (budget 100000 + entry 0))\n"));
+    assert_int_equal(sqlq_path_int(workdir_file("c.db"),
+                                   "SELECT count(*) FROM slices WHERE thread_id = 1"
+                                   " AND end_time - start_time = 100000"),
+                     20);
+}
+
 /* The scenario's text is in the database: check needs no file. Without
  * that row it reads the file if its sha256 still matches, and refuses a
  * changed or missing one. */
@@ -241,6 +261,7 @@ int main(void)
         cmocka_unit_test_setup(test_check_agrees_on_every_scenario, workdir_empty),
         cmocka_unit_test_setup(test_check_catches_tampered_job, workdir_empty),
         cmocka_unit_test_setup(test_check_catches_broken_guarantees, workdir_empty),
+        cmocka_unit_test_setup(test_check_coarse_timer, workdir_empty),
         cmocka_unit_test_setup(test_check_needs_only_the_database, workdir_empty),
         cmocka_unit_test_setup(test_check_uses_the_runs_overrides, workdir_empty),
         cmocka_unit_test_setup(test_check_run_selection_and_errors, workdir_empty),

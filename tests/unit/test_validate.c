@@ -50,6 +50,21 @@ static void test_validate_bad(void **state)
     assert_int_equal(workdir_count(), 0);
 }
 
+/* A context duration that is not a whole number of timer ticks is valid,
+ * with a warning naming what the kernel holds (issue 19 item 2). */
+static void test_validate_whole_ticks(void **state)
+{
+    (void)state;
+    assert_int_equal(spawn_shell("validate " MCSIM_SOURCE_DIR "/tests/data/run/coarse_timer.yaml"),
+                     0);
+    assert_string_equal(spawn_out, MCSIM_SOURCE_DIR "/tests/data/run/coarse_timer.yaml: ok\n");
+    assert_string_equal(spawn_err, MCSIM_SOURCE_DIR
+                        "/tests/data/run/coarse_timer.yaml:19:13: warning: period of thread 'a'"
+                        " (1000.9us) is not a whole number of timer ticks (timer_hz 1000000 Hz):"
+                        " the kernel holds 1000 ticks, 1000000 cycles\n");
+    assert_int_equal(workdir_count(), 0);
+}
+
 static void test_validate_first_document(void **state)
 {
     (void)state;
@@ -190,6 +205,7 @@ int main(void)
         cmocka_unit_test(test_validate_good),           cmocka_unit_test(test_validate_bad),
         cmocka_unit_test(test_validate_first_document), cmocka_unit_test(test_validate_usage),
         cmocka_unit_test(test_validate_command_table), cmocka_unit_test(test_validate_limits),
+        cmocka_unit_test(test_validate_whole_ticks),
     };
     return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }
