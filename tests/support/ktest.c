@@ -20,6 +20,8 @@ static struct {
     struct user_context *cur;
     cptr_t next_slot;
     uint8_t scheduler;
+    bool count_violations;
+    uint64_t violations;
     unsigned n_trace;
     struct ktest_trace trace[KTEST_MAX_TRACE];
 } T;
@@ -50,8 +52,12 @@ static void on_fatal(void *ctx, const char *msg)
 static void check_invariants(void)
 {
     const char *what = NULL;
-    if (!kernel_check_invariants(&what))
+    if (kernel_check_invariants(&what))
+        return;
+    if (!T.count_violations)
         fail_msg("kernel invariant violated: %s", what);
+    if (T.violations++ == 0)
+        print_message("first kernel invariant violation: %s\n", what);
 }
 
 void ktest_boot(const struct ktest_opts *opts)
@@ -233,6 +239,17 @@ cptr_t ktest_thread(uint32_t id, uint8_t prio, uint64_t budget, uint64_t period,
     if (sc_slot)
         *sc_slot = sc;
     return tcb;
+}
+
+void ktest_count_violations(bool count)
+{
+    T.count_violations = count;
+    T.violations = 0;
+}
+
+uint64_t ktest_violations(void)
+{
+    return T.violations;
 }
 
 unsigned ktest_trace_count(void)
