@@ -40,6 +40,7 @@
 #include "load/load.h"
 #include "null_sink.h"
 #include "util/units.h"
+#include "util/version.h"
 
 #define TARGET_ENTRIES_PER_S 5e6
 #define TARGET_RECORDED_PER_S 1e6
@@ -133,7 +134,7 @@ static void options(struct eng_options *o, const struct scenario *s, cycles_t du
     o->duration = duration;
     o->scheduler = s->scheduler;
     o->trace_full = full;
-    o->version = MCSIM_VERSION;
+    o->version = mcsim_build_version;
 }
 
 static int run_null(const struct scenario *s, cycles_t duration, struct measure *m)

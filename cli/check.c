@@ -8,8 +8,9 @@
  * the guarantees that need no `expect:` entry: every scheduling context
  * kept its budget in every window of its period (with the kernel entry
  * allowance and emergency grants, as `budget: respected`), and one CPU
- * ran one slice at a time. Nothing is written: the run's recorded
- * verdicts are only compared with the new ones.
+ * ran one slice at a time. Nothing is written (the file is opened
+ * read-only, db_open_read): the run's recorded verdicts are only
+ * compared with the new ones.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -443,7 +444,7 @@ int cmd_check(int argc, char **argv)
     struct scenario s = {0};
     char err[DB_ERRMSG_MAX];
     struct stat sb;
-    struct db *db;
+    sqlite3 *db;
     int status;
 
     if ((status = parse_args(argc, argv, &a)) != 0)
@@ -452,19 +453,19 @@ int cmd_check(int argc, char **argv)
         fprintf(stderr, "mcsim: check: %s: no such database\n", a.db);
         return 2;
     }
-    if (db_open(a.db, &db, err, sizeof err) != 0) {
+    if (db_open_read(a.db, &db, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 2;
     }
-    status = find_run(db_sqlite(db), &a, &run.id);
+    status = find_run(db, &a, &run.id);
     if (status == 0)
-        status = load_run(db_sqlite(db), a.db, &run);
+        status = load_run(db, a.db, &run);
     if (status == 0)
-        status = load(db_sqlite(db), a.db, &run, &s);
+        status = load(db, a.db, &run, &s);
     if (status == 0)
-        status = check_run(db_sqlite(db), &a, &run, &s);
+        status = check_run(db, &a, &run, &s);
     scenario_release(&s);
     free(run.path);
-    db_close(db);
+    sqlite3_close(db);
     return status;
 }

@@ -359,20 +359,13 @@ int cmd_diff(int argc, char **argv)
 {
     struct diff_args a;
     sqlite3 *db = NULL;
+    char err[DB_ERRMSG_MAX];
     int status;
 
     if ((status = parse_args(argc, argv, &a)) != 0)
         return status;
-    if (sqlite3_open_v2(a.db, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        fprintf(stderr, "mcsim: diff: cannot open %s: %s\n", a.db,
-                db ? sqlite3_errmsg(db) : "out of memory");
-        sqlite3_close(db);
-        return 2;
-    }
-    sqlite3_busy_timeout(db, 5000);
-    if (db_read_views(db) != 0) {
-        fprintf(stderr, "mcsim: diff: %s: %s\n", a.db, sqlite3_errmsg(db));
-        sqlite3_close(db);
+    if (db_open_read(a.db, &db, err, sizeof err) != 0) {
+        fprintf(stderr, "mcsim: diff: %s\n", err + strlen("mcsim: "));
         return 2;
     }
     status = a.n_runs == 0 ? default_runs(db, &a) : 0;

@@ -103,17 +103,16 @@ static int parse_args(int argc, char **argv, struct gantt_args *a)
     return parse_run(a);
 }
 
-static int open_db(const char *path, struct db **db)
+static int open_db(const char *path, sqlite3 **db)
 {
     char err[DB_ERRMSG_MAX];
 
-    /* db_open creates a missing file: a chart only reads one */
     if (access(path, F_OK) != 0) {
         fprintf(stderr, "mcsim: gantt: %s: %s (record a run with 'mcsim run SCENARIO -o %s')\n",
                 path, strerror(errno), path);
         return 2;
     }
-    if (db_open(path, db, err, sizeof err) != 0) {
+    if (db_open_read(path, db, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 2;
     }
@@ -156,7 +155,7 @@ int cmd_gantt(int argc, char **argv)
 {
     struct gantt_args a;
     struct chart_result res;
-    struct db *db;
+    sqlite3 *db;
     char err[512];
     int status;
 
@@ -164,7 +163,7 @@ int cmd_gantt(int argc, char **argv)
         return status;
     if ((status = open_db(a.db, &db)) != 0)
         return status;
-    switch (chart_gantt(db_sqlite(db), &a.req, &res, err, sizeof err)) {
+    switch (chart_gantt(db, &a.req, &res, err, sizeof err)) {
     case CHART_OK:
         note_window(&a.req, &res);
         status = 0;
@@ -178,6 +177,6 @@ int cmd_gantt(int argc, char **argv)
         status = 3;
         break;
     }
-    db_close(db);
+    sqlite3_close(db);
     return status;
 }

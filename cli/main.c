@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "util/version.h"
 
 struct command {
     const char *name;
@@ -98,7 +99,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("mcsim %s\n", MCSIM_VERSION);
+        printf("mcsim %s\n", mcsim_build_version);
         return 0;
     }
     if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||

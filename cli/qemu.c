@@ -34,6 +34,7 @@
 #include "runcmd/runcmd.h"
 #include "summary/summary.h"
 #include "util/units.h"
+#include "util/version.h"
 
 const char cmd_qemu_usage[] =
     "usage: mcsim qemu SCENARIO [-o DB] [--image ELF] [--qemu PATH] [--timeout S]\n"
@@ -205,7 +206,7 @@ static int record(const struct qemu_args *a, const struct scenario *s, const str
         .duration = s->duration,
         .scheduler = s->scheduler,
         .trace_full = a->common.trace_full,
-        .version = MCSIM_VERSION,
+        .version = mcsim_build_version,
     };
     int status;
 

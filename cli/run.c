@@ -25,6 +25,7 @@
 #include "runcmd/runcmd.h"
 #include "summary/summary.h"
 #include "util/units.h"
+#include "util/version.h"
 
 const char cmd_run_usage[] =
     "usage: mcsim run SCENARIO [-o DB] [--seed N] [--duration D] [--scheduler mcs|classic]\n"
@@ -44,7 +45,8 @@ const char cmd_run_usage[] =
     "  --quiet                  print only failed expectations and errors\n"
     "\n"
     "Exit status: 0 if every expectation held, 1 if one failed, 2 for bad usage\n"
-    "or input, 3 for an internal error, 130 if interrupted.\n";
+    "or input, 3 for an internal error, 130 if interrupted (Ctrl-C): the run is\n"
+    "marked finished only once its verdicts are stored.\n";
 
 /* The common options, and --gantt. */
 struct run_args {
@@ -92,13 +94,17 @@ static void progress(void *ctx, cycles_t now, cycles_t duration)
     fprintf(stderr, "\rmcsim: run: %3u%%", (unsigned)(duration ? now * 100 / duration : 100));
 }
 
-static int report_failure(const struct eng_result *r, const struct run_args *a, struct db *db)
+static int report_failure(const struct eng_result *r, const struct run_args *a, struct db *db,
+                          const struct scenario *s)
 {
     if (r->status == ENG_INTERRUPTED) {
+        char at[32];
+
+        summary_format_time(at, sizeof at, r->end, s->cpu_hz);
         fprintf(stderr,
-                "mcsim: run: interrupted at cycle %llu; run %lld of %s is left "
+                "mcsim: run: interrupted at %s (cycle %llu); run %lld of %s is left "
                 "unfinished\n",
-                (unsigned long long)r->end, (long long)db_run_id(db), a->common.db);
+                at, (unsigned long long)r->end, (long long)db_run_id(db), a->common.db);
         return 130;
     }
     if (r->status == ENG_SINK_ERROR)
@@ -142,7 +148,7 @@ static int simulate(const struct run_args *a, const struct scenario *s)
         .duration = s->duration,
         .scheduler = s->scheduler,
         .trace_full = a->common.trace_full,
-        .version = MCSIM_VERSION,
+        .version = mcsim_build_version,
         .stop = &interrupted,
     };
     int status;
@@ -153,15 +159,16 @@ static int simulate(const struct run_args *a, const struct scenario *s)
         o.progress = progress;
     signal(SIGINT, on_sigint);
     eng_run(s, &o, &r);
-    signal(SIGINT, SIG_DFL);
     if (o.progress)
         fprintf(stderr, "\r                    \r");
     if (r.status != ENG_OK) {
-        status = report_failure(&r, a, db);
+        signal(SIGINT, SIG_DFL);
+        status = report_failure(&r, a, db, s);
         db_close(db);
         return status;
     }
     status = runcmd_report("run", &a->common, db, s, &r);
+    signal(SIGINT, SIG_DFL);
     if (a->gantt && status != 3)
         status = draw_gantt(a, db, status);
     db_close(db);
@@ -177,6 +184,7 @@ int cmd_run(int argc, char **argv)
 
     if ((status = runcmd_parse("run", argc, argv, own, sizeof own / sizeof own[0], &a.common)) != 0)
         return status;
+    a.common.stop = &interrupted;
     if (a.gantt && chart_format(a.gantt) == NULL)
         return bad_usage("--gantt %s: the file's extension chooses the format: .svg, .png "
                          "or .pdf",

@@ -20,7 +20,15 @@ target_link_libraries(mcsim_sim PUBLIC mcsim_halsim mcsim_kernel)
 # Includes across folders are written from cli/: "db/db.h".
 file(GLOB_RECURSE MCSIM_CLI_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cli/*.c)
 list(REMOVE_ITEM MCSIM_CLI_SOURCES ${PROJECT_SOURCE_DIR}/cli/main.c)
-add_library(mcsim_cli STATIC ${MCSIM_CLI_SOURCES})
+# runs.version: the version and the sources' identity, written at every build
+set(MCSIM_BUILD_VERSION_C ${CMAKE_BINARY_DIR}/generated/build_version.c)
+add_custom_target(mcsim_build_version
+    COMMAND ${CMAKE_COMMAND} -DVERSION=${PROJECT_VERSION} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+            -DOUT=${MCSIM_BUILD_VERSION_C} -P ${PROJECT_SOURCE_DIR}/cmake/build_version.cmake
+    BYPRODUCTS ${MCSIM_BUILD_VERSION_C}
+    COMMENT "mcsim build version")
+add_library(mcsim_cli STATIC ${MCSIM_CLI_SOURCES} ${MCSIM_BUILD_VERSION_C})
+add_dependencies(mcsim_cli mcsim_build_version)
 target_include_directories(mcsim_cli PUBLIC ${PROJECT_SOURCE_DIR}/cli)
 target_compile_definitions(mcsim_cli PUBLIC MCSIM_VERSION="${PROJECT_VERSION}")
 target_link_libraries(mcsim_cli PUBLIC mcsim_sim PkgConfig::YAML PkgConfig::SQLITE PkgConfig::EXPAT m)

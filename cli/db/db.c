@@ -228,6 +228,13 @@ void db_close(struct db *db)
     db_rows_release(db);
     if (db->sq && !sqlite3_get_autocommit(db->sq))
         sqlite3_exec(db->sq, "ROLLBACK", NULL, NULL, NULL);
+    /* Back to a rollback journal, which readers need no write access for;
+     * another mcsim still appending keeps the log (busy: not waited for)
+     * and converts it when it closes. */
+    if (db->sq) {
+        sqlite3_busy_timeout(db->sq, 0);
+        sqlite3_exec(db->sq, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
+    }
     sqlite3_close(db->sq);
     free(db->path);
     free(db);

@@ -89,7 +89,10 @@ int db_open(const char *path, struct db **out, char *errmsg, size_t errmsg_size)
 /*
  * Close the database and free the handle; NULL is allowed. Rows of a run
  * still in progress (run_end not called) are rolled back to the last
- * committed batch; the run stays unfinished.
+ * committed batch; the run stays unfinished. The file is left in
+ * rollback-journal mode (its write-ahead log checkpointed and removed)
+ * unless another connection still has it open, so that it can be read
+ * from a folder the reader cannot write (db_open_read).
  */
 void db_close(struct db *db);
 
@@ -112,6 +115,17 @@ sqlite3 *db_sqlite(struct db *db);
  * none has begun since db_open.
  */
 int64_t db_run_id(const struct db *db);
+
+/*
+ * Open the mcsim database at `path` to read it (`check`, `gantt`,
+ * `export`, `diff`): nothing is created or written, not even a -wal or
+ * -shm file, so a file in a read-only folder opens. The file must exist
+ * and carry mcsim's application id and a schema version this mcsim reads;
+ * an older file gets the run_* views as db_read_views gives them. On
+ * success stores the connection in *out (close it with sqlite3_close) and
+ * returns 0; on failure returns -1 with "mcsim: PATH: why" in err.
+ */
+int db_open_read(const char *path, sqlite3 **out, char *err, size_t err_len);
 
 /*
  * Give a read-only connection to an mcsim database (`mcsim export`,
@@ -146,5 +160,20 @@ extern const char db_blocks_of_rows_sql[];
  * applicable".
  */
 struct trace_sink db_sink(struct db *db, int64_t created_at);
+
+/*
+ * From now on the sink's run_end leaves a complete run finished = 0: the
+ * command marks it with db_finish_run once what it adds after the run
+ * (the verdicts) is stored, so an interrupted check never leaves a run
+ * that looks finished without its verdicts.
+ */
+void db_defer_finish(struct db *db);
+
+/*
+ * Mark the run most recently begun through db's sink finished = 1, in the
+ * caller's transaction if one is open. Returns 0, or -1 with the error in
+ * db_errmsg(db).
+ */
+int db_finish_run(struct db *db);
 
 #endif /* MCSIM_CLI_DB_H */

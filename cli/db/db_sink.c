@@ -339,7 +339,8 @@ static int db_expectation(void *self, const struct sink_expectation *r)
 }
 
 /* finished = 1 is written in the same transaction as the last rows: the
- * run is either complete and marked so, or unfinished. */
+ * run is either complete and marked so, or unfinished (unless the
+ * commands mark it later, with its verdicts: db_defer_finish). */
 static int db_run_end(void *self, bool finished)
 {
     struct db *db = self;
@@ -347,7 +348,7 @@ static int db_run_end(void *self, bool finished)
 
     if (!st)
         return -1;
-    if (db_rows_flush(db) != 0 || (finished && db_step(db, st) != 0))
+    if (db_rows_flush(db) != 0 || (finished && !db->defer_finish && db_step(db, st) != 0))
         return db_fail(db);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
@@ -358,6 +359,31 @@ static int db_run_end(void *self, bool finished)
     db_rows_release(db);
     db->s = NULL;
     db->pending = 0;
+    return 0;
+}
+
+void db_defer_finish(struct db *db)
+{
+    db->defer_finish = true;
+}
+
+int db_finish_run(struct db *db)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (db->run_id < 0 || sqlite3_prepare_v2(db->sq, "UPDATE runs SET finished = 1 WHERE run_id = ?1",
+                                             -1, &st, NULL) != SQLITE_OK) {
+        db_sqlite_error(db);
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, db->run_id);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        db_sqlite_error(db);
+        return -1;
+    }
     return 0;
 }
 

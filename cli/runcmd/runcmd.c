@@ -3,6 +3,7 @@
  * (cli/runcmd/runcmd.h).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,27 +124,83 @@ int runcmd_scheduler(const char *cmd, const struct runcmd_args *a, struct scenar
     return 0;
 }
 
-/* Evaluate, record and print the verdicts; 1 if one failed. */
-static int verdicts(const char *cmd, struct db *db, const struct scenario *s, bool quiet)
+/* SQLite's progress callback: a nonzero return ends the statement in
+ * progress (SQLITE_INTERRUPT) once Ctrl-C was pressed. */
+static int stop_requested(void *stop)
+{
+    return stop != NULL && *(volatile sig_atomic_t *)stop != 0;
+}
+
+/* For the tests: MCSIM_TEST_INTERRUPT=checks delivers SIGINT as the
+ * checks begin, as a user's Ctrl-C at that moment would. */
+static void test_interrupt(const char *when)
+{
+    const char *v = getenv("MCSIM_TEST_INTERRUPT");
+
+    if (v != NULL && strcmp(v, when) == 0)
+        raise(SIGINT);
+}
+
+static int interrupted_report(const char *cmd, const struct runcmd_args *a, struct db *db,
+                              const char *during, bool finished)
+{
+    fprintf(stderr, "mcsim: %s: interrupted %s; run %lld of %s is %s\n", cmd, during,
+            (long long)db_run_id(db), a->db,
+            finished ? "finished, its verdicts recorded" : "left unfinished");
+    return 130;
+}
+
+/* Record the verdicts and mark the run finished, in one transaction. */
+static int record_verdicts(struct db *db, const struct scenario *s,
+                           const struct expect_result *r, char *err, size_t err_len)
+{
+    sqlite3 *sq = db_sqlite(db);
+
+    if (sqlite3_exec(sq, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(err, err_len, "mcsim: %s", sqlite3_errmsg(sq));
+        return -1;
+    }
+    if (expect_record(sq, db_run_id(db), s, r, err, err_len) != 0 || db_finish_run(db) != 0) {
+        if (err[0] == '\0')
+            snprintf(err, err_len, "%s", db_errmsg(db));
+        sqlite3_exec(sq, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    if (sqlite3_exec(sq, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(err, err_len, "mcsim: %s", sqlite3_errmsg(sq));
+        sqlite3_exec(sq, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+/* Evaluate, record and print the verdicts; 1 if one failed, 130 if
+ * interrupted before they were stored (the run stays unfinished). */
+static int verdicts(const char *cmd, const struct runcmd_args *a, struct db *db,
+                    const struct scenario *s)
 {
     struct expect_result *r = calloc(s->n_expects ? s->n_expects : 1, sizeof *r);
-    char err[DB_ERRMSG_MAX];
+    char err[DB_ERRMSG_MAX] = "";
     int status;
 
     if (r == NULL) {
         fprintf(stderr, "mcsim: %s: out of memory\n", cmd);
         return 3;
     }
+    test_interrupt("checks");
     if (expect_evaluate(db_sqlite(db), db_run_id(db), s, expect_entry_allowance(&s->costs), r, err,
                         sizeof err) != 0 ||
-        expect_record(db_sqlite(db), db_run_id(db), s, r, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+        stop_requested((void *)a->stop) ||
+        record_verdicts(db, s, r, err, sizeof err) != 0) {
         free(r);
+        if (stop_requested((void *)a->stop))
+            return interrupted_report(cmd, a, db, "while checking the expectations", false);
+        fprintf(stderr, "%s\n", err);
         return 3;
     }
     status = expect_failures(s, r) ? 1 : 0;
     for (uint32_t i = 0; i < s->n_expects; i++) {
-        if (!quiet || (r[i].applicable && !r[i].passed))
+        if (!a->quiet || (r[i].applicable && !r[i].passed))
             expect_print_one(stdout, &s->expects[i], &r[i]);
     }
     free(r);
@@ -153,10 +210,17 @@ static int verdicts(const char *cmd, struct db *db, const struct scenario *s, bo
 int runcmd_report(const char *cmd, const struct runcmd_args *a, struct db *db,
                   const struct scenario *s, const struct eng_result *r)
 {
-    int status = verdicts(cmd, db, s, a->quiet);
+    int status;
 
-    if (!a->quiet && status != 3)
+    sqlite3_progress_handler(db_sqlite(db), 10000, stop_requested, (void *)a->stop);
+    status = verdicts(cmd, a, db, s);
+    if (!a->quiet && status != 3 && status != 130) {
+        test_interrupt("summary");
         summary_print(stdout, db_sqlite(db), db_run_id(db), s, r, a->db);
+        if (stop_requested((void *)a->stop))
+            status = interrupted_report(cmd, a, db, "during the summary", true);
+    }
+    sqlite3_progress_handler(db_sqlite(db), 0, NULL, NULL);
     return status;
 }
 
@@ -169,5 +233,6 @@ int runcmd_open_db(const struct runcmd_args *a, struct db **db, struct trace_sin
         return 2;
     }
     *sink = db_sink(*db, (int64_t)time(NULL));
+    db_defer_finish(*db);
     return 0;
 }

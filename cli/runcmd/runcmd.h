@@ -10,6 +10,7 @@
 #ifndef MCSIM_CLI_RUNCMD_H
 #define MCSIM_CLI_RUNCMD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,9 @@ struct runcmd_args {
     const char *seed, *duration, *scheduler; /* NULL: the scenario's */
     bool trace_full;
     bool quiet;
+    /* set by the command's SIGINT handler (Ctrl-C), or NULL: the checks
+     * and the summary stop at it */
+    volatile sig_atomic_t *stop;
 };
 
 /* One option of a command's own: `value` takes the next argument, else
@@ -55,17 +59,21 @@ bool runcmd_seed(const char *text, uint64_t *seed);
 /* Apply --scheduler to `s`; 0, or 2 for a name that is not one. */
 int runcmd_scheduler(const char *cmd, const struct runcmd_args *a, struct scenario *s);
 
-/*
- * The end of a run recorded without error into `db`: evaluate, record and
- * print the expectations' verdicts (only the failed ones if --quiet),
- * then, unless --quiet, the summary of `r`. Returns 0, 1 if an expectation
- * failed, or 3 if they could not be evaluated or recorded.
- */
 /* Open the run's database (-o) and the sink recording into it, stamped
- * with the wall-clock time. Returns 0, or 2 after printing why the
- * database cannot be opened (nothing is written then). */
+ * with the wall-clock time; the run it records is marked finished only
+ * with its verdicts (runcmd_report). Returns 0, or 2 after printing why
+ * the database cannot be opened (nothing is written then). */
 int runcmd_open_db(const struct runcmd_args *a, struct db **db, struct trace_sink *sink);
 
+/*
+ * The end of a run recorded without error into `db`: evaluate the
+ * expectations' verdicts, record them and mark the run finished in one
+ * transaction, print them (only the failed ones if --quiet), then, unless
+ * --quiet, the summary of `r`. Returns 0, 1 if an expectation failed, 3
+ * if they could not be evaluated or recorded, 130 if *a->stop was set
+ * (Ctrl-C) before the verdicts were stored (the run stays unfinished) or
+ * during the summary (the run is finished), each said on stderr.
+ */
 int runcmd_report(const char *cmd, const struct runcmd_args *a, struct db *db,
                   const struct scenario *s, const struct eng_result *r);
 

@@ -30,6 +30,7 @@
 #include "spawn.h"
 #include "sqlq.h"
 #include "util/strbuf.h"
+#include "summary/summary.h"
 #include "workdir.h"
 
 #define DATA_DIR MCSIM_SOURCE_DIR "/tests/data/run/"
@@ -440,7 +441,18 @@ static void test_run_interrupted_stays_unfinished(void **state)
         sleep_ms(10);
     assert_int_equal(kill(pid, SIGINT), 0);
     assert_int_equal(spawn_finish(pid), 130);
-    assert_non_null(strstr(spawn_err, "mcsim: run: interrupted at cycle "));
+    {
+        /* "interrupted at 1.234ms (cycle 1234000)": the same instant twice */
+        unsigned long long cycle = 0;
+        char at[32], want[96];
+        const char *p = strstr(spawn_err, "(cycle ");
+
+        assert_non_null(p);
+        assert_int_equal(sscanf(p, "(cycle %llu)", &cycle), 1);
+        summary_format_time(at, sizeof at, cycle, 1000000000u);
+        snprintf(want, sizeof want, "mcsim: run: interrupted at %s (cycle %llu); ", at, cycle);
+        assert_true(strncmp(spawn_err, want, strlen(want)) == 0);
+    }
     assert_non_null(strstr(spawn_err, "run 1 of long.db is left unfinished\n"));
 
     sqlite3 *db = sqlq_open(workdir_file("long.db"), false);

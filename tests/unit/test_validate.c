@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "spawn.h"
+#include "util/version.h"
 #include "workdir.h"
 
 #define DATA_DIR MCSIM_SOURCE_DIR "/tests/data/load/"
@@ -104,7 +105,14 @@ static void test_validate_command_table(void **state)
     assert_int_equal(spawn_shell("frobnicate"), 2);
     assert_string_equal(spawn_err, "mcsim: unknown command 'frobnicate' (see 'mcsim help')\n");
     assert_int_equal(spawn_shell("--version"), 0);
-    assert_string_equal(spawn_out, "mcsim " MCSIM_VERSION "\n");
+    /* the version and the build's identity: the commit, or a hash of the sources */
+    assert_true(strncmp(spawn_out, "mcsim " MCSIM_VERSION "+", strlen("mcsim " MCSIM_VERSION "+")) == 0);
+    assert_true(strstr(spawn_out, "+g") != NULL || strstr(spawn_out, "+src.") != NULL);
+    {
+        char want[128];
+        snprintf(want, sizeof want, "mcsim %s\n", mcsim_build_version);
+        assert_string_equal(spawn_out, want);
+    }
     assert_int_equal(workdir_count(), 0);
 }
 
