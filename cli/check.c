@@ -25,6 +25,7 @@
 #include "check/expect.h"
 #include "load/load.h"
 #include "util/sha256.h"
+#include "summary/tstats.h"
 
 const char cmd_check_usage[] =
     "usage: mcsim check DB [--run N] [--quiet]\n"
@@ -429,6 +430,17 @@ static int check_run(sqlite3 *db, const struct check_args *a, const struct check
     rc = check_guarantees(db, a->db, run->id, s, a->quiet, &failed);
     if (rc != 0)
         return rc;
+    if (!a->quiet) {
+        struct tstats_run ts;
+
+        if (tstats_load(db, run->id, &ts, err, sizeof err) != 0) {
+            fprintf(stderr, "%s\n", err);
+            return 3;
+        }
+        printf("\nper thread (missed: deadline misses, aborted calls' jobs, releases lost):\n");
+        tstats_print_table(stdout, &ts);
+        tstats_release(&ts);
+    }
     if (!a->quiet)
         printf("\nchecked run %lld of %s: %s, %s scheduler, seed %llu: %s\n", (long long)run->id,
                a->db, s->name, run->scheduler == SCHED_CLASSIC ? "classic" : "mcs",

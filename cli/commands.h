@@ -35,6 +35,12 @@ int cmd_run(int argc, char **argv);
 /* Microkit system descriptions: lint, init, export, run (cli/sdf.c). */
 int cmd_sdf(int argc, char **argv);
 
+/* List the runs of a database (cli/runs.c). */
+int cmd_runs(int argc, char **argv);
+
+/* Print the per-thread accounting of a recorded run (cli/stats.c). */
+int cmd_stats(int argc, char **argv);
+
 /* Check scenario files and report every mistake (cli/validate.c). */
 int cmd_validate(int argc, char **argv);
 
@@ -48,6 +54,8 @@ extern const char cmd_graph_usage[];
 extern const char cmd_qemu_usage[];
 extern const char cmd_run_usage[];
 extern const char cmd_sdf_usage[];
+extern const char cmd_runs_usage[];
+extern const char cmd_stats_usage[];
 extern const char cmd_validate_usage[];
 
 /* Help topics that are not commands, printed by `mcsim help TOPIC`

@@ -24,7 +24,9 @@ static const struct command commands[] = {
     {"graph", cmd_graph, cmd_graph_usage, "draw a scenario's structure, check criticality rules"},
     {"qemu", cmd_qemu, cmd_qemu_usage, "run a scenario on the kernel image under QEMU, record it"},
     {"run", cmd_run, cmd_run_usage, "run a scenario, record its schedule, check its expectations"},
+    {"runs", cmd_runs, cmd_runs_usage, "list the runs a database holds, with their verdicts"},
     {"sdf", cmd_sdf, cmd_sdf_usage, "Microkit .system files: lint, init, export, run"},
+    {"stats", cmd_stats, cmd_stats_usage, "per-thread accounting of a recorded run"},
     {"validate", cmd_validate, cmd_validate_usage, "check scenario files, report every error"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

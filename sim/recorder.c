@@ -216,10 +216,28 @@ static void emit_irq(struct world *w, uint32_t device, uint32_t line, cycles_t a
     world_sink_check(w, w->opt->sink.ops->irq(w->opt->sink.self, &r));
 }
 
+/* The thread that waits on the notification of the device on `line`
+ * (scenario_device_waiter), looked up once per line; SINK_NO_THREAD if
+ * none. */
+static uint32_t line_waiter(struct world *w, uint32_t line, uint32_t device)
+{
+    struct irq_line_state *l = &w->lines[line];
+
+    if (l->waiter == 0) {
+        uint32_t i = scenario_device_waiter(w->u.s, device);
+        l->waiter = i == SCN_NONE ? SINK_NO_THREAD : i + 2;
+    }
+    return l->waiter == SINK_NO_THREAD ? SINK_NO_THREAD : l->waiter - 1;
+}
+
+/* A lost interrupt is recorded with the thread whose release it was (the
+ * one waiting on the device's notification) as its handler, with no
+ * delivery and no start: that thread's failed job (issue 13). */
 void rec_irq(struct world *w, uint32_t device, uint32_t line, cycles_t arrival,
              cycles_t delivered, bool lost)
 {
-    emit_irq(w, device, line, arrival, delivered, lost, SINK_NO_THREAD, SINK_NO_TIME);
+    emit_irq(w, device, line, arrival, delivered, lost,
+             lost ? line_waiter(w, line, device) : SINK_NO_THREAD, SINK_NO_TIME);
 }
 
 void rec_init(struct world *w)

@@ -74,3 +74,31 @@ uint32_t scenario_find_device(const struct scenario *s, const char *name)
             return i;
     return SCN_NONE;
 }
+
+/* True if steps[first .. first + count) or a loop body in them waits on
+ * notification `ntfn`. */
+static bool steps_wait_on(const struct scenario *s, uint32_t first, uint32_t count, uint32_t ntfn)
+{
+    for (uint32_t i = first; i < first + count; i++) {
+        const struct scn_step *st = &s->steps[i];
+
+        if (st->kind == STEP_WAIT && st->object == ntfn)
+            return true;
+        if (st->body_count && steps_wait_on(s, st->body_first, st->body_count, ntfn))
+            return true;
+    }
+    return false;
+}
+
+uint32_t scenario_device_waiter(const struct scenario *s, uint32_t device)
+{
+    uint32_t ntfn = device < s->n_devices ? s->devices[device].notification : SCN_NONE;
+
+    for (uint32_t i = 0; ntfn != SCN_NONE && i < s->n_threads; i++) {
+        const struct scn_thread *t = &s->threads[i];
+
+        if (steps_wait_on(s, t->prog_first, t->prog_count, ntfn))
+            return i;
+    }
+    return SCN_NONE;
+}

@@ -237,4 +237,10 @@ uint32_t scenario_find_endpoint(const struct scenario *s, const char *name);
 uint32_t scenario_find_notification(const struct scenario *s, const char *name);
 uint32_t scenario_find_device(const struct scenario *s, const char *name);
 
+/* The thread (index) whose program waits on device `device`'s
+ * notification (`wait` steps, loop bodies included), the first in the
+ * file if several do; SCN_NONE if none. A lost interrupt of the device is
+ * a release of that thread that never happened. */
+uint32_t scenario_device_waiter(const struct scenario *s, uint32_t device);
+
 #endif /* MCSIM_SIM_SCENARIO_H */

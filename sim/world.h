@@ -37,6 +37,8 @@ struct irq_line_state {
     int32_t held_device;
     uint32_t woken;            /* trace id of the thread it woke, 0: none */
     int32_t held_next;         /* the next held line of the same `woken`, -1: none */
+    uint32_t waiter;           /* trace id of the thread waiting on its device's
+                                  notification + 1, 0: not looked up yet */
 };
 
 /* Kernel entries of one kind made from one thread (trapped into or

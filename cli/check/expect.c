@@ -196,7 +196,7 @@ static int expect_first_miss(struct expect_run *run, const char *set, char *buf,
 }
 
 static int expect_deadline_counts(struct expect_run *run, const char *set, int64_t *jobs,
-                                  int64_t *missed)
+                                  int64_t *missed, int64_t *lost)
 {
     sqlite3_stmt *st = expect_prepare(run,
                                       "SELECT count(*), coalesce(sum(" EXPECT_MISSED_SQL "), 0)"
@@ -212,7 +212,20 @@ static int expect_deadline_counts(struct expect_run *run, const char *set, int64
     *jobs = rc == 0 && row ? sqlite3_column_int64(st, 0) : 0;
     *missed = rc == 0 && row ? sqlite3_column_int64(st, 1) : 0;
     sqlite3_finalize(st);
-    return rc;
+    if (rc != 0)
+        return rc;
+    /* releases lost with their interrupt: jobs that failed (the set's
+     * condition reads j.thread_id) */
+    st = expect_prepare(run,
+                        "SELECT count(*) FROM (SELECT handler AS thread_id FROM run_irqs"
+                        " WHERE run_id = ?1 AND lost = 1 AND handler IS NOT NULL) j"
+                        " WHERE 1%s",
+                        set);
+    if (!st || expect_query_int(run, st, lost) != 0)
+        return -1;
+    *jobs += *lost;
+    *missed += *lost;
+    return 0;
 }
 
 static int expect_deadlines(struct expect_run *run, const struct scn_expect *e,
@@ -220,7 +233,7 @@ static int expect_deadlines(struct expect_run *run, const struct scn_expect *e,
 {
     char who[EXPECT_WHO_MAX], first[EXPECT_DETAIL_MAX];
     char *set = expect_set_sql(e, run->s);
-    int64_t jobs = 0, missed = 0;
+    int64_t jobs = 0, missed = 0, lost = 0;
     int rc;
 
     if (!set) {
@@ -228,8 +241,8 @@ static int expect_deadlines(struct expect_run *run, const struct scn_expect *e,
         return -1;
     }
     expect_set_name(run, e, who, sizeof who);
-    rc = expect_deadline_counts(run, set, &jobs, &missed);
-    if (rc == 0 && missed > 0)
+    rc = expect_deadline_counts(run, set, &jobs, &missed, &lost);
+    if (rc == 0 && missed > lost)
         rc = expect_first_miss(run, set, first, sizeof first);
     free(set);
     if (rc != 0)
@@ -239,6 +252,11 @@ static int expect_deadlines(struct expect_run *run, const struct scn_expect *e,
         expect_detail(out, "no jobs of %s", who);
     else if (missed == 0)
         expect_detail(out, "none of %lld jobs of %s missed", (long long)jobs, who);
+    else if (lost > 0)
+        expect_detail(out, "%lld of %lld jobs of %s missed (%lld releases lost with their "
+                           "interrupt)%s",
+                      (long long)missed, (long long)jobs, who, (long long)lost,
+                      missed > lost ? first : "");
     else
         expect_detail(out, "%lld of %lld jobs of %s missed%s", (long long)missed, (long long)jobs,
                       who, first);

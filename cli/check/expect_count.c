@@ -87,6 +87,9 @@ static int expect_count_rows(struct expect_run *run, const struct scn_expect *e,
     const char *sql;
     sqlite3_stmt *st;
 
+#define LOST_RELEASES                                                                              \
+    "(SELECT count(*) FROM run_irqs i WHERE i.run_id = ?1 AND i.lost = 1"                          \
+    " AND i.handler IS NOT NULL AND (?3 < 0 OR i.handler = ?3))"
     switch (e->event) {
     case EV_THROTTLE:
     case EV_REPLENISH:
@@ -100,11 +103,12 @@ static int expect_count_rows(struct expect_run *run, const struct scn_expect *e,
         sql = "SELECT count(*) FROM run_events WHERE run_id = ?1 AND kind = ?2"
               " AND " DB_EVENTS_SCHED_KINDS " AND (?3 < 0 OR thread_id = ?3)";
         break;
+    /* a release lost with its interrupt is a failed job */
     case EV_DEADLINE_MISS:
-        sql = "SELECT count(*) FROM run_jobs j WHERE j.run_id = ?1 AND " EXPECT_MISSED_SQL
-              " AND (?3 < 0 OR j.thread_id = ?3)";
+        sql = "SELECT count(*) + " LOST_RELEASES " FROM run_jobs j WHERE j.run_id = ?1 AND "
+              EXPECT_MISSED_SQL " AND (?3 < 0 OR j.thread_id = ?3)";
         break;
-    default: /* EV_JOB */
+    default: /* EV_JOB: the jobs the thread was given (not the releases lost) */
         sql =
             "SELECT count(*) FROM run_jobs j WHERE j.run_id = ?1 AND (?3 < 0 OR j.thread_id = ?3)";
         break;

@@ -71,6 +71,30 @@
 #define DB_SLICES_PAID_BY(cols, ctx, cond)                                                         \
     "SELECT " cols " FROM run_slices WHERE run_id = ?1 AND sc_thread_id = " ctx cond
 
+/* A job missed its deadline: the engine said so, it finished after its
+ * deadline, or it is unfinished and its deadline fell inside the run
+ * (SCENARIO-FORMAT.md "Jobs"). For run_jobs as `j`, ?2 the run's duration. */
+#define DB_JOB_MISSED_SQL                                                                          \
+    "(j.missed = 1 OR j.finish_time > j.deadline_time"                                             \
+    " OR (j.finish_time IS NULL AND j.deadline_time < ?2))"
+
+/* A job whose call was aborted (call_aborted of its thread between its
+ * first instruction and its completion). For run_jobs as `j`. */
+#define DB_JOB_ABORTED_SQL                                                                         \
+    "EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = j.run_id"                                 \
+    " AND e.thread_id = j.thread_id AND e.kind = 'call_aborted'"                                   \
+    " AND e.time >= coalesce(j.start_time, j.release_time)"                                        \
+    " AND (j.finish_time IS NULL OR e.time <= j.finish_time))"
+
+/* A failed job: missed or aborted. */
+#define DB_JOB_FAILED_SQL "(" DB_JOB_MISSED_SQL " OR " DB_JOB_ABORTED_SQL ")"
+
+/* The releases of thread `tid` (an SQL expression) lost with their
+ * interrupt, for irqs as a whole in run ?1. */
+#define DB_LOST_RELEASES_SQL(tid)                                                                  \
+    "(SELECT count(*) FROM run_irqs i WHERE i.run_id = ?1 AND i.handler = " tid                    \
+    " AND i.lost = 1)"
+
 struct db;
 
 /*

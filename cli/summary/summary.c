@@ -8,6 +8,8 @@
 
 #include <mcsim/bootinfo.h>
 
+#include "tstats.h"
+
 void summary_format_time(char *buf, size_t len, uint64_t cycles, uint64_t cpu_hz)
 {
     static const struct {
@@ -89,19 +91,22 @@ static void print_overheads(FILE *f, sqlite3 *db, int64_t run_id)
     sqlite3_finalize(st);
 }
 
-static void print_totals(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s)
+/* Jobs and misses per criticality level (the per-thread accounting summed:
+ * releases lost and aborted jobs count as missed), and the run's totals
+ * of budget events and interrupts. */
+static void print_totals(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s,
+                         const struct tstats_run *ts)
 {
     fprintf(f, "jobs:");
     for (uint32_t lvl = 0; lvl < s->n_levels; lvl++) {
-        int64_t jobs = query_int(db,
-                                 "SELECT count(*) FROM run_jobs j JOIN threads t USING (run_id, "
-                                 "thread_id) WHERE j.run_id = ?1 AND t.criticality_rank = ?2",
-                                 run_id, lvl);
-        int64_t missed = query_int(db,
-                                   "SELECT count(*) FROM run_jobs j JOIN threads t USING (run_id, "
-                                   "thread_id) WHERE j.run_id = ?1 AND t.criticality_rank = ?2 "
-                                   "AND j.missed = 1",
-                                   run_id, lvl);
+        int64_t jobs = 0, missed = 0;
+
+        for (size_t i = 0; i < ts->n; i++) {
+            if (strcmp(ts->threads[i].criticality, s->levels[lvl]) == 0) {
+                jobs += ts->threads[i].jobs;
+                missed += ts->threads[i].missed;
+            }
+        }
         fprintf(f, "%s %s: %" PRId64 " (%" PRId64 " missed)", lvl ? "," : "", s->levels[lvl], jobs,
                 missed);
     }
@@ -124,49 +129,24 @@ static void print_totals(FILE *f, sqlite3 *db, int64_t run_id, const struct scen
         query_int(db, "SELECT count(*) FROM run_irqs WHERE run_id = ?1 AND lost = 1", run_id, 0));
 }
 
-static void print_thread(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s,
-                         uint32_t ti)
-{
-    const struct scn_thread *t = &s->threads[ti];
-    int64_t id = ti + 1;
-    int64_t jobs = query_int(
-        db, "SELECT count(*) FROM run_jobs WHERE run_id = ?1 AND thread_id = ?2", run_id, id);
-    int64_t missed = query_int(db,
-                               "SELECT count(*) FROM run_jobs WHERE run_id = ?1 AND thread_id = ?2 "
-                               "AND missed = 1",
-                               run_id, id);
-    int64_t worst = query_int(db,
-                              "SELECT coalesce(max(response), -1) FROM run_jobs WHERE run_id = ?1 "
-                              "AND thread_id = ?2",
-                              run_id, id);
-    int64_t cpu = query_int(db,
-                            "SELECT coalesce(sum(end_time - start_time), 0) FROM run_slices WHERE "
-                            "run_id = ?1 AND thread_id = ?2",
-                            run_id, id);
-    char worst_s[32] = "-", cpu_s[32];
-
-    if (worst >= 0)
-        summary_format_time(worst_s, sizeof worst_s, (uint64_t)worst, s->cpu_hz);
-    summary_format_time(cpu_s, sizeof cpu_s, cpu > 0 ? (uint64_t)cpu : 0, s->cpu_hz);
-    fprintf(f, "  %-16s %4u %-6s %6" PRId64 " %6" PRId64 " %12s %12s %6.2f%%\n", t->name,
-            t->priority, s->levels[t->criticality], jobs, missed, worst_s, cpu_s,
-            s->duration ? 100.0 * (double)cpu / (double)s->duration : 0.0);
-}
-
 void summary_print(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s,
                    const struct eng_result *r, const char *db_path)
 {
+    struct tstats_run ts;
+    char err[256];
+
     print_header(f, s, r, run_id, db_path);
     print_overheads(f, db, run_id);
-    print_totals(f, db, run_id, s);
-    fprintf(f, "  %-16s %4s %-6s %6s %6s %12s %12s %7s\n", "thread", "prio", "crit", "jobs",
-            "missed", "worst resp", "cpu", "util");
-    for (uint32_t i = 0; i < s->n_threads; i++)
-        print_thread(f, db, run_id, s, i);
-    fprintf(
-        f,
-        "more per thread (responses, CPU charged, throttled time, faults, irq latency, "
-        "kernel cycles):\n  sqlite3 -header -column %s 'SELECT * FROM stats WHERE run_id = %" PRId64
-        "'\n",
-        db_path, run_id);
+    if (tstats_load(db, run_id, &ts, err, sizeof err) != 0) {
+        fprintf(f, "(no per-thread summary: %s)\n", err);
+        return;
+    }
+    print_totals(f, db, run_id, s, &ts);
+    tstats_print_table(f, &ts);
+    tstats_release(&ts);
+    fprintf(f,
+            "missed counts deadline misses, aborted calls' jobs and releases lost with their"
+            " interrupt;\nmore per thread (percentiles, formats): mcsim stats %s --run %" PRId64
+            "\n",
+            db_path, run_id);
 }

@@ -1,10 +1,10 @@
 /*
  * The summary `mcsim run` prints after the verdicts: kernel work, cycles
  * per scheduling decision and interrupt latency (the run_stats view), jobs
- * and misses per criticality, throttles, timeout faults, interrupts
- * delivered and lost, per thread its jobs, misses, worst response and CPU
- * share, and how to query the stats view for more. Computed from the
- * recorded tables of the run.
+ * and misses per criticality (releases lost and aborted jobs counted as
+ * missed), throttles, timeout faults, interrupts delivered and lost, and
+ * the per-thread accounting of tstats.h. Computed from the recorded tables
+ * of the run.
  */
 #ifndef MCSIM_CLI_SUMMARY_H
 #define MCSIM_CLI_SUMMARY_H

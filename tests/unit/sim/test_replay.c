@@ -155,7 +155,7 @@ static void test_replay_kernel_stats_and_irq_latency(void **state)
                           "SELECT arrival, delivered, lost, handler, handler_start FROM irqs"
                           " ORDER BY arrival",
                           "100000|100300|0|1|105000\n"
-                          "200000|NULL|1|NULL|NULL\n"
+                          "200000|NULL|1|1|NULL\n" /* lost: the release of the thread waiting (1) */
                           "300000|300300|0|NULL|NULL\n"
                           "900000|NULL|0|NULL|NULL\n");
     sqlq_assert_path_rows(db, "SELECT thread_id, start_time, end_time FROM slices",
