@@ -120,35 +120,31 @@ static int open_db(const char *path, sqlite3 **db)
 }
 
 /* Say on stderr what the window leaves out, or crowds, and what to do. */
-static void note_window(const struct chart_request *q, const struct chart_result *r)
+static void note_window(const struct chart_result *r)
 {
-    char to[32], readable[32], dur[32];
+    char from[32], to[32], at[32], readable[32], dur[32];
 
     if (r->unfinished)
         fprintf(stderr,
                 "mcsim: gantt: note: run %lld is unfinished (interrupted while "
                 "recording): the chart shows what was recorded\n",
                 (long long)r->run_id);
+    summary_format_time(from, sizeof from, (uint64_t)r->from, r->cpu_hz);
     summary_format_time(to, sizeof to, (uint64_t)r->to, r->cpu_hz);
+    summary_format_time(at, sizeof at, (uint64_t)r->dense_at, r->cpu_hz);
     summary_format_time(readable, sizeof readable, (uint64_t)r->readable_to, r->cpu_hz);
     summary_format_time(dur, sizeof dur, r->duration, r->cpu_hz);
-    if (r->shortened && r->from == 0)
+    if (r->shortened)
         fprintf(stderr,
-                "mcsim: gantt: note: the whole run (%s) is too dense to read in one "
-                "chart; drawn up to %s. Choose the window with --from and --to "
-                "(--to %s draws it all)\n",
-                dur, to, dur);
-    else if (r->shortened)
-        fprintf(stderr,
-                "mcsim: gantt: note: the rest of the run from %s to %s is too dense to "
-                "read in one chart; drawn up to %s. Choose the end with --to (--to %s "
-                "draws it all)\n",
-                q->from, dur, to, dur);
+                "mcsim: gantt: note: drew %s to %s of the run's %s: at %s row %s passes %d marks, "
+                "more than a chart can draw apart. Choose the window with --from and --to "
+                "(--to %s draws to the end)\n",
+                r->from ? from : "0", to, dur, at, r->dense_row, CHART_READABLE_ITEMS, dur);
     else if (r->dense)
         fprintf(stderr,
-                "mcsim: gantt: note: the window is too dense to read: bars and marks "
-                "run together (up to --to %s they stay apart)\n",
-                readable);
+                "mcsim: gantt: note: the window is too dense to read: at %s row %s passes %d "
+                "marks, more than a chart can draw apart (up to --to %s they stay apart)\n",
+                at, r->dense_row, CHART_READABLE_ITEMS, readable);
 }
 
 int cmd_gantt(int argc, char **argv)
@@ -165,7 +161,7 @@ int cmd_gantt(int argc, char **argv)
         return status;
     switch (chart_gantt(db, &a.req, &res, err, sizeof err)) {
     case CHART_OK:
-        note_window(&a.req, &res);
+        note_window(&res);
         status = 0;
         break;
     case CHART_EINPUT:

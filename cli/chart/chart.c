@@ -45,7 +45,8 @@ static enum chart_status window(sqlite3 *db, const struct chart_request *req,
                                 const struct chart_data *d, struct chart_result *res, char *err,
                                 size_t errlen)
 {
-    int64_t duration = (int64_t)d->run.duration, end;
+    int64_t duration = (int64_t)d->run.duration;
+    struct chart_dense dense;
     char dur[32];
     enum chart_status st;
 
@@ -70,11 +71,13 @@ static enum chart_status window(sqlite3 *db, const struct chart_request *req,
                  req->from ? req->from : "0");
         return CHART_EINPUT;
     }
-    st = chart_query_readable_end(db, d, res->from, CHART_READABLE_ITEMS, &end, err, errlen);
-    if (st != CHART_OK || end >= res->to)
+    st = chart_query_readable_end(db, d, res->from, CHART_READABLE_ITEMS, &dense, err, errlen);
+    if (st != CHART_OK || dense.end >= res->to)
         return st;
-    res->readable_to =
-        res->from + (int64_t)chart_axis_round_down((uint64_t)(end - res->from), d->run.cpu_hz);
+    snprintf(res->dense_row, sizeof res->dense_row, "%s", dense.row);
+    res->dense_at = dense.end;
+    res->readable_to = res->from + (int64_t)chart_axis_round_down(
+                                       (uint64_t)(dense.end - res->from), d->run.cpu_hz);
     if (req->to) {
         res->dense = true;
     } else {

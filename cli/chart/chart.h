@@ -1,10 +1,12 @@
 /*
  * Gantt charts of recorded runs, as `mcsim gantt` and `mcsim run --gantt`
  * draw them: pick the run and the window, read it (chart_query.h), draw it
- * (chart_draw.h). The default window is the whole run when every row of
- * it stays readable (at most CHART_READABLE_ITEMS slices or interrupts in
- * a row), otherwise the longest readable prefix, rounded down to a
- * round length (such as 30ms, chart_axis_round_down).
+ * (chart_draw.h). The default window is chosen by density: the whole run
+ * when no row of it holds more marks than can be drawn apart
+ * (CHART_READABLE_ITEMS: slices, budget events, releases and completions
+ * of a thread, a device's interrupts; about 8 points each across the
+ * plot), otherwise the longest such prefix, rounded down to a round
+ * length (such as 30ms, chart_axis_round_down).
  */
 #ifndef MCSIM_CLI_CHART_H
 #define MCSIM_CLI_CHART_H
@@ -17,7 +19,7 @@
 
 #include "chart_query.h"
 
-#define CHART_READABLE_ITEMS 300
+#define CHART_READABLE_ITEMS 150
 
 struct chart_request {
     int64_t run_id;        /* < 0: the latest finished run */
@@ -34,6 +36,8 @@ struct chart_result {
     bool shortened;      /* the default end stopped before the end of the run */
     bool dense;          /* the --to asked for is past the readable end... */
     int64_t readable_to; /* ...which is this (cycles); set with shortened too */
+    int64_t dense_at;               /* where a row reaches CHART_READABLE_ITEMS marks... */
+    char dense_row[CHART_NAME_MAX]; /* ...and which */
     bool unfinished;     /* the run was interrupted while recording */
 };
 

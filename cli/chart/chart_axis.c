@@ -32,30 +32,41 @@ static const struct {
 } units[] = {{"s", PS_PER_S}, {"ms", 1000000000ull}, {"us", 1000000ull}, {"ns", 1000ull}};
 #define N_UNITS (sizeof units / sizeof units[0])
 
+/* The decimals a multiple of `step` needs in `unit`. */
+static int decimals(u128 step, size_t unit)
+{
+    uint64_t scale = units[unit].ps;
+    int n = 0;
+
+    while (n < 12 && step % scale != 0) {
+        scale /= 10;
+        n++;
+    }
+    return n;
+}
+
 /* Write `ps` in `unit` with as many decimals as `step` needs. */
 static void format_tick(char *buf, size_t len, u128 ps, size_t unit, u128 step)
 {
     uint64_t u = units[unit].ps, scale = u;
-    int decimals = 0;
+    int places = decimals(step, unit);
 
-    while (decimals < 12 && step % scale != 0) {
+    for (int i = 0; i < places; i++)
         scale /= 10;
-        decimals++;
-    }
     uint64_t whole = (uint64_t)(ps / u);
-    if (decimals == 0) {
+    if (places == 0) {
         snprintf(buf, len, "%llu%s", (unsigned long long)whole, units[unit].name);
         return;
     }
     uint64_t frac = (uint64_t)(ps % u / scale);
-    while (decimals > 0 && frac % 10 == 0) { /* 0.5ms, 1ms, 1.5ms: not 1.0ms */
+    while (places > 0 && frac % 10 == 0) { /* 0.5ms, 1ms, 1.5ms: not 1.0ms */
         frac /= 10;
-        decimals--;
+        places--;
     }
-    if (decimals == 0)
+    if (places == 0)
         snprintf(buf, len, "%llu%s", (unsigned long long)whole, units[unit].name);
     else
-        snprintf(buf, len, "%llu.%0*llu%s", (unsigned long long)whole, decimals,
+        snprintf(buf, len, "%llu.%0*llu%s", (unsigned long long)whole, places,
                  (unsigned long long)frac, units[unit].name);
 }
 
@@ -70,7 +81,9 @@ size_t chart_axis_ticks(uint64_t from, uint64_t to, uint64_t cpu_hz, size_t max_
         max_ticks = 2;
     while (len / (step = series(k)) + 1 > max_ticks)
         k++;
-    while (unit + 1 < N_UNITS && len < units[unit].ps)
+    /* the unit of the window's end, so that 199.9ms is not 199900us; a
+     * smaller one only if the step would need more than 3 decimals in it */
+    while (unit + 1 < N_UNITS && (b < units[unit].ps || decimals(step, unit) > 3))
         unit++;
     for (u128 t = (a + step - 1) / step * step; t <= b && n < cap; t += step, n++) {
         out[n].time = (double)t * (double)cpu_hz / (double)PS_PER_S;

@@ -20,8 +20,9 @@ struct chart_tick {
 /*
  * The ticks of the window [from, to] (cycles, from < to, cpu_hz > 0): the
  * multiples of the smallest 1-2-5 step that gives at most `max_ticks`
- * ticks (>= 2), labelled in the largest unit the window spans at least
- * once. Writes at most `cap` ticks to out and returns how many it wrote.
+ * ticks (>= 2), labelled in one unit: that of the window's end (199.9ms,
+ * not 199900us), or a smaller one where the step would need more than 3
+ * decimals in it. Writes at most `cap` ticks to out and returns how many it wrote.
  */
 size_t chart_axis_ticks(uint64_t from, uint64_t to, uint64_t cpu_hz, size_t max_ticks,
                         struct chart_tick *out, size_t cap);

@@ -233,55 +233,81 @@ static void draw_title(struct canvas *c, const struct chart_data *d)
     cv_text(c, "subtitle", CH_PAD, CH_PAD + 33, CH_LABEL_W + CH_PLOT_W, sub, 11.5, CH_MUTED, 'l');
 }
 
+/* A thread's label lines under its name: priority, criticality and
+ * deadline (when it is not the period), then its budget. */
 static void thread_details(const struct canvas *c, const struct chart_data *d,
                            const struct chart_thread *t, char *l2, size_t n2, char *l3, size_t n3)
 {
-    char b[32], p[32], dl[32];
+    char b[32], p[32], dl[32] = "";
+    bool classic = strcmp(d->run.scheduler, "classic") == 0;
 
-    snprintf(l2, n2, "prio %lld \xc2\xb7 %s", (long long)t->priority,
-             t->criticality[0] ? t->criticality : "root task");
-    cv_time(c, dl, sizeof dl, t->deadline);
-    if (strcmp(d->run.scheduler, "classic") == 0) {
-        if (t->deadline >= 0)
-            snprintf(l3, n3, "deadline %s; no budget (classic)", dl);
-        else
-            snprintf(l3, n3, "no budget (classic)");
+    if (t->deadline >= 0 && (classic || t->deadline != t->period)) {
+        snprintf(dl, sizeof dl, " \xc2\xb7 deadline ");
+        cv_time(c, dl + strlen(dl), sizeof dl - strlen(dl), t->deadline);
+    }
+    snprintf(l2, n2, "prio %lld \xc2\xb7 %s%s", (long long)t->priority,
+             t->criticality[0] ? t->criticality : "root task", dl);
+    if (classic) {
+        snprintf(l3, n3, "no budget (classic)");
     } else if (t->passive) {
         snprintf(l3, n3, "passive: no budget of its own");
     } else if (t->budget >= 0 && t->period > 0) {
         cv_time(c, b, sizeof b, t->budget);
         cv_time(c, p, sizeof p, t->period);
-        if (t->deadline >= 0 && t->deadline != t->period)
-            snprintf(l3, n3, "budget %s / %s, deadline %s", b, p, dl);
-        else
-            snprintf(l3, n3, "budget %s / %s", b, p);
+        snprintf(l3, n3, "budget %s / %s", b, p);
     } else {
         snprintf(l3, n3, "no budget limit");
     }
 }
 
+/* `text` cut to fit `w` points at font `size` (bold text is wider), its
+ * end replaced by an ellipsis: a label never runs out of its column. */
+static const char *fit(char *out, size_t len, const char *text, double w, double size, bool bold)
+{
+    double per_char = cv_text_width("m", size) * (bold ? 1.12 : 1.0);
+    size_t max = (size_t)(w / per_char), chars = 0, keep = 0;
+
+    /* count characters, not bytes (the label's middle dots are two) */
+    for (const char *p = text; *p; p++)
+        if (((unsigned char)*p & 0xC0) != 0x80 && ++chars == max)
+            keep = (size_t)(p - text); /* where the ellipsis would go */
+    if (chars <= max || max < 2) {
+        snprintf(out, len, "%s", text);
+        return out;
+    }
+    snprintf(out, len, "%.*s\xe2\x80\xa6", (int)keep, text);
+    return out;
+}
+
 static void draw_row_label(struct canvas *c, const struct chart_data *d, size_t r, double y)
 {
     const struct chart_row *row = &d->rows[r];
-    char name[96], l2[160], l3[160];
+    const double w = CH_LABEL_W - 10;
+    char name[96], l2[160], l3[160], f[200];
     Agnode_t *n;
 
     if (row->device) {
         const struct chart_device *dev = &d->devices[row->index];
         snprintf(name, sizeof name, "row_%s", dev->name);
-        n = cv_text(c, name, CH_PAD + 6, y + 13, CH_LABEL_W - 10, dev->name, 11.5, CH_TEXT, 'l');
+        n = cv_text(c, name, CH_PAD + 6, y + 13, w, fit(f, sizeof f, dev->name, w, 11.5, true),
+                    11.5, CH_TEXT, 'l');
         snprintf(l2, sizeof l2, "device, irq %lld", (long long)dev->line);
         snprintf(name, sizeof name, "rowinfo_%s", dev->name);
-        cv_text(c, name, CH_PAD + 6, y + 27, CH_LABEL_W - 10, l2, 9.5, CH_MUTED, 'l');
+        cv_text(c, name, CH_PAD + 6, y + 27, w, fit(f, sizeof f, l2, w, 9.5, false), 9.5, CH_MUTED,
+                'l');
     } else {
         const struct chart_thread *t = &d->threads[row->index];
         snprintf(name, sizeof name, "row_%s", t->name);
-        n = cv_text(c, name, CH_PAD + 6, y + 14, CH_LABEL_W - 10, t->name, 12, CH_TEXT, 'l');
+        n = cv_text(c, name, CH_PAD + 6, y + 14, w, fit(f, sizeof f, t->name, w, 12, true), 12,
+                    CH_TEXT, 'l');
+        cv_set(c, n, c->tooltip, t->name);
         thread_details(c, d, t, l2, sizeof l2, l3, sizeof l3);
         snprintf(name, sizeof name, "rowinfo_%s", t->name);
-        cv_text(c, name, CH_PAD + 6, y + 30, CH_LABEL_W - 10, l2, 9.5, CH_MUTED, 'l');
+        cv_text(c, name, CH_PAD + 6, y + 30, w, fit(f, sizeof f, l2, w, 9.5, false), 9.5, CH_MUTED,
+                'l');
         snprintf(name, sizeof name, "rowinfo2_%s", t->name);
-        cv_text(c, name, CH_PAD + 6, y + 43, CH_LABEL_W - 10, l3, 9.5, CH_MUTED, 'l');
+        cv_text(c, name, CH_PAD + 6, y + 43, w, fit(f, sizeof f, l3, w, 9.5, false), 9.5, CH_MUTED,
+                'l');
     }
     cv_bold(c, n);
 }
@@ -366,6 +392,7 @@ static void canvas_geometry(struct canvas *c, const struct chart_data *d)
     c->from = d->from;
     c->to = d->to;
     c->cpu_hz = d->run.cpu_hz;
+    mk_colours(c, d);
     c->x0 = CH_PAD + CH_LABEL_W;
     c->scale = CH_PLOT_W / (double)(d->to - d->from);
     c->height = bottom + CH_AXIS_H + CH_LEGEND_TOP;

@@ -41,6 +41,8 @@
 #define DEV_MARK_TOP 8.0
 #define DEV_MARK_BOT 28.0
 
+#define CH_LEVELS 32 /* criticality ranks with a colour of their own */
+
 #define CH_FONT "Helvetica"
 #define CH_TEXT "#222222"
 #define CH_MUTED "#666666"
@@ -56,7 +58,8 @@ struct canvas {
     Agsym_t *pos, *shape, *width, *height_in, *style, *fillcolor, *color, *penwidth, *label,
         *fontsize, *fontcolor, *tooltip;
     Agsym_t *e_color, *e_penwidth;
-    bool failed; /* out of memory in Graphviz */
+    const char *level_colour[CH_LEVELS]; /* by criticality rank (palette.h) */
+    bool failed;                         /* out of memory in Graphviz */
 };
 
 /* ---- chart_draw.c: the canvas ---- */
@@ -93,8 +96,12 @@ void cv_time(const struct canvas *c, char *buf, size_t len, int64_t cycles);
 
 /* ---- chart_marks.c: how each mark looks ---- */
 
+/* Give each criticality rank of d's threads its level's colour
+ * (palette.h: by the level's name, whatever the number of levels). */
+void mk_colours(struct canvas *c, const struct chart_data *d);
+
 /* The colour of criticality rank `rank` (-1: none, the root task). */
-const char *mk_colour(int rank);
+const char *mk_colour(const struct canvas *c, int rank);
 
 /* An execution bar; `hatch` (or NULL) hatches it: run on that colour's
  * context. */
@@ -112,6 +119,13 @@ void mk_release(struct canvas *c, const char *name, double x, double top, double
 /* An absolute deadline: an arrow down from top to bot, red if missed. */
 void mk_deadline(struct canvas *c, const char *name, double x, double top, double bot, bool missed,
                  const char *tip);
+
+/* A job's completion: a dark stem from top to bot with a knob on top. */
+void mk_complete(struct canvas *c, const char *name, double x, double top, double bot,
+                 const char *tip);
+
+/* An aborted Call: a red cross centred at (x, y). */
+void mk_abort(struct canvas *c, const char *name, double x, double y, const char *tip);
 
 /* A budget event marker centred at (x, y). */
 void mk_budget(struct canvas *c, const char *name, enum chart_budget_kind kind, double x, double y,

@@ -1,9 +1,9 @@
 /*
  * How each mark of a chart looks, and the legend that shows them all: the
  * legend draws its samples with the same functions as the rows, so it
- * cannot drift from what the chart shows. Colours: one per criticality
- * level from a palette readable by colour-blind viewers (Tableau 10), red
- * kept for what went wrong (missed deadlines, lost interrupts, throttling).
+ * cannot drift from what the chart shows. Colours: each criticality
+ * level's by its name (palette.h, shared with `mcsim graph`), red kept for
+ * what went wrong (missed deadlines, lost interrupts, throttling).
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 #ifdef MCSIM_HAVE_GVC
 
 #include "chart_draw_int.h"
+#include "util/palette.h"
 
 #define RELEASE_COLOUR "#2B2F36"
 #define DEADLINE_COLOUR "#6B7280"
@@ -18,14 +19,26 @@
 #define THROTTLE_FILL "#F8D3D0"
 #define THROTTLE_TEXT "#A93226"
 #define NTFN_HATCH "#7F7F7F"
+#define COMPLETE_COLOUR "#111111"
 
-const char *mk_colour(int rank)
+void mk_colours(struct canvas *c, const struct chart_data *d)
 {
-    static const char *const palette[] = {"#4E79A7", "#F28E2B", "#59A14F", "#B07AA1",
-                                          "#76B7B2", "#EDC948", "#9C755F", "#FF9DA7"};
-    if (rank < 0)
-        return "#A0A0A0";
-    return palette[(size_t)rank % (sizeof palette / sizeof palette[0])];
+    const char *names[CH_LEVELS] = {NULL};
+    const char *col[CH_LEVELS];
+
+    for (size_t i = 0; i < d->n_threads; i++)
+        if (d->threads[i].rank >= 0 && d->threads[i].rank < CH_LEVELS)
+            names[d->threads[i].rank] = d->threads[i].criticality;
+    palette_levels(names, CH_LEVELS, col);
+    for (size_t r = 0; r < CH_LEVELS; r++)
+        c->level_colour[r] = col[r];
+}
+
+const char *mk_colour(const struct canvas *c, int rank)
+{
+    if (rank < 0 || rank >= CH_LEVELS)
+        return palette_none();
+    return c->level_colour[rank];
 }
 
 static void set_tip(struct canvas *c, Agnode_t *n, const char *tip)
@@ -117,6 +130,29 @@ void mk_deadline(struct canvas *c, const char *name, double x, double top, doubl
     arrow(c, name, x, top, bot, false, missed ? CH_MISSED : DEADLINE_COLOUR, missed ? 9 : 7, tip);
 }
 
+void mk_complete(struct canvas *c, const char *name, double x, double top, double bot,
+                 const char *tip)
+{
+    char stem[96];
+    Agnode_t *n;
+
+    snprintf(stem, sizeof stem, "%s.stem", name);
+    cv_box(c, stem, x - 0.7, top + 2, x + 0.7, bot, COMPLETE_COLOUR);
+    n = cv_node(c, name, "circle", x, top + 2, 5, 5);
+    cv_set(c, n, c->style, "filled");
+    cv_set(c, n, c->fillcolor, COMPLETE_COLOUR);
+    cv_set(c, n, c->color, COMPLETE_COLOUR);
+    set_tip(c, n, tip);
+}
+
+void mk_abort(struct canvas *c, const char *name, double x, double y, const char *tip)
+{
+    /* U+2715 MULTIPLICATION X: a cross is what "cancelled" looks like */
+    Agnode_t *n = cv_text(c, name, x - 6, y, 12, "\xe2\x9c\x95", 11, CH_MISSED, 'c');
+
+    set_tip(c, n, tip);
+}
+
 void mk_irq(struct canvas *c, const char *name, double x, double top, double bot, bool lost,
             const char *tip)
 {
@@ -158,14 +194,17 @@ enum sample {
     S_RELEASE,
     S_DEADLINE,
     S_MISSED,
+    S_COMPLETE,
+    S_ABORTED,
     S_IRQ,
-    S_LOST
+    S_LOST,
+    S_KINDS
 };
 
 struct entry {
     enum sample sample;
     int rank; /* S_BAR: the criticality's colour */
-    char text[96];
+    char text[112];
 };
 
 static void draw_sample(struct canvas *c, const struct entry *e, const char *name, double x,
@@ -176,10 +215,10 @@ static void draw_sample(struct canvas *c, const struct entry *e, const char *nam
 
     switch (e->sample) {
     case S_BAR:
-        mk_bar(c, name, x, x1, y - 5, y + 5, mk_colour(e->rank), NULL, NULL);
+        mk_bar(c, name, x, x1, y - 5, y + 5, mk_colour(c, e->rank), NULL, NULL);
         break;
     case S_DONATED:
-        mk_bar(c, name, x, x1, y - 5, y + 5, mk_colour(e->rank), mk_colour(e->rank), NULL);
+        mk_bar(c, name, x, x1, y - 5, y + 5, mk_colour(c, e->rank), mk_colour(c, e->rank), NULL);
         break;
     case S_NTFN:
         mk_bar(c, name, x, x1, y - 5, y + 5, NTFN_HATCH, NTFN_HATCH, NULL);
@@ -206,9 +245,17 @@ static void draw_sample(struct canvas *c, const struct entry *e, const char *nam
     case S_MISSED:
         mk_deadline(c, name, mid, y - 8, y + 8, e->sample == S_MISSED, NULL);
         break;
+    case S_COMPLETE:
+        mk_complete(c, name, mid, y - 8, y + 8, NULL);
+        break;
+    case S_ABORTED:
+        mk_abort(c, name, mid, y, NULL);
+        break;
     case S_IRQ:
     case S_LOST:
         mk_irq(c, name, mid, y - 8, y + 8, e->sample == S_LOST, NULL);
+        break;
+    case S_KINDS:
         break;
     }
 }
@@ -221,53 +268,96 @@ static size_t add(struct entry *list, size_t n, enum sample s, int rank, const c
     return n + 1;
 }
 
-/* One bar per criticality level of the run, least critical first. */
+/* One bar per criticality level drawn, least critical first (the root
+ * task's grey last). */
 static size_t level_entries(const struct chart_data *d, struct entry *list, size_t n)
 {
-    int top = -1;
-    char text[96];
+    const char *name[CH_LEVELS + 1] = {NULL};
+    bool root = false;
+    char text[112];
 
-    for (size_t i = 0; i < d->n_threads; i++)
-        if (d->threads[i].rank > top)
-            top = d->threads[i].rank;
-    for (int rank = 0; rank <= top && n < 24; rank++)
-        for (size_t i = 0; i < d->n_threads; i++)
-            if (d->threads[i].rank == rank) {
-                snprintf(text, sizeof text, "ran (criticality %s)", d->threads[i].criticality);
-                n = add(list, n, S_BAR, rank, text);
-                break;
-            }
+    for (size_t r = 0; r < d->n_rows; r++) {
+        const struct chart_thread *t = &d->threads[d->rows[r].index];
+        if (d->rows[r].device)
+            continue;
+        if (t->rank >= 0 && t->rank < CH_LEVELS)
+            name[t->rank] = t->criticality;
+        else
+            root = true;
+    }
+    for (int rank = 0; rank < CH_LEVELS; rank++)
+        if (name[rank] != NULL) {
+            snprintf(text, sizeof text, "ran (criticality %s)", name[rank]);
+            n = add(list, n, S_BAR, rank, text);
+        }
+    if (root)
+        n = add(list, n, S_BAR, -1, "ran (root task)");
     return n;
 }
 
+static bool in_window(const struct chart_data *d, int64_t t)
+{
+    return t >= d->from && t < d->to;
+}
+
+/* Which kinds of mark the chart of d shows (as chart_rows.c draws them). */
+static void present(const struct chart_data *d, bool *has)
+{
+    for (size_t i = 0; i < d->n_slices; i++) {
+        has[S_DONATED] |= d->slices[i].payer == CHART_PAYER_DONATED;
+        has[S_NTFN] |= d->slices[i].payer == CHART_PAYER_NTFN;
+    }
+    has[S_THROTTLE] = d->n_throttles > 0;
+    for (size_t i = 0; i < d->n_lines; i++)
+        has[S_LINE] |= d->lines[i].n >= 2;
+    for (size_t i = 0; i < d->n_events; i++)
+        has[S_EXHAUSTED + d->events[i].kind] = true;
+    for (size_t i = 0; i < d->n_jobs; i++) {
+        const struct chart_job *j = &d->jobs[i];
+        has[S_RELEASE] |= in_window(d, j->release);
+        has[j->missed ? S_MISSED : S_DEADLINE] |= in_window(d, j->deadline);
+        has[S_COMPLETE] |= in_window(d, j->finish);
+    }
+    has[S_ABORTED] = d->n_aborts > 0;
+    for (size_t i = 0; i < d->n_irqs; i++)
+        has[d->irqs[i].lost ? S_LOST : S_IRQ] = true;
+}
+
+/* What each kind of mark means (its amount, for budget events). */
+static const char *const meaning[S_KINDS] = {
+    [S_DONATED] = "ran on another thread's context: hatched in its colour, named above",
+    [S_NTFN] = "ran on a notification's context (named above)",
+    [S_THROTTLE] = "throttled: waits for its next refill",
+    [S_LINE] = "budget left: budget - CPU time of the last period",
+    [S_EXHAUSTED] = "budget exhausted; -the last charge (time run since the one before)",
+    [S_REPLENISH] = "replenished; +the refill's amount",
+    [S_TIMEOUT] = "timeout fault; the time run on the context since its last fault",
+    [S_EMERGENCY] = "emergency budget granted; +the amount",
+    [S_RELEASE] = "job released",
+    [S_DEADLINE] = "job's absolute deadline",
+    [S_MISSED] = "deadline missed",
+    [S_COMPLETE] = "job completed (release to here: its response time)",
+    [S_ABORTED] = "call aborted (the server was reset after a timeout fault)",
+    [S_IRQ] = "interrupt arrived (line: until taken)",
+    [S_LOST] = "interrupt lost (one already pending)",
+};
+
+/* The legend's entries: only what the chart shows. */
 static size_t entries(const struct chart_data *d, struct entry *list)
 {
+    bool has[S_KINDS] = {false};
     size_t n = level_entries(d, list, 0);
 
-    for (size_t r = 0; r < d->n_rows; r++)
-        if (!d->rows[r].device && d->threads[d->rows[r].index].rank < 0) {
-            n = add(list, n, S_BAR, -1, "ran (root task)");
-            break;
-        }
-    n = add(list, n, S_DONATED, 0, "ran on a client's context, hatched in its colour");
-    n = add(list, n, S_NTFN, -1, "ran on a notification's context");
-    n = add(list, n, S_THROTTLE, 0, "throttled: waits for its next refill");
-    n = add(list, n, S_LINE, 0, "budget left: budget - CPU time of the last period");
-    n = add(list, n, S_EXHAUSTED, 0, "budget exhausted (time consumed)");
-    n = add(list, n, S_REPLENISH, 0, "replenished (budget available)");
-    n = add(list, n, S_TIMEOUT, 0, "timeout fault (time consumed)");
-    n = add(list, n, S_EMERGENCY, 0, "emergency budget granted (amount)");
-    n = add(list, n, S_RELEASE, 0, "job released");
-    n = add(list, n, S_DEADLINE, 0, "job's absolute deadline");
-    n = add(list, n, S_MISSED, 0, "deadline missed");
-    n = add(list, n, S_IRQ, 0, "interrupt arrived (line: until taken)");
-    n = add(list, n, S_LOST, 0, "interrupt lost (one already pending)");
+    present(d, has);
+    for (int k = S_DONATED; k < S_KINDS; k++)
+        if (has[k])
+            n = add(list, n, (enum sample)k, 0, meaning[k]);
     return n;
 }
 
 double mk_legend(struct canvas *c, const struct chart_data *d, double y, bool dry_run)
 {
-    struct entry list[40];
+    struct entry list[CH_LEVELS + S_KINDS + 1];
     size_t n = entries(d, list);
     size_t per_col = (n + CH_LEGEND_COLS - 1) / CH_LEGEND_COLS;
     double col_w = (CH_LABEL_W + CH_PLOT_W) / CH_LEGEND_COLS;

@@ -302,43 +302,59 @@ static int earliest_nth(sqlite3_stmt *st, int64_t from, size_t skip, int64_t ste
     }
 }
 
+/* The marks of a thread's row, one time each: its slices, its budget
+ * events (a throttle's shading starts at a slice's end: not counted), its
+ * jobs' releases and completions. ?2 = thread id, ?3 = from, ?4 = skip,
+ * ?5 = the end of the time searched. */
+#define ROW_TIMES(col, view, cond)                                                                 \
+    "SELECT " col " AS t FROM " view " WHERE run_id = ?1 AND thread_id = ?2 AND "                 \
+    "block_end >= ?3 AND block_start < ?5 AND " col " >= ?3 AND " col " < ?5" cond
+static const char thread_marks_sql[] =
+    "SELECT t FROM (" ROW_TIMES("start_time", "run_slices", "") " UNION ALL " ROW_TIMES(
+        "time", "run_budget_events", " AND kind <> 'throttle'") " UNION ALL " ROW_TIMES("release_time", "run_jobs",
+                                                                          "") " UNION ALL "
+        "SELECT finish_time FROM run_jobs WHERE run_id = ?1 AND thread_id = ?2 AND block_end >= "
+        "?3 AND block_start < ?5 AND finish_time >= ?3 AND finish_time < ?5"
+        ") ORDER BY t LIMIT 1 OFFSET ?4";
+
 enum chart_status chart_query_readable_end(sqlite3 *db, const struct chart_data *d, int64_t from,
-                                           size_t max_items, int64_t *end, char *err, size_t errlen)
+                                           size_t max_items, struct chart_dense *out, char *err,
+                                           size_t errlen)
 {
-    sqlite3_stmt *sl =
-        cq_prepare(db,
-                   "SELECT start_time FROM run_slices WHERE run_id = ?1 AND thread_id = ?2 "
-                   "AND block_end >= ?3 AND block_start < ?5 AND start_time >= ?3 "
-                   "AND start_time < ?5 ORDER BY start_time LIMIT 1 OFFSET ?4",
-                   d->run.run_id);
+    sqlite3_stmt *marks = cq_prepare(db, thread_marks_sql, d->run.run_id);
     sqlite3_stmt *irq =
         cq_prepare(db,
                    "SELECT arrival FROM run_irqs WHERE run_id = ?1 AND device = ?2 AND "
                    "block_end >= ?3 AND block_start < ?5 AND arrival >= ?3 AND arrival < ?5 "
                    "ORDER BY arrival LIMIT 1 OFFSET ?4",
                    d->run.run_id);
-    int bad = sl == NULL || irq == NULL;
-    int64_t step = (int64_t)(d->run.duration / 4096) + 1;
+    int bad = marks == NULL || irq == NULL;
+    int64_t step = (int64_t)(d->run.duration / 4096) + 1, end = (int64_t)d->run.duration;
 
-    *end = (int64_t)d->run.duration;
+    memset(out, 0, sizeof *out);
     for (size_t i = 0; !bad && i < d->n_threads; i++) {
+        int64_t before = end;
         if (!d->threads[i].wanted)
             continue;
-        sqlite3_reset(sl);
-        sqlite3_bind_int64(sl, 2, d->threads[i].id);
-        bad = earliest_nth(sl, from, max_items, step, end) != 0;
+        sqlite3_reset(marks);
+        sqlite3_bind_int64(marks, 2, d->threads[i].id);
+        bad = earliest_nth(marks, from, max_items, step, &end) != 0;
+        if (end < before)
+            snprintf(out->row, sizeof out->row, "%s", d->threads[i].name);
     }
     for (size_t i = 0; !bad && i < d->n_devices; i++) {
+        int64_t before = end;
         sqlite3_reset(irq);
         sqlite3_bind_text(irq, 2, d->devices[i].name, -1, SQLITE_TRANSIENT);
-        bad = earliest_nth(irq, from, max_items, step, end) != 0;
+        bad = earliest_nth(irq, from, max_items, step, &end) != 0;
+        if (end < before)
+            snprintf(out->row, sizeof out->row, "%s", d->devices[i].name);
     }
-    sqlite3_finalize(sl);
+    sqlite3_finalize(marks);
     sqlite3_finalize(irq);
     if (bad)
         return cq_sql_fail(db, err, errlen);
-    if (*end <= from)
-        *end = from + 1;
+    out->end = end <= from ? from + 1 : end;
     return CHART_OK;
 }
 
@@ -355,6 +371,7 @@ void chart_data_release(struct chart_data *d)
     free(d->slices);
     free(d->jobs);
     free(d->events);
+    free(d->aborts);
     free(d->throttles);
     free(d->irqs);
     free(d->lines);

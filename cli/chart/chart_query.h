@@ -70,7 +70,7 @@ struct chart_slice {
     int ntfn;         /* index into ntfns for NTFN, else -1 */
 };
 
-/* A job whose release or deadline falls in the window. */
+/* A job whose release, deadline or finish falls in the window. */
 struct chart_job {
     size_t thread;
     int64_t job, release, deadline, finish; /* deadline, finish: -1 where NULL */
@@ -91,6 +91,13 @@ struct chart_budget_event {
     int payer_thread; /* the context's owner, -1 if unknown */
     int64_t time, amount;
     enum chart_budget_kind kind;
+};
+
+/* A Call of thread `thread` ended by an error reply in the window (an
+ * `events` row of kind call_aborted: a timeout handler reset the server). */
+struct chart_abort {
+    size_t thread;
+    int64_t time;
 };
 
 /* A throttled interval of `thread`: [start, end), end the next replenish
@@ -143,6 +150,7 @@ struct chart_data {
     CHART_ARRAY(struct chart_slice, slices);
     CHART_ARRAY(struct chart_job, jobs);
     CHART_ARRAY(struct chart_budget_event, events);
+    CHART_ARRAY(struct chart_abort, aborts);
     CHART_ARRAY(struct chart_throttle, throttles);
     CHART_ARRAY(struct chart_irq, irqs);
     CHART_ARRAY(struct chart_line, lines);
@@ -166,14 +174,21 @@ enum chart_status chart_query_run(sqlite3 *db, int64_t run_id, struct chart_data
 enum chart_status chart_query_select(struct chart_data *d, const char *names, char *err,
                                      size_t errlen);
 
+/* Where a readable window ends, and the row that ends it. */
+struct chart_dense {
+    int64_t end;
+    char row[CHART_NAME_MAX]; /* "" if no row is too dense */
+};
+
 /*
  * The end of the longest readable window starting at `from`: the time of
- * the first slice (of a selected thread) or interrupt arrival that would
- * put more than `max_items` of them in one row, or the run's duration if
- * no row gets that many. Stores it in *end (> from).
+ * the first mark (of a selected thread: a slice, a budget event, a job's
+ * release or completion; of a device: an interrupt) that would put more
+ * than `max_items` marks in one row, with that row's name, or the run's
+ * duration if no row gets that many. out->end > from.
  */
 enum chart_status chart_query_readable_end(sqlite3 *db, const struct chart_data *d, int64_t from,
-                                           size_t max_items, int64_t *end, char *err,
+                                           size_t max_items, struct chart_dense *out, char *err,
                                            size_t errlen);
 
 /*

@@ -1,7 +1,8 @@
 /*
  * The marks of each row of a chart (chart_draw_int.h): for a thread, its
  * throttled intervals (underneath), its slices, its budget line, its
- * jobs' releases and deadlines, its budget events with their amounts; for
+ * jobs' releases, deadlines and completions, its aborted Calls, its budget
+ * events with their amounts; for
  * a device, its interrupt arrivals. Node names carry the index of the
  * database row they show (chart_draw.h).
  */
@@ -19,8 +20,12 @@
 static const char *const budget_prefix[CHART_BUDGET_KINDS] = {"exhausted", "replenish", "timeout",
                                                               "emergency"};
 static const char *const budget_words[CHART_BUDGET_KINDS] = {
-    "budget exhausted, consumed", "replenished, available", "timeout fault, consumed",
-    "emergency budget granted"};
+    "budget exhausted; the last charge (time run since the one before) was",
+    "replenished; a refill of", "timeout fault; time run on the context since its last fault:",
+    "emergency budget granted:"};
+/* What the amount next to a marker starts with: + what a context gained,
+ * U+2212 MINUS SIGN the charge that emptied it. */
+static const char *const amount_sign[CHART_BUDGET_KINDS] = {"\xe2\x88\x92", "+", "", "+"};
 static const char *const amount_colour[CHART_BUDGET_KINDS] = {"#1F1F1F", "#1E7A45", "#7B1FA2",
                                                               "#8A6A00"};
 
@@ -59,7 +64,7 @@ static void draw_slice(struct canvas *c, const struct chart_data *d, size_t i, d
     if (s->payer == CHART_PAYER_DONATED) {
         const struct chart_thread *p = s->payer_thread >= 0 ? &d->threads[s->payer_thread] : NULL;
         kind = "donated";
-        hatch_colour = mk_colour(p ? p->rank : -1);
+        hatch_colour = mk_colour(c, p ? p->rank : -1);
         snprintf(what, sizeof what, "ran on %s's context", p ? p->name : "another thread");
     } else if (s->payer == CHART_PAYER_NTFN) {
         kind = "ntfnsc";
@@ -69,7 +74,49 @@ static void draw_slice(struct canvas *c, const struct chart_data *d, size_t i, d
     snprintf(name, sizeof name, "%s_%zu", kind, i);
     span_tip(c, tip, sizeof tip, t->name, s->start, s->end, what);
     mk_bar(c, name, cv_x(c, s->start), cv_x(c, s->end), y + ROW_BAR_TOP, y + ROW_BAR_BOT,
-           mk_colour(t->rank), hatch_colour, tip);
+           mk_colour(c, t->rank), hatch_colour, tip);
+}
+
+/* The name of the context that paid for slice s (not the thread's own). */
+static void payer_name(const struct chart_data *d, const struct chart_slice *s, char *buf,
+                       size_t len)
+{
+    if (s->payer == CHART_PAYER_NTFN)
+        snprintf(buf, len, "on %s's context", d->ntfns[s->ntfn]);
+    else if (s->payer_thread >= 0)
+        snprintf(buf, len, "on %s's context", d->threads[s->payer_thread].name);
+    else
+        snprintf(buf, len, "on another context");
+}
+
+/* Above the slices run on another context, whose context paid: at the
+ * first slice of each change of payer, and again after PAYER_REPEAT points
+ * of the same one, where the text does not run into the last. */
+#define PAYER_REPEAT 240.0
+static void draw_payers(struct canvas *c, const struct chart_data *d, size_t ti, double y)
+{
+    double free_x = 0, last_x = -PAYER_REPEAT;
+    int last_thread = -2, last_ntfn = -2;
+    char text[120], name[48];
+
+    for (size_t i = 0; i < d->n_slices; i++) {
+        const struct chart_slice *s = &d->slices[i];
+        double x = cv_x(c, s->start), w;
+        bool same = s->payer_thread == last_thread && s->ntfn == last_ntfn;
+        if (s->thread != ti || s->payer == CHART_PAYER_OWN || x < free_x ||
+            (same && x < last_x + PAYER_REPEAT))
+            continue;
+        payer_name(d, s, text, sizeof text);
+        w = cv_text_width(text, AMOUNT_SIZE);
+        if (x + w > c->x0 + CH_PLOT_W)
+            continue;
+        snprintf(name, sizeof name, "payer_%zu", i);
+        cv_text(c, name, x, y + ROW_BAR_TOP - 7, w, text, AMOUNT_SIZE, CH_MUTED, 'l');
+        free_x = x + w + 6;
+        last_x = x;
+        last_thread = s->payer_thread;
+        last_ntfn = s->ntfn;
+    }
 }
 
 static void draw_slices(struct canvas *c, const struct chart_data *d, size_t ti, double y)
@@ -77,6 +124,7 @@ static void draw_slices(struct canvas *c, const struct chart_data *d, size_t ti,
     for (size_t i = 0; i < d->n_slices; i++)
         if (d->slices[i].thread == ti)
             draw_slice(c, d, i, y);
+    draw_payers(c, d, ti, y);
 }
 
 static void draw_release(struct canvas *c, const struct chart_data *d, size_t i, double y)
@@ -107,16 +155,52 @@ static void draw_deadline(struct canvas *c, const struct chart_data *d, size_t i
     mk_deadline(c, name, cv_x(c, j->deadline), y + ROW_MARK_TOP, y + ROW_BAR_TOP, j->missed, tip);
 }
 
+static void draw_completion(struct canvas *c, const struct chart_data *d, size_t i, double y)
+{
+    const struct chart_job *j = &d->jobs[i];
+    char name[48], tip[200], at[32], resp[32];
+
+    if (j->finish < d->from || j->finish >= d->to)
+        return;
+    snprintf(name, sizeof name, "complete_%zu", i);
+    cv_time(c, at, sizeof at, j->finish);
+    cv_time(c, resp, sizeof resp, j->finish - j->release);
+    snprintf(tip, sizeof tip, "%s: job %lld completed at %s, response %s%s",
+             d->threads[j->thread].name, (long long)j->job, at, resp,
+             j->missed ? " (deadline missed)" : "");
+    mk_complete(c, name, cv_x(c, j->finish), y + ROW_BAR_TOP - 6, y + ROW_BAR_BOT, tip);
+}
+
 static void draw_jobs(struct canvas *c, const struct chart_data *d, size_t ti, double y)
 {
     /* deadlines after releases, so that a missed deadline is not hidden
-     * under the next job's release arrow */
+     * under the next job's release arrow; completions on top of the bars */
     for (size_t i = 0; i < d->n_jobs; i++)
         if (d->jobs[i].thread == ti)
             draw_release(c, d, i, y);
     for (size_t i = 0; i < d->n_jobs; i++)
         if (d->jobs[i].thread == ti)
             draw_deadline(c, d, i, y);
+    for (size_t i = 0; i < d->n_jobs; i++)
+        if (d->jobs[i].thread == ti)
+            draw_completion(c, d, i, y);
+}
+
+static void draw_aborts(struct canvas *c, const struct chart_data *d, size_t ti, double y)
+{
+    char name[48], tip[160], at[32];
+
+    for (size_t i = 0; i < d->n_aborts; i++) {
+        const struct chart_abort *a = &d->aborts[i];
+        if (a->thread != ti)
+            continue;
+        snprintf(name, sizeof name, "aborted_%zu", i);
+        cv_time(c, at, sizeof at, a->time);
+        snprintf(tip, sizeof tip,
+                 "%s: its call was aborted at %s (the server was reset after a timeout fault)",
+                 d->threads[ti].name, at);
+        mk_abort(c, name, cv_x(c, a->time), y + ROW_MARK_TOP + 6, tip);
+    }
 }
 
 /* The amount next to budget marker i, if it fits before the next marker
@@ -131,12 +215,8 @@ static void draw_amount(struct canvas *c, const struct chart_data *d, size_t i, 
 
     if (i + 1 < d->n_events && d->events[i + 1].thread == e->thread)
         next = cv_x(c, d->events[i + 1].time) - 6;
-    if (e->kind == CHART_REPLENISH || e->kind == CHART_EMERGENCY) {
-        text[0] = '+';
-        cv_time(c, text + 1, sizeof text - 1, e->amount);
-    } else {
-        cv_time(c, text, sizeof text, e->amount);
-    }
+    size_t k = (size_t)snprintf(text, sizeof text, "%s", amount_sign[e->kind]);
+    cv_time(c, text + k, sizeof text - k, e->amount);
     w = cv_text_width(text, AMOUNT_SIZE) + 2;
     if (x + 6 < *free_x || x + 6 + w > next)
         return;
@@ -224,6 +304,7 @@ static void draw_thread(struct canvas *c, const struct chart_data *d, size_t ti,
         if (d->lines[i].thread == ti)
             draw_line(c, d, i, y);
     draw_jobs(c, d, ti, y);
+    draw_aborts(c, d, ti, y);
     draw_events(c, d, ti, y);
 }
 

@@ -138,28 +138,23 @@ static int64_t longest_deadline(const struct chart_data *d)
     return m;
 }
 
-static bool job_in_window(const struct chart_data *d, const struct chart_job *j)
+static bool in_window(const struct chart_data *d, int64_t t)
 {
-    return (j->release >= d->from && j->release < d->to) ||
-           (j->deadline >= d->from && j->deadline < d->to);
+    return t >= d->from && t < d->to;
 }
 
-/* Jobs released in the window, or earlier with a deadline in it (released
- * at most the longest relative deadline before it: jobs_by_release). */
-static enum chart_status read_jobs(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
+static bool job_in_window(const struct chart_data *d, const struct chart_job *j)
 {
-    sqlite3_stmt *st = cq_prepare(
-        db,
-        "SELECT thread_id, job, release_time, deadline_time, finish_time, "
-        "missed FROM run_jobs WHERE run_id = ?1 AND block_end >= ?2 AND block_start < ?3 "
-        "AND release_time >= ?2 AND release_time < ?3 ORDER BY release_time, thread_id",
-        d->run.run_id);
-    int64_t v[2] = {d->from - longest_deadline(d), d->to};
+    return in_window(d, j->release) || in_window(d, j->deadline) || in_window(d, j->finish);
+}
+
+/* The columns both job queries read. */
+#define JOB_COLUMNS "SELECT thread_id, job, release_time, deadline_time, finish_time, missed "
+
+static int take_jobs(struct chart_data *d, sqlite3_stmt *st)
+{
     int rc;
 
-    if (st == NULL)
-        return cq_sql_fail(db, err, errlen);
-    cq_rebind(st, 2, v);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int ti = cq_thread_index(d, sqlite3_column_int64(st, 0));
         struct chart_job j = {.job = sqlite3_column_int64(st, 1),
@@ -170,12 +165,73 @@ static enum chart_status read_jobs(sqlite3 *db, struct chart_data *d, char *err,
         struct chart_job *slot;
         if (ti < 0 || !d->threads[ti].wanted || !job_in_window(d, &j))
             continue;
-        if ((slot = CQ_PUSH(d, jobs)) == NULL) {
+        if ((slot = CQ_PUSH(d, jobs)) == NULL)
+            return -2;
+        j.thread = (size_t)ti;
+        *slot = j;
+    }
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Jobs released in the window, or earlier with a deadline in it (released
+ * at most the longest relative deadline before it), then the jobs released
+ * before that which finish in the window (late ones: their blocks cannot
+ * be told apart, so that query reads the run's earlier jobs). */
+static enum chart_status read_jobs(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
+{
+    sqlite3_stmt *near = cq_prepare(
+        db,
+        JOB_COLUMNS "FROM run_jobs WHERE run_id = ?1 AND block_end >= ?2 AND block_start < ?3 "
+                    "AND release_time >= ?2 AND release_time < ?3 ORDER BY release_time, thread_id",
+        d->run.run_id);
+    sqlite3_stmt *late = cq_prepare(
+        db,
+        JOB_COLUMNS "FROM run_jobs WHERE run_id = ?1 AND block_start < ?2 AND release_time < ?2 "
+                    "AND finish_time >= ?3 AND finish_time < ?4 ORDER BY release_time, thread_id",
+        d->run.run_id);
+    int64_t lookback = d->from - longest_deadline(d), v[3] = {lookback, d->to, d->to};
+    int rc = near && late ? 0 : -1;
+
+    if (rc == 0) {
+        cq_rebind(near, 2, v);
+        rc = take_jobs(d, near);
+    }
+    if (rc == 0 && lookback > 0) {
+        v[1] = d->from;
+        cq_rebind(late, 3, v);
+        rc = take_jobs(d, late);
+    }
+    sqlite3_finalize(near);
+    sqlite3_finalize(late);
+    if (rc == -2)
+        return cq_oom(err, errlen);
+    return rc ? cq_sql_fail(db, err, errlen) : CHART_OK;
+}
+
+/* The Calls of the drawn threads aborted in the window. */
+static enum chart_status read_aborts(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = cq_prepare(db,
+                                  "SELECT thread_id, time FROM run_events WHERE run_id = ?1 AND "
+                                  "kind = 'call_aborted' AND block_end >= ?2 AND block_start < ?3 "
+                                  "AND time >= ?2 AND time < ?3 ORDER BY time, seq",
+                                  d->run.run_id);
+    int64_t v[2] = {d->from, d->to};
+    int rc;
+
+    if (st == NULL)
+        return cq_sql_fail(db, err, errlen);
+    cq_rebind(st, 2, v);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int ti = cq_thread_index(d, sqlite3_column_int64(st, 0));
+        struct chart_abort *a;
+        if (ti < 0 || !d->threads[ti].wanted)
+            continue;
+        if ((a = CQ_PUSH(d, aborts)) == NULL) {
             sqlite3_finalize(st);
             return cq_oom(err, errlen);
         }
-        j.thread = (size_t)ti;
-        *slot = j;
+        *a = (struct chart_abort){.thread = (size_t)ti, .time = sqlite3_column_int64(st, 1)};
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? CHART_OK : cq_sql_fail(db, err, errlen);
@@ -450,7 +506,7 @@ enum chart_status chart_query_window(sqlite3 *db, struct chart_data *d, int64_t 
                                      char *err, size_t errlen)
 {
     enum chart_status (*const readers[])(sqlite3 *, struct chart_data *, char *, size_t) = {
-        read_slices, read_jobs, read_events, read_throttles, read_irqs, read_lines};
+        read_slices, read_jobs, read_aborts, read_events, read_throttles, read_irqs, read_lines};
     enum chart_status st = CHART_OK;
 
     d->from = from;

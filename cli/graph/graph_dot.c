@@ -10,21 +10,23 @@
 #include <stdio.h>
 
 #include "util/decimal.h"
+#include "util/palette.h"
 
 #define VIOLATION_COLOUR "#d62728"
 
-static const char *const ramp[] = {
-    "#deebf7", "#c6dbef", "#c7e9c0", "#e5f5b0", "#fff3b0", "#fee391", "#fdc68a", "#f9a66c",
-};
-#define RAMP_LEN (sizeof ramp / sizeof ramp[0])
-
-const char *gdot_level_colour(uint32_t rank, uint32_t n_levels)
+const char *gdot_level_colour(const struct scenario *s, uint32_t rank)
 {
-    if (n_levels <= 1)
-        return ramp[RAMP_LEN - 1];
-    if (rank >= n_levels)
-        rank = n_levels - 1;
-    return ramp[(size_t)rank * (RAMP_LEN - 1) / (n_levels - 1)];
+    const char *names[SCN_MAX_LEVELS];
+    const char *col[SCN_MAX_LEVELS];
+
+    if (s->n_levels == 0)
+        return palette_none();
+    if (rank >= s->n_levels)
+        rank = s->n_levels - 1;
+    for (uint32_t i = 0; i < s->n_levels; i++)
+        names[i] = s->levels[i];
+    palette_levels(names, s->n_levels, col);
+    return col[rank];
 }
 
 static const char *const edge_label[GM_EDGE_KINDS] = {
@@ -125,7 +127,7 @@ static void put_thread(struct strbuf *out, const struct gm_model *m, const struc
 {
     const struct scn_thread *t = &s->threads[i];
     sb_printf(out, "    t_%s [shape=box, style=\"rounded,filled\", fillcolor=\"%s\"", t->name,
-              gdot_level_colour(t->criticality, s->n_levels));
+              gdot_level_colour(s, t->criticality));
     if (depends_on_lower(m, i))
         sb_puts(out, ", color=\"" VIOLATION_COLOUR "\", penwidth=2.5");
     sb_printf(out, ", label=\"%s\\n%s, priority %u", t->name, s->levels[t->criticality],
@@ -170,7 +172,7 @@ static void put_device(struct strbuf *out, const struct gm_model *m, const struc
     sb_printf(out,
               "    d_%s [shape=component, style=\"filled,dashed\", fillcolor=\"%s\", "
               "label=\"%s\\nIRQ %u (%s)",
-              d->name, gdot_level_colour(rank, s->n_levels), d->name, (unsigned)d->irq,
+              d->name, gdot_level_colour(s, rank), d->name, (unsigned)d->irq,
               s->levels[rank]);
     put_arrivals(out, s, d);
     sb_puts(out, "\"];\n");
@@ -235,7 +237,7 @@ static void put_legend(struct strbuf *out, const struct gm_model *m, const struc
     put_html(out, s->name);
     sb_puts(out, "</b></td><td>   criticality:</td>");
     for (uint32_t r = 0; r < s->n_levels; r++) {
-        sb_printf(out, "<td bgcolor=\"%s\" border=\"1\">", gdot_level_colour(r, s->n_levels));
+        sb_printf(out, "<td bgcolor=\"%s\" border=\"1\">", gdot_level_colour(s, r));
         put_html(out, s->levels[r]);
         sb_puts(out, "</td>");
     }

@@ -19,10 +19,10 @@
 #include "graph_model.h"
 #include "util/strbuf.h"
 
-/* The fill colour of criticality rank `rank` among `n_levels` levels, as
- * "#rrggbb": pale blue for the least critical to orange for the most (red
- * is kept for violations). */
-const char *gdot_level_colour(uint32_t rank, uint32_t n_levels);
+/* The fill colour of criticality rank `rank` of scenario `s`, as
+ * "#rrggbb": its level's colour (palette.h), the same as in the Gantt
+ * chart; red is kept for violations. */
+const char *gdot_level_colour(const struct scenario *s, uint32_t rank);
 
 /* Append the DOT text of model `m` of scenario `s` to `out`. Check
  * out->failed afterwards (out of memory). */

@@ -26,6 +26,8 @@
 
 #define SCENARIO MCSIM_SOURCE_DIR "/tests/data/gantt/every_mark.yaml"
 #define NETWORK MCSIM_SOURCE_DIR "/scenarios/network_driver.yaml"
+#define RESET MCSIM_SOURCE_DIR "/scenarios/server_exhausts_reset.yaml"
+#define THREE MCSIM_SOURCE_DIR "/tests/data/gantt/three_levels.yaml"
 #define MS 1000000LL /* cycles at the scenarios' 1GHz */
 
 static int setup(void **state)
@@ -33,9 +35,12 @@ static int setup(void **state)
     (void)state;
     if (workdir_create("gantt") != 0)
         return -1;
-    /* run 1: the small scenario; run 2: the network driver (long, dense) */
+    /* run 1: the small scenario; run 2: the network driver (long, dense);
+     * run 3: calls aborted by a reset; run 4: three levels, 1 kHz refills */
     if (spawn_shell("run '%s' -o runs.db --quiet", SCENARIO) != 0 ||
-        spawn_shell("run '%s' -o runs.db --quiet", NETWORK) != 0) {
+        spawn_shell("run '%s' -o runs.db --quiet", NETWORK) != 0 ||
+        spawn_shell("run '%s' -o runs.db --quiet", RESET) != 0 ||
+        spawn_shell("run '%s' -o runs.db --quiet", THREE) != 0) {
         print_message("recording the runs failed: %s\n", spawn_err);
         return -1;
     }
@@ -111,6 +116,7 @@ static const struct expected expected[] = {
     {"release", JOBS "j.release_time >= ?1 AND j.release_time < ?2"},
     {"deadline", JOBS "j.deadline_time >= ?1 AND j.deadline_time < ?2 AND j.missed = 0"},
     {"missed", JOBS "j.deadline_time >= ?1 AND j.deadline_time < ?2 AND j.missed = 1"},
+    {"complete", JOBS "j.finish_time >= ?1 AND j.finish_time < ?2"},
     {"exhausted", BUDGET "'exhausted'"},
     {"replenish", BUDGET "'replenish'"},
     {"timeout", BUDGET "'timeout_fault'"},
@@ -187,10 +193,13 @@ static void test_gantt_svg_whole_run(void **state)
      * per criticality level and per kind of mark */
     assert_non_null(strstr(svg, "gantt&#45;every&#45;mark \xe2\x80\x94 mcs scheduler, seed 0"));
     assert_non_null(strstr(svg, "run 1: the whole run, 30ms"));
-    assert_int_equal(count_nodes(svg, "legend"), 2 + 13);
+    /* 2 levels, 14 kinds of mark: every kind but aborted calls */
+    assert_int_equal(count_nodes(svg, "legend"), 2 + 14);
+    assert_null(strstr(svg, "call aborted"));
     assert_non_null(strstr(svg, "ran (criticality hi)"));
-    assert_non_null(strstr(svg, "prio 200 \xc2\xb7 lo"));
-    assert_non_null(strstr(svg, "budget 3ms / 5ms, deadline 4ms"));
+    assert_non_null(strstr(svg, "prio 200 \xc2\xb7 lo<"));
+    assert_non_null(strstr(svg, "prio 50 \xc2\xb7 lo \xc2\xb7 deadline 4ms<"));
+    assert_non_null(strstr(svg, ">budget 3ms / 5ms<"));
     /* the axis: ticks in one unit */
     assert_non_null(strstr(svg, ">0ms<"));
     assert_non_null(strstr(svg, ">30ms<"));
@@ -216,26 +225,129 @@ static void test_gantt_svg_window(void **state)
     free(svg);
 }
 
-/* The default window of a dense run is a readable prefix, said on stderr. */
+/* The default window of a dense run is the prefix whose rows hold at most
+ * 150 marks each, rounded down, and a note says what was drawn and why. */
 static void test_gantt_default_window(void **state)
 {
     char *svg;
     (void)state;
 
-    assert_int_equal(spawn_shell("gantt runs.db -o net.svg"), 0); /* the latest run: 2 */
-    assert_non_null(strstr(spawn_err, "mcsim: gantt: note: the whole run (200ms) is too dense"));
-    assert_non_null(strstr(spawn_err, "--to 200ms"));
+    assert_int_equal(spawn_shell("gantt runs.db -o net.svg --run 2"), 0);
+    assert_string_equal(spawn_err,
+                        "mcsim: gantt: note: drew 0 to 40ms of the run's 200ms: at 44.800ms row "
+                        "nic passes 150 marks, more than a chart can draw apart. Choose the "
+                        "window with --from and --to (--to 200ms draws to the end)\n");
+    /* the 151st interrupt of nic is at 44.8ms */
+    assert_int_equal(db_count("SELECT arrival FROM irqs WHERE run_id = 2 AND device = 'nic' "
+                              "AND arrival >= ?1 AND arrival < ?2 ORDER BY arrival LIMIT 1 "
+                              "OFFSET 150",
+                              0, 200 * MS),
+                     44800000);
     svg = workdir_must_read("net.svg", NULL);
-    assert_non_null(strstr(svg, "run 2: 0 to 100ms of 200ms"));
-    assert_true(count_nodes(svg, "throttle") >= 5);
+    assert_non_null(strstr(svg, "run 2: 0 to 40ms of 200ms"));
+    assert_true(count_nodes(svg, "throttle") >= 2);
     free(svg);
     /* asked for, it is drawn, with a note */
-    assert_int_equal(spawn_shell("gantt runs.db -o all.svg --to 200ms"), 0);
-    assert_string_equal(spawn_err, "mcsim: gantt: note: the window is too dense to read: bars and "
-                                   "marks run together (up to --to 100ms they stay apart)\n");
+    assert_int_equal(spawn_shell("gantt runs.db -o all.svg --run 2 --to 200ms"), 0);
+    assert_string_equal(spawn_err, "mcsim: gantt: note: the window is too dense to read: at "
+                                   "44.800ms row nic passes 150 marks, more than a chart can "
+                                   "draw apart (up to --to 40ms they stay apart)\n");
     svg = workdir_must_read("all.svg", NULL);
     assert_non_null(strstr(svg, "run 2: the whole run, 200ms"));
     free(svg);
+}
+
+/* Aborted calls and completions, counted against the database (run 3:
+ * every request of batch is aborted by the reset handler). */
+static void test_gantt_aborts(void **state)
+{
+    char *svg;
+    (void)state;
+
+    assert_int_equal(spawn_shell("gantt runs.db -o reset.svg --run 3"), 0);
+    svg = workdir_must_read("reset.svg", NULL);
+    assert_int_equal(count_nodes(svg, "aborted"),
+                     db_count("SELECT count(*) FROM events WHERE run_id = 3 AND kind = "
+                              "'call_aborted' AND time >= ?1 AND time < ?2",
+                              0, 100 * MS));
+    assert_int_equal(count_nodes(svg, "aborted"), 10);
+    assert_int_equal(count_nodes(svg, "complete"),
+                     db_count("SELECT count(*) FROM jobs WHERE run_id = 3 AND finish_time >= ?1 "
+                              "AND finish_time < ?2",
+                              0, 100 * MS));
+    assert_non_null(strstr(svg, "call aborted (the server was reset after a timeout fault)"));
+    assert_non_null(strstr(svg, "batch: its call was aborted at 1.501ms"));
+    /* the passive server's slices say whose context paid */
+    assert_non_null(strstr(svg, ">on batch&#39;s context<"));
+    /* what cannot appear under this run is not in the legend */
+    assert_null(strstr(svg, "emergency budget granted"));
+    assert_null(strstr(svg, "interrupt lost"));
+    free(svg);
+}
+
+/* The colour of a level follows its name: "hi" is rank 1 of 2 in run 1
+ * and rank 2 of 3 in run 4, the same orange in both charts (and in
+ * mcsim graph: test_graph). */
+static const char *fill_of(const char *svg, const char *tip)
+{
+    static char fill[16];
+    const char *p = strstr(svg, tip), *f;
+
+    assert_non_null(p);
+    f = strstr(p, "fill=\"");
+    assert_non_null(f);
+    snprintf(fill, sizeof fill, "%.7s", f + 6);
+    return fill;
+}
+
+/* Check that each amount's text (8pt, at most 0.56em a character) ends
+ * before the next one of its row begins; returns how many were drawn. */
+static size_t amounts_apart(const char *svg)
+{
+    double last_x = -1e9, last_y = 0, last_end = 0;
+    size_t n = 0;
+
+    for (const char *p = svg; (p = strstr(p, "<title>amount_")) != NULL; p++, n++) {
+        double x, y;
+        const char *t = strstr(p, "<text "), *txt;
+        assert_non_null(t);
+        assert_int_equal(sscanf(strstr(t, " x=\""), " x=\"%lf\" y=\"%lf\"", &x, &y), 2);
+        txt = strchr(t, '>') + 1;
+        if (y == last_y && x > last_x && x < last_end)
+            fail_msg("amount at x=%.2f starts before the one at %.2f ends (%.2f)", x, last_x,
+                     last_end);
+        last_x = x;
+        last_y = y;
+        last_end = x + (double)(strchr(txt, '<') - txt) * 8 * 0.56;
+    }
+    return n;
+}
+
+static void test_gantt_colours_and_labels(void **state)
+{
+    char *one, *four, hi1[16], lo1[16];
+    (void)state;
+
+    assert_int_equal(spawn_shell("gantt runs.db -o one.svg --run 1 --to 10ms"), 0);
+    assert_int_equal(spawn_shell("gantt runs.db -o four.svg --run 4 --to 10ms"), 0);
+    one = workdir_must_read("one.svg", NULL);
+    four = workdir_must_read("four.svg", NULL);
+    snprintf(hi1, sizeof hi1, "%s", fill_of(one, "xlink:title=\"control: ran "));
+    snprintf(lo1, sizeof lo1, "%s", fill_of(one, "xlink:title=\"hog: ran "));
+    assert_string_equal(hi1, "#f28e2b");
+    assert_string_equal(fill_of(four, "xlink:title=\"ctl: ran "), hi1);
+    assert_string_equal(fill_of(four, "xlink:title=\"worker: ran "), "#59a14f");
+    assert_string_equal(fill_of(four, "xlink:title=\"a_very_long_thread_name_that_does_not_fit: "
+                                      "ran "),
+                        lo1);
+    /* a name wider than the label column is cut, whole in its tooltip */
+    assert_non_null(strstr(four, ">a_very_long_thread_na\xe2\x80\xa6<"));
+    assert_non_null(strstr(four, "prio 100 \xc2\xb7 lo \xc2\xb7 deadline 900us<"));
+    /* 1 kHz refills: no two amounts of a row overprint */
+    assert_true(count_nodes(four, "replenish") >= 15);
+    assert_true(amounts_apart(four) >= 10);
+    free(one);
+    free(four);
 }
 
 /* ---- PNG and PDF ---- */
@@ -358,6 +470,12 @@ static void test_gantt_axis(void **state)
     assert_int_equal(chart_axis_round_down(61 * MS, 1000000000), 60 * MS);
     assert_int_equal(chart_axis_round_down(99 * MS, 1000000000), 80 * MS);
     assert_int_equal(chart_axis_round_down(500, 1000000000), 500);
+    /* the unit of the window's end: 199.9ms, not 199900us */
+    n = chart_axis_ticks(199900000, 200 * MS, 1000000000, 16, t, 20);
+    assert_int_equal(n, 11);
+    assert_string_equal(t[0].label, "199.9ms");
+    assert_string_equal(t[1].label, "199.91ms");
+    assert_string_equal(t[10].label, "200ms");
 }
 
 static void test_gantt_budget_line(void **state)
@@ -391,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_gantt_default_window), cmocka_unit_test(test_gantt_png_pdf),
         cmocka_unit_test(test_gantt_run_option),     cmocka_unit_test(test_gantt_errors),
         cmocka_unit_test(test_gantt_axis),           cmocka_unit_test(test_gantt_budget_line),
+        cmocka_unit_test(test_gantt_aborts),         cmocka_unit_test(test_gantt_colours_and_labels),
     };
     return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }

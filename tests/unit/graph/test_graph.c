@@ -283,26 +283,35 @@ static void test_graph_dot(void **state)
     assert_non_null(strstr(sb_str(&dot), "    e_log -> t_logger [label=\"recv (violation)\""));
     /* Nodes: criticality colours, the dependent threads outlined red. */
     assert_non_null(strstr(sb_str(&dot), "t_control [shape=box, style=\"rounded,filled\", "
-                                         "fillcolor=\"#f9a66c\", color=\"#d62728\""));
+                                         "fillcolor=\"#F28E2B\", color=\"#d62728\""));
     assert_non_null(strstr(sb_str(&dot), "label=\"logger\\nlo, priority 90\\npassive\"]"));
     assert_non_null(strstr(sb_str(&dot), "label=\"mid_task\\nmid, priority 70\\n"
                                          "budget 1ms / 10ms\"]"));
     assert_non_null(strstr(sb_str(&dot), "d_button [shape=component, style=\"filled,dashed\", "
-                                         "fillcolor=\"#deebf7\", label=\"button\\nIRQ 5 (lo)"));
+                                         "fillcolor=\"#4E79A7\", label=\"button\\nIRQ 5 (lo)"));
     assert_non_null(strstr(sb_str(&dot), "(2 violations)"));
     sb_release(&dot);
     gm_release(&m);
     scenario_release(&s);
 }
 
+/* A level's colour is its name's (palette.h), whatever the number of
+ * levels: "hi" is the same orange with two levels and with three. */
 static void test_graph_colours(void **state)
 {
+    static struct scenario two, three;
     (void)state;
-    assert_string_equal(gdot_level_colour(0, 2), "#deebf7");
-    assert_string_equal(gdot_level_colour(1, 2), "#f9a66c");
-    assert_string_equal(gdot_level_colour(0, 1), "#f9a66c");
-    assert_string_equal(gdot_level_colour(7, 8), "#f9a66c");
-    assert_string_equal(gdot_level_colour(1, 3), "#e5f5b0");
+    two.n_levels = 2;
+    strcpy(two.levels[0], "lo");
+    strcpy(two.levels[1], "hi");
+    three.n_levels = 3;
+    strcpy(three.levels[0], "lo");
+    strcpy(three.levels[1], "mid");
+    strcpy(three.levels[2], "hi");
+    assert_string_equal(gdot_level_colour(&two, 1), "#F28E2B");
+    assert_string_equal(gdot_level_colour(&three, 2), "#F28E2B");
+    assert_string_equal(gdot_level_colour(&two, 0), gdot_level_colour(&three, 0));
+    assert_string_equal(gdot_level_colour(&three, 1), "#59A14F");
 }
 
 /* ---- the command ---- */
