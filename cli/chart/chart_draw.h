@@ -9,8 +9,10 @@
  * database: slice_N (a slice on the thread's own context), donated_N (on
  * another thread's), ntfnsc_N (on a notification's), throttle_N,
  * exhausted_N, replenish_N, timeout_N, emergency_N, release_N,
- * deadline_N, missed_N, irq_N, lost_N, row_NAME (a row's label),
- * legend_N, title.
+ * deadline_N, missed_N, complete_N (a job's completion), aborted_N (a
+ * Call aborted: events of kind call_aborted), payer_N (the paying
+ * context's name above slice N), amount_N, irq_N, lost_N, row_NAME (a
+ * row's label), legend_N, title.
  */
 #ifndef MCSIM_CLI_CHART_DRAW_H
 #define MCSIM_CLI_CHART_DRAW_H

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "palette.h"
+#include "util/palette.h"
 
 static void test_palette_by_name(void **state)
 {
