@@ -13,22 +13,30 @@
 
 const char cmd_export_usage[] =
     "usage: mcsim export DB --format chrome|csv [-o FILE|DIR] [--run N]\n"
+    "                    [--from T] [--to T] [--threads a,b]\n"
     "\n"
     "Write a run recorded by 'mcsim run' in another format. The database is\n"
     "only read.\n"
     "\n"
     "  --format chrome  Chrome trace-event JSON for Perfetto UI (ui.perfetto.dev)\n"
     "                   and chrome://tracing: a track per thread with its slices\n"
-    "                   (the paying context in args), instant events for job\n"
+    "                   (the paying context in args), its jobs as spans on a\n"
+    "                   track of their own (deadline and response in args),\n"
+    "                   throttled intervals as spans, instant events for job\n"
     "                   releases, completions and deadline misses, budget events\n"
-    "                   and interrupts, a counter of remaining budget per\n"
-    "                   context; times in microseconds, exact\n"
+    "                   and interrupts, flows from an interrupt to its handler\n"
+    "                   (and, with --trace full, from a message or reply to its\n"
+    "                   receiver), a counter of remaining budget per context;\n"
+    "                   times in microseconds, exact\n"
     "  --format csv     one CSV file per table and view (RFC 4180, CRLF line ends,\n"
     "                   NULL as an empty field), the run's rows only, in the order\n"
     "                   recorded\n"
     "  -o FILE|DIR      chrome: the file to write (default: standard output);\n"
     "                   csv: the directory, created if missing (default: .)\n"
     "  --run N          the run to export (default: the latest finished run)\n"
+    "  --from T, --to T chrome: only this window, such as --from 20ms --to 40ms\n"
+    "                   (spans clipped to it; default: the whole run)\n"
+    "  --threads a,b    chrome: only these threads' tracks (devices always)\n"
     "\n"
     "Exit status: 0 on success, 2 for bad usage, a missing or foreign database,\n"
     "or no such run, 3 if reading or writing failed part way.\n";
@@ -38,6 +46,7 @@ enum export_format { FORMAT_NONE, FORMAT_CHROME, FORMAT_CSV };
 struct export_args {
     const char *db;
     const char *output;
+    struct export_window window;
     enum export_format format;
     int64_t run; /* 0: the latest finished */
 };
@@ -76,7 +85,12 @@ static int parse_run(const char *v, struct export_args *a)
 static int parse_option(int argc, char **argv, int *i, struct export_args *a)
 {
     const char *opt = argv[*i];
-    if (strcmp(opt, "--format") != 0 && strcmp(opt, "-o") != 0 && strcmp(opt, "--run") != 0)
+    static const char *const options[] = {"--format", "-o",   "--run",
+                                          "--from",   "--to", "--threads"};
+    bool known = false;
+    for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
+        known |= strcmp(opt, options[k]) == 0;
+    if (!known)
         return bad_usage("unknown option '", opt);
     if (*i + 1 >= argc) {
         fprintf(stderr, "mcsim: export: %s needs a value\n(see 'mcsim help export')\n", opt);
@@ -87,7 +101,14 @@ static int parse_option(int argc, char **argv, int *i, struct export_args *a)
         return parse_format(argv[*i], a);
     if (strcmp(opt, "--run") == 0)
         return parse_run(argv[*i], a);
-    a->output = argv[*i];
+    if (strcmp(opt, "--from") == 0)
+        a->window.from = argv[*i];
+    else if (strcmp(opt, "--to") == 0)
+        a->window.to = argv[*i];
+    else if (strcmp(opt, "--threads") == 0)
+        a->window.threads = argv[*i];
+    else
+        a->output = argv[*i];
     return 0;
 }
 
@@ -111,12 +132,17 @@ static int parse_args(int argc, char **argv, struct export_args *a)
         return bad_usage("no database given", NULL);
     if (a->format == FORMAT_NONE)
         return bad_usage("no format given (--format chrome or --format csv)", NULL);
+    if (a->format == FORMAT_CSV && (a->window.from || a->window.to || a->window.threads))
+        return bad_usage("--from, --to and --threads are for --format chrome (csv writes "
+                         "whole tables)",
+                         NULL);
     return 0;
 }
 
 /* The Chrome trace to a file, or to standard output for none or "-". A
  * file left half written is removed. */
-static int write_chrome(sqlite3 *db, int64_t run, const char *output)
+static int write_chrome(sqlite3 *db, int64_t run, const struct export_window *w,
+                        const char *output)
 {
     char err[EXPORT_ERR_MAX];
     bool to_stdout = !output || strcmp(output, "-") == 0;
@@ -127,7 +153,7 @@ static int write_chrome(sqlite3 *db, int64_t run, const char *output)
         fprintf(stderr, "mcsim: export: cannot write '%s': %s\n", output, strerror(errno));
         return 2;
     }
-    rc = export_chrome(db, run, f, err, sizeof err);
+    rc = export_chrome(db, run, w, f, err, sizeof err);
     if (!to_stdout && fclose(f) != 0 && rc == 0) {
         snprintf(err, sizeof err, "mcsim: export: write error on '%s': %s", output,
                  strerror(errno));
@@ -137,7 +163,7 @@ static int write_chrome(sqlite3 *db, int64_t run, const char *output)
         fprintf(stderr, "%s\n", err);
         if (!to_stdout)
             remove(output);
-        return 3;
+        return rc == -2 ? 2 : 3;
     }
     return 0;
 }
@@ -154,7 +180,7 @@ static int write_csv(sqlite3 *db, int64_t run, const char *output)
 
 int cmd_export(int argc, char **argv)
 {
-    struct export_args a = {NULL, NULL, FORMAT_NONE, 0};
+    struct export_args a = {NULL, NULL, {NULL, NULL, NULL}, FORMAT_NONE, 0};
     char err[EXPORT_ERR_MAX];
     sqlite3 *db = NULL;
     int64_t run = 0;
@@ -175,7 +201,8 @@ int cmd_export(int argc, char **argv)
                 "mcsim: export: warning: run %lld is unfinished (interrupted): its rows "
                 "stop where it stopped\n",
                 (long long)run);
-    rc = a.format == FORMAT_CHROME ? write_chrome(db, run, a.output) : write_csv(db, run, a.output);
+    rc = a.format == FORMAT_CHROME ? write_chrome(db, run, &a.window, a.output)
+                                   : write_csv(db, run, a.output);
     sqlite3_close(db);
     return rc;
 }

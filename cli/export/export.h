@@ -35,14 +35,25 @@ int export_open(const char *path, sqlite3 **out, char *err, size_t err_len);
 int export_find_run(sqlite3 *db, const char *path, int64_t requested, int64_t *run_id,
                     bool *finished, char *err, size_t err_len);
 
+/* What of a run to export: times as the user wrote them (20ms) and
+ * comma-separated thread names; NULL: from 0, to the end, every thread. */
+struct export_window {
+    const char *from, *to, *threads;
+};
+
 /*
- * Write run `run_id` as Chrome trace-event JSON to `out` (README "mcsim
- * export"): one track per thread with a complete event per slice, instant
- * events, a counter of remaining budget per thread's context, metadata
- * naming the process and threads. Times are exact decimal microseconds.
- * The caller opens and closes `out`; a write error is reported as -1.
+ * Write run `run_id` (the window `w` of it; w may be NULL) as Chrome
+ * trace-event JSON to `out` (README "mcsim export"): a track per thread
+ * with a complete event per slice, its jobs as spans on a track of their
+ * own, throttled intervals as spans on the context's track, instant
+ * events, flows (interrupt to handler; message and reply with --trace
+ * full), a counter of remaining budget per thread's context, metadata
+ * naming the process and tracks. Times are exact decimal microseconds.
+ * The caller opens and closes `out`. Returns 0; -2 if `w` names no window
+ * or thread of the run (nothing written); -1 on a database or write error.
  */
-int export_chrome(sqlite3 *db, int64_t run_id, FILE *out, char *err, size_t err_len);
+int export_chrome(sqlite3 *db, int64_t run_id, const struct export_window *w, FILE *out,
+                  char *err, size_t err_len);
 
 /*
  * Write every table and view of the database into DIR/NAME.csv, rows of

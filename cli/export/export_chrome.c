@@ -3,30 +3,20 @@
  * JSON object {"displayTimeUnit", "otherData", "traceEvents": [...]}, one
  * event per line, streamed from the database row by row.
  *
- * Tracks: pid is the run_id; each thread is the tid of its thread_id (0
- * the root task); each device that raised an interrupt is a track of its
- * own after the threads (tid = the largest thread_id + 1 + its line).
- * Times ("ts", "dur") are microseconds, the format's unit, printed as
- * exact decimals from the integer cycles (decimal.h).
+ * Tracks: export_chrome_int.h. A window (--from, --to) keeps the events
+ * inside it, spans clipped to it, counters from their value at its start;
+ * --threads keeps those threads' tracks (devices always, as in `mcsim
+ * gantt`). Times ("ts", "dur") are microseconds, the format's unit,
+ * printed as exact decimals from the integer cycles (decimal.h); no
+ * argument is ever null (an unknown value is left out).
  */
-#include "export_int.h"
+#include "export_chrome_int.h"
 
-#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "db/db.h"
 #include "util/decimal.h"
-
-struct chrome {
-    sqlite3 *db;
-    int64_t run;
-    FILE *f;
-    uint64_t hz, duration;
-    bool mcs;
-    int64_t device_tid;  /* tid of line 0 */
-    bool first;          /* no event written yet */
-    const char *counter; /* the counter being written (eb_track's emit) */
-};
+#include "util/units.h"
 
 /* ---- JSON ---- */
 
@@ -47,7 +37,7 @@ static size_t utf8_len(const unsigned char *s)
 
 /* A JSON string: quote, backslash and control characters escaped, bytes
  * that are not UTF-8 replaced by U+FFFD; NULL is null. */
-static void put_string(FILE *f, const char *text)
+void ch_string(FILE *f, const char *text)
 {
     const unsigned char *s = (const unsigned char *)text;
     if (!s) {
@@ -74,11 +64,35 @@ static void put_string(FILE *f, const char *text)
     fputc('"', f);
 }
 
-static void put_us(struct chrome *c, uint64_t cycles)
+void ch_us(struct chrome *c, uint64_t cycles)
 {
     char buf[DEC_BUF];
     dec_cycles_us(buf, sizeof buf, cycles, c->hz);
     fputs(buf, c->f);
+}
+
+/* Open an event: {"name":NAME[,"cat":CAT],"ph":PH,"pid":P[,"tid":T],
+ * "ts":TS (0 for metadata, which some readers still want). The caller
+ * closes it. */
+void ch_begin(struct chrome *c, const char *name, const char *cat, const char *ph, int64_t tid,
+              bool has_tid, uint64_t ts)
+{
+    fputs(c->first ? "\n" : ",\n", c->f);
+    c->first = false;
+    fputs("{\"name\":", c->f);
+    ch_string(c->f, name);
+    if (cat)
+        fprintf(c->f, ",\"cat\":\"%s\"", cat);
+    fprintf(c->f, ",\"ph\":\"%s\",\"pid\":%lld", ph, (long long)c->run);
+    if (has_tid)
+        fprintf(c->f, ",\"tid\":%lld", (long long)tid);
+    fputs(",\"ts\":", c->f);
+    ch_us(c, ts);
+}
+
+bool ch_wanted(const struct chrome *c, int64_t id)
+{
+    return id >= 0 && id < c->n_threads && c->wanted[id];
 }
 
 static uint64_t col_u64(sqlite3_stmt *st, int i)
@@ -87,51 +101,10 @@ static uint64_t col_u64(sqlite3_stmt *st, int i)
     return v < 0 ? 0 : (uint64_t)v;
 }
 
-/* A time column as microseconds, or null. */
-static void put_us_col(struct chrome *c, sqlite3_stmt *st, int i)
-{
-    if (sqlite3_column_type(st, i) == SQLITE_NULL)
-        fputs("null", c->f);
-    else
-        put_us(c, col_u64(st, i));
-}
-
 static const char *col_text(sqlite3_stmt *st, int i)
 {
-    return (const char *)sqlite3_column_text(st, i);
-}
-
-/* Open an event: {"name":NAME[,"cat":CAT],"ph":PH,"pid":P[,"tid":T],
- * "ts":TS (0 for metadata, which some readers still want). The caller
- * closes it. */
-static void begin(struct chrome *c, const char *name, const char *cat, const char *ph, int64_t tid,
-                  bool has_tid, uint64_t ts)
-{
-    fputs(c->first ? "\n" : ",\n", c->f);
-    c->first = false;
-    fputs("{\"name\":", c->f);
-    put_string(c->f, name);
-    if (cat)
-        fprintf(c->f, ",\"cat\":\"%s\"", cat);
-    fprintf(c->f, ",\"ph\":\"%s\",\"pid\":%lld", ph, (long long)c->run);
-    if (has_tid)
-        fprintf(c->f, ",\"tid\":%lld", (long long)tid);
-    fputs(",\"ts\":", c->f);
-    put_us(c, ts);
-}
-
-/* An instant event on thread track `tid`; the caller writes its args'
- * members (without braces) and calls end_instant. */
-static void begin_instant(struct chrome *c, const char *name, const char *cat, int64_t tid,
-                          uint64_t ts)
-{
-    begin(c, name, cat, "i", tid, true, ts);
-    fputs(",\"s\":\"t\",\"args\":{", c->f);
-}
-
-static void end_instant(struct chrome *c)
-{
-    fputs("}}", c->f);
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    return t ? t : "";
 }
 
 /* ---- running queries: ?1 is the run ---- */
@@ -157,23 +130,46 @@ static int each_row(struct chrome *c, const char *sql, row_fn fn)
 static void meta_name(struct chrome *c, const char *what, int64_t tid, bool has_tid,
                       const char *name)
 {
-    begin(c, what, NULL, "M", tid, has_tid, 0);
+    ch_begin(c, what, NULL, "M", tid, has_tid, 0);
     fputs(",\"args\":{\"name\":", c->f);
-    put_string(c->f, name);
+    ch_string(c->f, name);
     fputs("}}", c->f);
 }
 
-static void meta_sort(struct chrome *c, int64_t tid)
+/* A track named `name`, placed at `sort` among the process's tracks. */
+static void meta_track(struct chrome *c, int64_t tid, const char *name, int64_t sort)
 {
-    begin(c, "thread_sort_index", NULL, "M", tid, true, 0);
-    fprintf(c->f, ",\"args\":{\"sort_index\":%lld}}", (long long)tid);
+    meta_name(c, "thread_name", tid, true, name);
+    ch_begin(c, "thread_sort_index", NULL, "M", tid, true, 0);
+    fprintf(c->f, ",\"args\":{\"sort_index\":%lld}}", (long long)sort);
 }
+
+/* A thread's tracks sort together: its own, its jobs' lanes, its
+ * context's throttles; devices after every thread. */
+#define SORT_STRIDE 16
 
 static int thread_meta(struct chrome *c, sqlite3_stmt *st)
 {
     int64_t tid = sqlite3_column_int64(st, 0);
-    meta_name(c, "thread_name", tid, true, col_text(st, 1));
-    meta_sort(c, tid);
+    char name[200];
+    if (!ch_wanted(c, tid))
+        return 0;
+    meta_track(c, tid, col_text(st, 1), tid * SORT_STRIDE);
+    for (int lane = 0; lane < c->lanes[tid]; lane++) {
+        snprintf(name, sizeof name, lane ? "%.120s jobs (%d)" : "%.120s jobs", col_text(st, 1),
+                 lane + 1);
+        meta_track(c, CHROME_JOB_TID + lane * CHROME_LANE + tid, name,
+                   tid * SORT_STRIDE + 1 + lane);
+    }
+    if (c->throttled[tid] & 1) {
+        snprintf(name, sizeof name, "%.120s's context: throttled", col_text(st, 1));
+        meta_track(c, CHROME_THROTTLE_TID + tid, name, tid * SORT_STRIDE + SORT_STRIDE - 2);
+    }
+    if (c->throttled[tid] & 2) {
+        snprintf(name, sizeof name, "%.120s's notification context: throttled",
+                 col_text(st, 1));
+        meta_track(c, CHROME_NTFN_TID + tid, name, tid * SORT_STRIDE + SORT_STRIDE - 1);
+    }
     return 0;
 }
 
@@ -182,107 +178,27 @@ static int device_meta(struct chrome *c, sqlite3_stmt *st)
     char name[160];
     int64_t line = sqlite3_column_int64(st, 1);
     snprintf(name, sizeof name, "irq %.100s (line %lld)", col_text(st, 0), (long long)line);
-    meta_name(c, "thread_name", c->device_tid + line, true, name);
-    meta_sort(c, c->device_tid + line);
+    meta_track(c, c->device_tid + line, name, (c->device_tid + line) * SORT_STRIDE);
     return 0;
 }
 
-/* ---- the rows ---- */
-
-/* A slice: named after its thread, or "THREAD on CONTEXT" when another's
- * context paid (donation to a passive server, a notification's context). */
-static int slice_event(struct chrome *c, sqlite3_stmt *st)
-{
-    char name[300], context[160];
-    const char *thread = col_text(st, 5), *owner = col_text(st, 6), *ntfn = col_text(st, 2);
-    int64_t tid = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
-    bool own = sqlite3_column_type(st, 1) != SQLITE_NULL &&
-               sqlite3_column_int64(st, 1) == sqlite3_column_int64(st, 0);
-    uint64_t start = col_u64(st, 3), end = col_u64(st, 4);
-
-    if (owner)
-        snprintf(context, sizeof context, "%.150s", owner);
-    else if (ntfn)
-        snprintf(context, sizeof context, "notification %.130s", ntfn);
-    else
-        context[0] = '\0';
-    if (own || !context[0])
-        snprintf(name, sizeof name, "%.120s", thread ? thread : "?");
-    else
-        snprintf(name, sizeof name, "%.120s on %.160s", thread ? thread : "?", context);
-    begin(c, name, "slice", "X", tid, true, start);
-    fputs(",\"dur\":", c->f);
-    put_us(c, end > start ? end - start : 0);
-    fputs(",\"args\":{\"context\":", c->f);
-    put_string(c->f, context[0] ? context : NULL);
-    fputs("}}", c->f);
-    return 0;
-}
-
-static int job_events(struct chrome *c, sqlite3_stmt *st)
-{
-    int64_t tid = sqlite3_column_int64(st, 0), job = sqlite3_column_int64(st, 1);
-    begin_instant(c, "release", "job", tid, col_u64(st, 2));
-    fprintf(c->f, "\"job\":%lld,\"deadline\":", (long long)job);
-    put_us_col(c, st, 5);
-    end_instant(c);
-    if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
-        begin_instant(c, "complete", "job", tid, col_u64(st, 4));
-        fprintf(c->f, "\"job\":%lld,\"response\":", (long long)job);
-        put_us_col(c, st, 6);
-        end_instant(c);
-    }
-    if (sqlite3_column_int(st, 7) && sqlite3_column_type(st, 5) != SQLITE_NULL) {
-        begin_instant(c, "deadline_miss", "job", tid, col_u64(st, 5));
-        fprintf(c->f, "\"job\":%lld,\"finished\":%s", (long long)job,
-                sqlite3_column_type(st, 4) != SQLITE_NULL ? "true" : "false");
-        end_instant(c);
-    }
-    return 0;
-}
-
-static int budget_event(struct chrome *c, sqlite3_stmt *st)
-{
-    int64_t tid = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
-    begin_instant(c, col_text(st, 3), "budget", tid, col_u64(st, 2));
-    fputs("\"context\":", c->f);
-    put_string(c->f, col_text(st, 5));
-    fputs(",\"amount\":", c->f);
-    put_us(c, col_u64(st, 4));
-    end_instant(c);
-    return 0;
-}
-
-static int irq_event(struct chrome *c, sqlite3_stmt *st)
-{
-    int64_t line = sqlite3_column_int64(st, 1);
-    bool lost = sqlite3_column_int(st, 4) != 0;
-    begin_instant(c, lost ? "irq_lost" : "irq", "irq", c->device_tid + line, col_u64(st, 2));
-    fputs("\"device\":", c->f);
-    put_string(c->f, col_text(st, 0));
-    fprintf(c->f, ",\"line\":%lld,\"delivered\":", (long long)line);
-    put_us_col(c, st, 3);
-    fprintf(c->f, ",\"lost\":%s", lost ? "true" : "false");
-    end_instant(c);
-    return 0;
-}
-
-static int kernel_event(struct chrome *c, sqlite3_stmt *st)
-{
-    int64_t tid = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
-    begin_instant(c, col_text(st, 1), "kernel", tid, col_u64(st, 0));
-    end_instant(c);
-    return 0;
-}
-
-/* ---- the budget counters ---- */
+/* ---- the budget counters, from their value at the window's start ---- */
 
 static int counter_sample(void *ctx, uint64_t time, uint64_t remaining)
 {
     struct chrome *c = ctx;
-    begin(c, c->counter, "budget", "C", 0, false, time);
+    if (time < c->from) {
+        c->counter_last = remaining;
+        return 0;
+    }
+    if (time >= c->to)
+        return 0;
+    if (!c->counter_open && time > c->from) /* its value when the window opens */
+        (void)counter_sample(ctx, c->from, c->counter_last);
+    c->counter_open = true;
+    ch_begin(c, c->counter, "budget", "C", 0, false, time);
     fputs(",\"args\":{\"remaining_us\":", c->f);
-    put_us(c, remaining);
+    ch_us(c, remaining);
     fputs("}}", c->f);
     return ferror(c->f) ? 1 : 0;
 }
@@ -292,46 +208,26 @@ static int counter_track(struct chrome *c, sqlite3_stmt *st)
     char name[160];
     struct eb_context ctx = {sqlite3_column_int64(st, 0), col_u64(st, 2), col_u64(st, 3),
                              c->duration};
+    if (!ch_wanted(c, ctx.thread_id))
+        return 0;
     snprintf(name, sizeof name, "budget %.140s", col_text(st, 1));
     c->counter = name;
-    return eb_track(c->db, c->run, &ctx, counter_sample, c) != 0 ? -1 : 0;
+    c->counter_open = false;
+    c->counter_last = ctx.budget;
+    if (eb_track(c->db, c->run, &ctx, counter_sample, c) != 0)
+        return -1;
+    if (!c->counter_open) /* nothing changed in the window */
+        return counter_sample(c, c->from, c->counter_last);
+    return 0;
 }
-
-/* ---- the whole trace ---- */
-
-static const struct {
-    const char *sql;
-    row_fn fn;
-} sections[] = {
-    {"SELECT thread_id, name FROM threads WHERE run_id = ?1 ORDER BY thread_id", thread_meta},
-    {"SELECT device, line FROM run_irqs WHERE run_id = ?1 GROUP BY line, device ORDER BY line",
-     device_meta},
-    {"SELECT s.thread_id, s.sc_thread_id, s.sc_notification, s.start_time, s.end_time,"
-     " t.name, o.name FROM run_slices s"
-     " LEFT JOIN threads t ON t.run_id = s.run_id AND t.thread_id = s.thread_id"
-     " LEFT JOIN threads o ON o.run_id = s.run_id AND o.thread_id = s.sc_thread_id"
-     " WHERE s.run_id = ?1 ORDER BY s.start_time, s.seq, s.row",
-     slice_event},
-    {"SELECT thread_id, job, release_time, start_time, finish_time, deadline_time, response,"
-     " missed FROM run_jobs WHERE run_id = ?1 ORDER BY release_time, thread_id, job",
-     job_events},
-    {"SELECT b.thread_id, b.sc_thread_id, b.time, b.kind, b.amount, o.name FROM run_budget_events b"
-     " LEFT JOIN threads o ON o.run_id = b.run_id AND o.thread_id = b.sc_thread_id"
-     " WHERE b.run_id = ?1 ORDER BY b.time, b.seq, b.row",
-     budget_event},
-    {"SELECT device, line, arrival, delivered, lost FROM run_irqs WHERE run_id = ?1"
-     " ORDER BY arrival, line, seq, row",
-     irq_event},
-    {"SELECT time, kind, thread_id FROM run_events WHERE run_id = ?1"
-     " AND " DB_EVENTS_SCHED_KINDS " ORDER BY seq",
-     kernel_event},
-};
 
 /* Budget counters exist under the mcs scheduler only: under classic there
  * are no scheduling contexts. */
 static const char counters_sql[] =
     "SELECT thread_id, name, budget, period FROM threads WHERE run_id = ?1 AND passive = 0"
     " AND budget IS NOT NULL AND period IS NOT NULL AND budget > 0 ORDER BY thread_id";
+
+/* ---- the run, its window and its threads ---- */
 
 /* The run's row: the header, the process's name and the track ids. */
 static int run_header(struct chrome *c)
@@ -349,17 +245,20 @@ static int run_header(struct chrome *c)
         char process[200];
         c->hz = col_u64(st, 1);
         c->duration = col_u64(st, 2);
-        c->mcs = strcmp(col_text(st, 3) ? col_text(st, 3) : "", "mcs") == 0;
-        c->device_tid = sqlite3_column_int64(st, 7);
+        c->mcs = strcmp(col_text(st, 3), "mcs") == 0;
+        c->device_tid = c->n_threads;
         fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"scenario\":", c->f);
-        put_string(c->f, col_text(st, 0));
+        ch_string(c->f, col_text(st, 0));
         fprintf(c->f, ",\"run_id\":%lld,\"scheduler\":", (long long)c->run);
-        put_string(c->f, col_text(st, 3));
+        ch_string(c->f, col_text(st, 3));
         fprintf(c->f, ",\"seed\":%lld,\"cpu_hz\":%llu,\"version\":",
                 (long long)sqlite3_column_int64(st, 4), (unsigned long long)c->hz);
-        put_string(c->f, col_text(st, 5));
-        fprintf(c->f, ",\"finished\":%s},\n\"traceEvents\":[",
-                sqlite3_column_int(st, 6) ? "true" : "false");
+        ch_string(c->f, col_text(st, 5));
+        fprintf(c->f, ",\"finished\":%s,\"from_us\":", sqlite3_column_int(st, 6) ? "true" : "false");
+        ch_us(c, c->from);
+        fputs(",\"to_us\":", c->f);
+        ch_us(c, c->to);
+        fputs("},\n\"traceEvents\":[", c->f);
         snprintf(process, sizeof process, "%.120s (run %lld, %.10s)", col_text(st, 0),
                  (long long)c->run, col_text(st, 3));
         meta_name(c, "process_name", 0, false, process);
@@ -368,18 +267,131 @@ static int run_header(struct chrome *c)
     return rc == SQLITE_ROW && c->hz > 0 ? 0 : -1;
 }
 
-int export_chrome(sqlite3 *db, int64_t run_id, FILE *out, char *err, size_t err_len)
+/* The run's cpu_hz and duration, and its thread count. */
+static int run_facts(struct chrome *c)
 {
-    struct chrome c = {db, run_id, out, 0, 0, false, 0, true, NULL};
-    if (run_header(&c) != 0)
+    sqlite3_stmt *st;
+    int rc;
+    if (sqlite3_prepare_v2(c->db,
+                           "SELECT cpu_hz, duration, (SELECT coalesce(max(thread_id), 0) + 1"
+                           " FROM threads WHERE run_id = ?1) FROM runs WHERE run_id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, c->run);
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        c->hz = col_u64(st, 0);
+        c->duration = col_u64(st, 1);
+        c->n_threads = sqlite3_column_int64(st, 2);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW && c->hz > 0 ? 0 : -1;
+}
+
+static int parse_time(struct chrome *c, const char *opt, const char *text, uint64_t *out,
+                      char *err, size_t err_len)
+{
+    char why[200];
+    if (!units_parse_cycles(text, c->hz, out, why, sizeof why))
+        return export_fail(err, err_len, "mcsim: export: %s '%s': %s", opt, text, why);
+    return 0;
+}
+
+/* --from and --to, in the run's cycles; -1 (input error) if they make no
+ * window of the run. */
+static int set_window(struct chrome *c, const struct export_window *w, char *err, size_t err_len)
+{
+    c->from = 0;
+    c->to = c->duration;
+    if (w && w->from && parse_time(c, "--from", w->from, &c->from, err, err_len) != 0)
+        return -1;
+    if (w && w->to && parse_time(c, "--to", w->to, &c->to, err, err_len) != 0)
+        return -1;
+    if (c->to > c->duration)
+        c->to = c->duration;
+    if (c->from >= c->duration)
+        return export_fail(err, err_len, "mcsim: export: --from %s is not before the end of run %lld",
+                           w->from, (long long)c->run);
+    if (c->to <= c->from)
+        return export_fail(err, err_len, "mcsim: export: --to %s is not after --from %s", w->to,
+                           w->from ? w->from : "0");
+    return 0;
+}
+
+/* Mark the threads --threads names (comma-separated); -1 with the run's
+ * thread names for one it does not have. */
+static int select_threads(struct chrome *c, const char *names, char *err, size_t err_len)
+{
+    sqlite3_stmt *st;
+    const char *p = names;
+    int rc = 0;
+
+    for (int64_t i = 0; i < c->n_threads; i++)
+        c->wanted[i] = names == NULL;
+    if (names == NULL)
+        return 0;
+    if (sqlite3_prepare_v2(c->db, "SELECT thread_id FROM threads WHERE run_id = ?1 AND name = ?2",
+                           -1, &st, NULL) != SQLITE_OK)
+        return export_fail(err, err_len, "mcsim: export: %s", sqlite3_errmsg(c->db));
+    sqlite3_bind_int64(st, 1, c->run);
+    while (rc == 0 && *p) {
+        size_t len = strcspn(p, ",");
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 2, p, (int)len, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) < c->n_threads)
+            c->wanted[sqlite3_column_int64(st, 0)] = true;
+        else
+            rc = export_fail(err, err_len,
+                             "mcsim: export: --threads: run %lld has no thread '%.*s'",
+                             (long long)c->run, (int)len, p);
+        p += len + (p[len] == ',');
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int trace_body(struct chrome *c)
+{
+    if (each_row(c,
+                 "SELECT device, line FROM run_irqs WHERE run_id = ?1 GROUP BY line, device"
+                 " ORDER BY line",
+                 device_meta) != 0 ||
+        ch_events(c) != 0)
+        return -1;
+    if (c->mcs && each_row(c, counters_sql, counter_track) != 0)
+        return -1;
+    /* the threads' names last: which job lanes and throttle tracks exist
+     * is known once their events are written */
+    return each_row(c, "SELECT thread_id, name FROM threads WHERE run_id = ?1 ORDER BY thread_id",
+                    thread_meta);
+}
+
+int export_chrome(sqlite3 *db, int64_t run_id, const struct export_window *w, FILE *out,
+                  char *err, size_t err_len)
+{
+    struct chrome c = {.db = db, .run = run_id, .f = out, .first = true};
+    int rc = 0;
+
+    if (run_facts(&c) != 0)
         return export_fail(err, err_len, "mcsim: export: run %lld: %s", (long long)run_id,
                            sqlite3_errmsg(db));
-    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++)
-        if (each_row(&c, sections[i].sql, sections[i].fn) != 0)
-            return export_fail(err, err_len, "mcsim: export: %s", sqlite3_errmsg(db));
-    if (c.mcs && each_row(&c, counters_sql, counter_track) != 0)
-        return export_fail(err, err_len, "mcsim: export: budget counters: %s",
-                           ferror(out) ? "write error" : sqlite3_errmsg(db));
+    c.wanted = calloc((size_t)c.n_threads, sizeof *c.wanted);
+    c.lanes = calloc((size_t)c.n_threads, sizeof *c.lanes);
+    c.throttled = calloc((size_t)c.n_threads, sizeof *c.throttled);
+    c.lane_end = calloc((size_t)c.n_threads * CHROME_MAX_LANES, sizeof *c.lane_end);
+    if (!c.wanted || !c.lanes || !c.throttled || !c.lane_end)
+        rc = export_fail(err, err_len, "mcsim: export: out of memory");
+    else if (set_window(&c, w, err, err_len) != 0 ||
+             select_threads(&c, w ? w->threads : NULL, err, err_len) != 0)
+        rc = -2;
+    else if (run_header(&c) != 0 || trace_body(&c) != 0)
+        rc = export_fail(err, err_len, "mcsim: export: %s",
+                         ferror(out) ? "write error" : sqlite3_errmsg(db));
+    free(c.wanted);
+    free(c.lanes);
+    free(c.throttled);
+    free(c.lane_end);
+    if (rc != 0)
+        return rc;
     fputs("\n]}\n", out);
     if (fflush(out) != 0 || ferror(out))
         return export_fail(err, err_len, "mcsim: export: write error");
