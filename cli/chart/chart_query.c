@@ -198,7 +198,8 @@ static enum chart_status read_devices(sqlite3 *db, struct chart_data *d, char *e
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return cq_sql_fail(db, err, errlen);
-    qsort(d->devices, d->n_devices, sizeof *d->devices, cmp_device);
+    if (d->n_devices > 1) /* qsort of NULL, 0 is undefined: a run with no devices */
+        qsort(d->devices, d->n_devices, sizeof *d->devices, cmp_device);
     return CHART_OK;
 }
 
