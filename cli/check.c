@@ -392,16 +392,20 @@ static int check_guarantees(sqlite3 *db, const char *db_path, int64_t run_id,
         .text = "guarantee: every context kept its budget in every window"};
     static const struct scn_expect one_cpu = {.text =
                                                   "guarantee: one slice at a time on the one CPU"};
-    struct expect_result r[2] = {{0}};
+    static const struct scn_expect progress = {.text = "guarantee: every thread made progress"};
+    const struct scn_expect *what[3] = {&budget, &one_cpu, &progress};
+    struct expect_result r[3] = {{0}};
     int rc = guarantee_budget(db, run_id, s, &r[0]);
 
     if (rc == 0)
         rc = guarantee_one_cpu(db, db_path, run_id, &r[1]);
+    if (rc == 0 && expect_progress(db, run_id, s, &r[2]) != 0)
+        rc = sql_error(db, db_path);
     if (rc != 0)
         return rc;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         if (!quiet || (r[i].applicable && !r[i].passed))
-            expect_print_one(stdout, i == 0 ? &budget : &one_cpu, &r[i]);
+            expect_print_one(stdout, what[i], &r[i]);
         *failed += r[i].applicable && !r[i].passed;
     }
     return 0;

@@ -124,11 +124,67 @@ static void budget_trace(struct world *w, const struct trace_record *rec, cycles
 
 _Static_assert(TR_COUNT <= 32, "a trace kind is one bit of a uint32_t");
 
+/* The budget of the context with `badge`, in cycles (0 if unknown). */
+static uint64_t budget_of(const struct world *w, uint64_t badge)
+{
+    uint32_t thread, ntfn;
+
+    sc_owner(w, badge, &thread, &ntfn);
+    if (thread != SINK_NO_THREAD && thread >= 1)
+        return w->u.s->threads[thread - 1].sc.budget;
+    if (ntfn != SINK_NO_THREAD)
+        return w->u.s->notifications[ntfn].sc.budget;
+    return 0;
+}
+
+/* TR_RESTART: the system call of the thread in this entry is not made;
+ * the budget check before it (TR_EXHAUSTED) charged what the entry had
+ * consumed. */
+static void progress_restart(struct world *w, const struct trace_record *rec, cycles_t at)
+{
+    struct progress_state *p;
+
+    if (rec->thread == 0 || rec->thread >= w->u.n_threads)
+        return;
+    p = &w->progress[rec->thread];
+    p->restarted = true;
+    if (p->restarts == 0)
+        p->since = at;
+    p->consumed = w->exhausted_consumed;
+    p->budget = budget_of(w, w->exhausted_badge);
+}
+
+/* The end of a system-call entry of `thread`: a call made resets its row
+ * of restarts; the SINK_PROGRESS_RESTARTS-th restart in a row is recorded once,
+ * as a no_progress event at the first (object: the cycles the entry had
+ * consumed at the check, arg: the context's budget). */
+static void progress_entry(struct world *w, uint32_t thread)
+{
+    struct progress_state *p = &w->progress[thread];
+
+    if (!p->restarted) {
+        p->restarts = 0;
+        return;
+    }
+    p->restarted = false;
+    if (++p->restarts != SINK_PROGRESS_RESTARTS || p->reported || after_end(w, p->since))
+        return;
+    p->reported = true;
+    struct sink_event r = {.seq = w->event_seq++,
+                           .time = p->since,
+                           .kind = "no_progress",
+                           .thread = thread,
+                           .object = p->consumed,
+                           .arg = p->budget};
+    world_sink_check(w, w->opt->sink.ops->event(w->opt->sink.self, &r));
+}
+
 uint32_t rec_trace_kinds(const struct world *w)
 {
     if (w->opt->trace_full)
         return UINT32_MAX;
     return (1u << TR_SWITCH) | (1u << TR_IRQ) | (1u << TR_EXHAUSTED) | (1u << TR_THROTTLE) |
+           (1u << TR_RESTART) | (1u << TR_SPORADIC_UNBLOCK) |
            (1u << TR_REPLENISH) | (1u << TR_TIMEOUT_FAULT) | (1u << TR_EMERGENCY) |
            (1u << TR_PREEMPT) | (1u << TR_CALL_ABORTED);
 }
@@ -151,8 +207,15 @@ void rec_trace(void *ctx, const struct trace_record *rec, uint64_t entry_cycle, 
     }
     if (!w->timeline)
         return;
+    if (rec->kind == TR_EXHAUSTED) {
+        w->exhausted_consumed = hal_sim_ticks_to_cycles(rec->arg);
+        w->exhausted_badge = rec->object;
+    } else if (rec->kind == TR_RESTART) {
+        progress_restart(w, rec, entry_cycle);
+    }
     budget_trace(w, rec, entry_cycle);
-    if (w->opt->trace_full || rec->kind == TR_PREEMPT || rec->kind == TR_CALL_ABORTED)
+    if (w->opt->trace_full || rec->kind == TR_PREEMPT || rec->kind == TR_CALL_ABORTED ||
+        rec->kind == TR_SPORADIC_UNBLOCK)
         event_row(w, rec, entry_cycle);
 }
 
@@ -246,7 +309,8 @@ void rec_init(struct world *w)
 
     w->held_by = malloc(n * sizeof *w->held_by);
     w->tally = calloc(n + 1, sizeof *w->tally);
-    if (w->held_by == NULL || w->tally == NULL)
+    w->progress = calloc(n, sizeof *w->progress);
+    if (w->held_by == NULL || w->tally == NULL || w->progress == NULL)
         world_fail(w, "out of memory");
     for (uint32_t i = 0; i < n; i++)
         w->held_by[i] = -1;
@@ -256,8 +320,10 @@ void rec_release(struct world *w)
 {
     free(w->held_by);
     free(w->tally);
+    free(w->progress);
     w->held_by = NULL;
     w->tally = NULL;
+    w->progress = NULL;
 }
 
 /* The list of held lines of thread `woken` (0: woke nobody). */
@@ -362,6 +428,8 @@ void rec_kernel_entry(void *ctx, const struct hal_sim_entry *e)
     k->sched_cycles += e->sched_cycles;
     k->timer_programs += e->timer;
     k->timer_cycles += e->timer_cycles;
+    if (e->kind == HAL_SIM_ENTRY_SYSCALL && e->from != 0 && e->from < w->u.n_threads)
+        progress_entry(w, e->from);
     if (w->n_held)
         irq_handlers_run(w, e);
 }

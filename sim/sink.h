@@ -112,6 +112,14 @@ struct sink_event {
     uint64_t arg;
 };
 
+/* A thread whose system call the kernel restarted this many times in a row
+ * makes no progress: its budget less what one kernel entry consumes is
+ * below MIN_BUDGET (seL4/microkit #285). The recorder then records one
+ * `no_progress` event for it, at the first restart of the row (thread;
+ * object: the cycles the last restarted entry had consumed at its budget
+ * check; arg: the paying context's budget). */
+#define SINK_PROGRESS_RESTARTS 100
+
 struct sink_expectation {
     uint32_t idx;
     const char *text;

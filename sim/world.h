@@ -41,6 +41,18 @@ struct irq_line_state {
                                   notification + 1, 0: not looked up yet */
 };
 
+/* A thread's run of system calls the kernel restarted (the MIN_BUDGET
+ * rule) with none performed between them: the recorder reports a thread
+ * that makes no progress (rec_kernel_entry, SINK_PROGRESS_RESTARTS). */
+struct progress_state {
+    uint32_t restarts;      /* in a row, so far */
+    bool restarted;         /* in the entry being made */
+    bool reported;          /* its no_progress event is recorded */
+    cycles_t since;         /* the entry of the first restart in the row */
+    uint64_t consumed;      /* cycles charged by the last budget check that restarted it */
+    uint64_t budget;        /* the budget of the context that paid (cycles) */
+};
+
 /* Kernel entries of one kind made from one thread (trapped into or
  * interrupted), summed over the run: the kernel_stats rows. */
 struct kernel_tally {
@@ -83,6 +95,9 @@ struct world {
     int32_t *held_by;          /* [thread id], u.n_threads of them */
     /* per thread id and kind; [u.n_threads]: the idle CPU */
     struct kernel_tally (*tally)[HAL_SIM_ENTRY_KINDS];
+    struct progress_state *progress; /* [thread id], u.n_threads of them */
+    uint64_t exhausted_consumed;     /* the last budget check's charge (cycles) */
+    uint64_t exhausted_badge;        /* ...and its context */
 };
 
 /* Allocate the recorder's tables for w->u.n_threads threads (after

@@ -76,6 +76,13 @@ void expect_print(FILE *f, const struct scenario *s, const struct expect_result 
 /* Print the verdict on one expectation, as expect_print does. */
 void expect_print_one(FILE *f, const struct scn_expect *e, const struct expect_result *r);
 
+/* The progress guarantee: passed unless a thread had its system call
+ * restarted SINK_PROGRESS_RESTARTS times in a row (a no_progress event);
+ * the detail names the first such thread, its context's budget, what a
+ * kernel entry consumed and MIN_BUDGET. 0, or -1 on an SQLite error. */
+int expect_progress(sqlite3 *db, int64_t run_id, const struct scenario *s,
+                    struct expect_result *out);
+
 /* The number of verdicts that apply and failed: the run's exit status is
  * 1 when it is not 0. */
 uint32_t expect_failures(const struct scenario *s, const struct expect_result *r);

@@ -1,9 +1,11 @@
 /*
  * budget: respected (docs/scenario-format.md "Expectations"), from the slices
- * each context paid for: in every window [t, t + period) a context ran at
- * most its budget + one kernel entry + the emergency grants made in that
- * window; a sporadic context (seL4's sporadic flag anchors refills at
- * wake-ups, a weaker bound) 2 x budget + one entry + grants.
+ * each context paid for: in every window [t, t + period) a constant-
+ * bandwidth or round-robin context ran at most its budget + one kernel
+ * entry + the emergency grants made in that window. A sporadic context
+ * has no such bound (preempted while runnable, it catches up); seL4 gives
+ * it one counted from each instant its refills were all dated then or
+ * later (budget_sporadic, docs/kernel-semantics.md).
  *
  * Exact over all integer t, in one pass and constant memory. With
  * covered(x) = 1 when x lies in a slice of the context, paid(t + 1) -
@@ -28,10 +30,13 @@
  */
 #include "expect_int.h"
 
-#include "hal_sim.h"
-
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "uworld.h" /* BADGE_NTFN_BASE */
+
+#include "hal_sim.h"
 
 #include "db/db.h"
 
@@ -66,16 +71,19 @@
 struct budget_ctx {
     char name[SCN_NAME_MAX];
     int64_t thread;
+    int64_t badge; /* names the context in the events table */
     int64_t budget, period;
     bool sporadic;
-    int64_t base; /* the limit without grants: budget (x 2) + one entry */
+    int64_t base; /* the limit without grants: budget + one entry */
 };
 
-/* The window of one context, or of all, with the largest excess. */
+/* The window of one context, or of all, with the largest excess: [start,
+ * end); for a sporadic context, k periods from a wake-up (k = 0: one
+ * window of a period). */
 struct budget_window {
     bool any;
     struct budget_ctx ctx;
-    int64_t start, paid, grants, excess;
+    int64_t start, end, k, paid, grants, excess;
 };
 
 struct budget_verdict {
@@ -129,15 +137,28 @@ static int budget_open(struct expect_run *run, struct budget_cursor *c,
     return budget_next(run, c);
 }
 
-static void budget_consider(struct budget_window *w, const struct budget_ctx *ctx, int64_t t,
-                            int64_t paid, int64_t grants)
+static void budget_consider_k(struct budget_window *w, const struct budget_ctx *ctx, int64_t t,
+                              int64_t k, int64_t paid, int64_t grants)
 {
-    int64_t excess = paid - (ctx->base + grants);
+    int64_t n = k > 0 ? k : 1;
+    int64_t excess = paid - ((n - 1) * ctx->budget + ctx->base + grants);
 
     if (w->any && excess <= w->excess)
         return;
-    *w = (struct budget_window){
-        .any = true, .ctx = *ctx, .start = t, .paid = paid, .grants = grants, .excess = excess};
+    *w = (struct budget_window){.any = true,
+                                .ctx = *ctx,
+                                .start = t,
+                                .end = t + n * ctx->period,
+                                .k = k,
+                                .paid = paid,
+                                .grants = grants,
+                                .excess = excess};
+}
+
+static void budget_consider(struct budget_window *w, const struct budget_ctx *ctx, int64_t t,
+                            int64_t paid, int64_t grants)
+{
+    budget_consider_k(w, ctx, t, 0, paid, grants);
 }
 
 /* Move the grant cursors to the window [t, end): grants in it summed. */
@@ -234,24 +255,181 @@ static int budget_grant_windows(struct expect_run *run, const struct budget_ctx 
     return rc;
 }
 
-static int budget_check_ctx(struct expect_run *run, struct budget_ctx *ctx,
-                            struct budget_verdict *v)
+/* ------------------------------------------------ sporadic contexts */
+
+/* Rising sums over time: a context's slices (paid before each start) or
+ * its grants (granted before each time). sum[i] is the total of items
+ * 0..i-1; sum[n] the whole. */
+struct budget_series {
+    int64_t *at, *end, *sum;
+    size_t n, cap;
+};
+
+static void series_release(struct budget_series *p)
+{
+    free(p->at);
+    free(p->end);
+    free(p->sum);
+    memset(p, 0, sizeof *p);
+}
+
+static int series_push(struct expect_run *run, struct budget_series *p, int64_t at, int64_t end,
+                       int64_t amount)
+{
+    if (p->n + 1 >= p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 256;
+        int64_t *a = realloc(p->at, cap * sizeof *a), *e = a ? realloc(p->end, cap * sizeof *e) : NULL,
+                *s = e ? realloc(p->sum, cap * sizeof *s) : NULL;
+
+        if (a)
+            p->at = a;
+        if (e)
+            p->end = e;
+        if (!s) {
+            snprintf(run->errmsg, run->errmsg_size, "mcsim: check: out of memory");
+            return -1;
+        }
+        p->sum = s;
+        p->cap = cap;
+    }
+    if (p->n == 0)
+        p->sum[0] = 0;
+    p->at[p->n] = at;
+    p->end[p->n] = end;
+    p->sum[p->n + 1] = p->sum[p->n] + amount;
+    p->n++;
+    return 0;
+}
+
+/* Load rows (a, b) of `sql` (bound like the sweep's): slices are (start,
+ * end), grants (time, amount). */
+static int series_load(struct expect_run *run, const char *sql, const struct budget_ctx *ctx,
+                       bool slices, struct budget_series *p)
+{
+    sqlite3_stmt *st = expect_prepare(run, "%s", sql);
+    bool row = true;
+    int rc = st ? 0 : -1;
+
+    if (st)
+        budget_bind_ctx(st, ctx, slices);
+    while (rc == 0 && (rc = expect_step(run, st, &row)) == 0 && row) {
+        int64_t a = sqlite3_column_int64(st, 0), b = sqlite3_column_int64(st, 1);
+
+        rc = series_push(run, p, a, slices ? b : a, slices ? b - a : b);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The total before t: of slices, what was paid in [0, t); of grants (end
+ * = at), what was granted before t. */
+static int64_t series_before(const struct budget_series *p, int64_t t)
+{
+    size_t lo = 0, hi = p->n;
+    int64_t total;
+
+    if (p->n == 0)
+        return 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (p->at[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    total = p->sum[lo];
+    if (lo > 0 && p->end[lo - 1] > t)
+        total -= p->end[lo - 1] - t;
+    return total;
+}
+
+/* When the kernel re-dated the context's refills from then on: a wake-up
+ * of its thread (the sporadic_unblock events), and 0 (it was configured
+ * after boot, so every refill is dated later). */
+static int sporadic_anchors(struct expect_run *run, const struct budget_ctx *ctx,
+                            struct budget_series *p)
+{
+    sqlite3_stmt *st = expect_prepare(run, "SELECT time FROM run_events WHERE run_id = ?1"
+                                           " AND kind = 'sporadic_unblock' AND object = ?2"
+                                           " ORDER BY time");
+    bool row = true;
+    int rc = st ? series_push(run, p, 0, 0, 0) : -1;
+
+    if (st)
+        sqlite3_bind_int64(st, 2, ctx->badge);
+    while (rc == 0 && (rc = expect_step(run, st, &row)) == 0 && row)
+        rc = series_push(run, p, sqlite3_column_int64(st, 0), 0, 0);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/*
+ * A sporadic context: from each instant a at which its refills were all
+ * dated a or later, in every [a, a + k x period) it ran at most k x budget
+ * + one kernel entry + the grants made there (docs/kernel-semantics.md,
+ * "The sporadic guarantee"). Checked for each wake-up a up to the next
+ * wake-up: k = 1, 2, ... while a + (k - 1) x period is before it.
+ */
+static int budget_sporadic(struct expect_run *run, const struct budget_ctx *ctx,
+                           struct budget_window *w)
+{
+    struct budget_series slices = {0}, grants = {0}, anchors = {0};
+    int rc = series_load(run,
+                         ctx->thread >= 0 ? BUDGET_SLICES_OF_THREAD
+                                          : BUDGET_SLICES_OF_NOTIFICATION,
+                         ctx, true, &slices);
+
+    if (rc == 0 && ctx->thread >= 0)
+        rc = series_load(run, BUDGET_GRANTS, ctx, false, &grants);
+    if (rc == 0)
+        rc = sporadic_anchors(run, ctx, &anchors);
+    for (size_t j = 0; rc == 0 && slices.n > 0 && j < anchors.n; j++) {
+        int64_t a = anchors.at[j];
+        int64_t stop = j + 1 < anchors.n ? anchors.at[j + 1] : (int64_t)run->duration;
+        int64_t paid_a = series_before(&slices, a), granted_a = series_before(&grants, a);
+
+        for (int64_t k = 1; a + (k - 1) * ctx->period < stop; k++) {
+            int64_t t = a + k * ctx->period;
+
+            budget_consider_k(w, ctx, a, k, series_before(&slices, t) - paid_a,
+                              series_before(&grants, t) - granted_a);
+        }
+    }
+    series_release(&slices);
+    series_release(&grants);
+    series_release(&anchors);
+    return rc;
+}
+
+/* Every window of a period of a constant-bandwidth or round-robin context. */
+static int budget_windows(struct expect_run *run, const struct budget_ctx *ctx,
+                          struct budget_window *w)
 {
     struct budget_cursor c[N_CURSORS] = {{0}};
     struct budget_cursor grant = {0};
-    struct budget_window w = {0};
     int rc = 0;
 
-    ctx->base = (ctx->sporadic ? 2 * ctx->budget : ctx->budget) + (int64_t)run->allowance;
     for (int i = 0; rc == 0 && i < N_CURSORS; i++)
         rc = budget_open(run, &c[i], ctx, i == TRAIL || i == LEAD);
     if (rc == 0)
-        rc = budget_sweep(run, ctx, c, &w);
+        rc = budget_sweep(run, ctx, c, w);
     if (rc == 0 && ctx->thread >= 0 && (rc = budget_open(run, &grant, ctx, false)) == 0)
-        rc = budget_grant_windows(run, ctx, &grant, &w);
+        rc = budget_grant_windows(run, ctx, &grant, w);
     for (int i = 0; i < N_CURSORS; i++)
         sqlite3_finalize(c[i].st);
     sqlite3_finalize(grant.st);
+    return rc;
+}
+
+static int budget_check_ctx(struct expect_run *run, struct budget_ctx *ctx,
+                            struct budget_verdict *v)
+{
+    struct budget_window w = {0};
+    int rc;
+
+    ctx->base = ctx->budget + (int64_t)run->allowance;
+    rc = ctx->sporadic ? budget_sporadic(run, ctx, &w) : budget_windows(run, ctx, &w);
     v->contexts++;
     v->over += w.any && w.excess > 0;
     if (w.any && (!v->worst.any || w.excess > v->worst.excess))
@@ -278,6 +456,7 @@ static int budget_threads(struct expect_run *run, struct budget_verdict *v)
     while (rc == 0 && (rc = expect_step(run, st, &row)) == 0 && row) {
         struct budget_ctx ctx = {
             .thread = sqlite3_column_int64(st, 0),
+            .badge = sqlite3_column_int64(st, 0),
             .budget = budget_held(run, sqlite3_column_int64(st, 2)),
             .period = budget_held(run, sqlite3_column_int64(st, 3)),
             .sporadic = sqlite3_column_int(st, 4) != 0,
@@ -301,6 +480,7 @@ static int budget_notifications(struct expect_run *run, struct budget_verdict *v
     for (uint32_t i = 0; i < s->n_notifications; i++) {
         const struct scn_notification *n = &s->notifications[i];
         struct budget_ctx ctx = {.thread = -1,
+                                 .badge = BADGE_NTFN_BASE + (int64_t)i,
                                  .budget = budget_held(run, (int64_t)n->sc.budget),
                                  .period = budget_held(run, (int64_t)n->sc.period),
                                  .sporadic = n->sc.sporadic};
@@ -315,12 +495,14 @@ static int budget_notifications(struct expect_run *run, struct budget_verdict *v
 }
 
 /* "control ran 2000121 cycles in [0, 10000000), allowed 2000120 (budget
- * 2000000 + entry 120)" */
+ * 2000000 + entry 120)"; a sporadic context's: "s ran 5000000 cycles in
+ * [0, 50000000), 5 periods from when its refills were dated, allowed
+ * 5000000 (5 x budget 1000000 + entry 0)" */
 static void budget_detail(struct expect_result *out, const struct budget_verdict *v,
                           int64_t allowance)
 {
     const struct budget_window *w = &v->worst;
-    char grants[48] = "";
+    char grants[48] = "", budget[64], periods[80] = "";
 
     if (!w->any) {
         expect_detail(out, v->contexts ? "%u contexts, none ran" : "no scheduling contexts",
@@ -329,13 +511,19 @@ static void budget_detail(struct expect_result *out, const struct budget_verdict
     }
     if (w->grants)
         snprintf(grants, sizeof grants, " + emergency %lld", (long long)w->grants);
+    snprintf(budget, sizeof budget, "budget %lld", (long long)w->ctx.budget);
+    if (w->k > 0) {
+        snprintf(periods, sizeof periods, ", %lld period%s from when its refills were dated",
+                 (long long)w->k, w->k == 1 ? "" : "s");
+        snprintf(budget, sizeof budget, "%lld x budget %lld", (long long)w->k,
+                 (long long)w->ctx.budget);
+    }
     expect_detail(out,
-                  "%u of %u contexts over budget; %s: %s ran %lld cycles in [%lld, %lld),"
-                  " allowed %lld (%sbudget %lld + entry %lld%s)",
+                  "%u of %u contexts over budget; %s: %s ran %lld cycles in [%lld, %lld)%s,"
+                  " allowed %lld (%s + entry %lld%s)",
                   v->over, v->contexts, v->over ? "worst" : "tightest", w->ctx.name,
-                  (long long)w->paid, (long long)w->start, (long long)(w->start + w->ctx.period),
-                  (long long)(w->ctx.base + w->grants), w->ctx.sporadic ? "2 x " : "",
-                  (long long)w->ctx.budget, (long long)allowance, grants);
+                  (long long)w->paid, (long long)w->start, (long long)w->end, periods,
+                  (long long)(w->paid - w->excess), budget, (long long)allowance, grants);
 }
 
 int expect_budget(struct expect_run *run, struct expect_result *out)

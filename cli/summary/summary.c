@@ -8,6 +8,7 @@
 
 #include <mcsim/bootinfo.h>
 
+#include "check/expect.h"
 #include "tstats.h"
 
 void summary_format_time(char *buf, size_t len, uint64_t cycles, uint64_t cpu_hz)
@@ -91,6 +92,15 @@ static void print_overheads(FILE *f, sqlite3 *db, int64_t run_id)
     sqlite3_finalize(st);
 }
 
+/* A thread that made no progress (the MIN_BUDGET restart loop), if any. */
+static void print_progress(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s)
+{
+    struct expect_result r = {0};
+
+    if (expect_progress(db, run_id, s, &r) == 0 && !r.passed)
+        fprintf(f, "no progress: %s\n", r.detail);
+}
+
 /* Jobs and misses per criticality level (the per-thread accounting summed:
  * releases lost and aborted jobs count as missed), and the run's totals
  * of budget events and interrupts. */
@@ -127,6 +137,7 @@ static void print_totals(FILE *f, sqlite3 *db, int64_t run_id, const struct scen
                   "NULL",
                   run_id, 0),
         query_int(db, "SELECT count(*) FROM run_irqs WHERE run_id = ?1 AND lost = 1", run_id, 0));
+    print_progress(f, db, run_id, s);
 }
 
 void summary_print(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s,

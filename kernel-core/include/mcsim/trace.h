@@ -40,7 +40,10 @@
     X(TR_SUSPEND, "suspend")            /* thread suspended (finished or TCB_Suspend) */    \
     X(TR_RESUME, "resume")              /* thread resumed */                                \
     X(TR_EMERGENCY, "emergency")        /* context object granted arg more ticks */         \
-    X(TR_INVARIANT, "invariant")        /* debug: invariant object failed, arg = detail */
+    X(TR_INVARIANT, "invariant")        /* debug: invariant object failed, arg = detail */ \
+    X(TR_SPORADIC_UNBLOCK, "sporadic_unblock") /* thread woken: its sporadic context      \
+                                           object's refills re-dated from now, arg = the   \
+                                           head refill's amount (ticks) */
 
 enum trace_kind {
 #define X(id, name) id,

@@ -25,11 +25,15 @@ void sc_resume(struct sched_context *sc)
         sched_postpone(sc->tcb);
 }
 
+/* The trace record marks where the sporadic guarantee starts again: from
+ * now on every refill is dated now or later (docs/kernel-semantics.md). */
 void sc_unblock_if_sporadic(struct sched_context *sc)
 {
     if (sc_is_active(sc) && sc->sporadic && sc != ks.cur_sc &&
-        refill_unblock_check(sc, ks.cur_time))
+        refill_unblock_check(sc, ks.cur_time)) {
         ks.reprogram = true;
+        ktrace(TR_SPORADIC_UNBLOCK, sc->tcb, ktrace_sc(sc), refill_head(sc)->amount, 0);
+    }
 }
 
 /* seL4 schedContext_bindTCB. */
