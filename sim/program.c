@@ -278,6 +278,46 @@ unsigned program_notification_rights(const struct scenario *s, uint32_t ti, uint
     return query_rights(s, ti, &q);
 }
 
+struct object_marks {
+    bool *ep, *ntfn, *dev;
+};
+
+static void mark_visit(const struct scn_step *st, void *ctx)
+{
+    struct object_marks *m = ctx;
+
+    switch (st->kind) {
+    case STEP_CALL:
+    case STEP_SEND:
+    case STEP_NBSEND:
+    case STEP_RECV:
+    case STEP_REPLY_RECV:
+        m->ep[st->object] = true;
+        break;
+    case STEP_SIGNAL:
+    case STEP_WAIT:
+    case STEP_POLL:
+        m->ntfn[st->object] = true;
+        break;
+    case STEP_IRQ_ACK:
+        m->dev[st->object] = true;
+        break;
+    case STEP_HANDLE_TIMEOUTS:
+        m->ep[st->timeouts.endpoint] = true;
+        break;
+    default:
+        break;
+    }
+}
+
+void program_mark_objects(const struct scenario *s, uint32_t ti, bool *ep, bool *ntfn, bool *dev)
+{
+    struct object_marks m = {ep, ntfn, dev};
+    const struct scn_thread *t = &s->threads[ti];
+
+    visit_steps(s, t->prog_first, t->prog_count, mark_visit, &m);
+}
+
 bool program_uses_device(const struct scenario *s, uint32_t ti, uint32_t i)
 {
     struct rights_query q = {.kinds = {STEP_IRQ_ACK}, .rights = {1}, .n = 1, .object = i};

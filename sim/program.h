@@ -115,6 +115,11 @@ unsigned program_endpoint_rights(const struct scenario *s, uint32_t ti, uint32_t
 unsigned program_notification_rights(const struct scenario *s, uint32_t ti, uint32_t i);
 bool program_uses_device(const struct scenario *s, uint32_t ti, uint32_t i);
 
+/* Set ep[i], ntfn[i], dev[i] (arrays of the scenario's endpoints,
+ * notifications and devices) for every object thread ti's steps name: the
+ * only ones the three functions above can find a use of. */
+void program_mark_objects(const struct scenario *s, uint32_t ti, bool *ep, bool *ntfn, bool *dev);
+
 /* The action of thread ti's handle_timeouts step (enum
  * scn_timeout_action), or -1 if it has none. */
 int program_timeout_action(const struct scenario *s, uint32_t ti);

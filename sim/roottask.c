@@ -170,12 +170,22 @@ static void build_devices(struct uworld *w)
 
 /* ------------------------------------------------------------ threads */
 
-static void grant_objects(struct uworld *w, uint32_t ti)
+/* The capabilities thread ti's steps need, with the least rights. Only
+ * the objects its steps name are asked about (marks: one array of the
+ * scenario's endpoints, notifications and devices, all false), so that
+ * a thousand threads and devices take a thousand visits of each
+ * thread's steps, not a million. */
+static void grant_objects(struct uworld *w, uint32_t ti, bool *marks)
 {
     const struct scenario *s = w->s;
     struct uthread *t = &w->threads[ti + 1];
+    bool *ep = marks, *ntfn = ep + s->n_endpoints, *dev = ntfn + s->n_notifications;
 
+    program_mark_objects(s, ti, ep, ntfn, dev);
     for (uint32_t i = 0; i < s->n_endpoints; i++) {
+        if (!ep[i])
+            continue;
+        ep[i] = false;
         unsigned r = program_endpoint_rights(s, ti, i);
         /* on a recorded endpoint a Call's badge names its caller */
         uint64_t badge = w->ep_lendable[i] && (r & RIGHT_WRITE) ? ti + 1 : 0;
@@ -184,12 +194,18 @@ static void grant_objects(struct uworld *w, uint32_t ti)
                       w->ep_slots[i], r, badge);
     }
     for (uint32_t i = 0; i < s->n_notifications; i++) {
+        if (!ntfn[i])
+            continue;
+        ntfn[i] = false;
         unsigned r = program_notification_rights(s, ti, i);
         if (r)
             mint_into(w, t->cnode_slot, t->cnode_bits, program_slot_notification(s, i),
                       w->ntfn_slots[i], r, 0);
     }
     for (uint32_t i = 0; i < s->n_devices; i++) {
+        if (!dev[i])
+            continue;
+        dev[i] = false;
         if (program_uses_device(s, ti, i))
             mint_into(w, t->cnode_slot, t->cnode_bits, program_slot_device(s, i),
                       w->irq_slots[i], RIGHTS_ALL, 0);
@@ -332,7 +348,7 @@ static void retype_threads(struct uworld *w)
     }
 }
 
-static void build_thread(struct uworld *w, uint32_t ti)
+static void build_thread(struct uworld *w, uint32_t ti, bool *marks)
 {
     const struct scn_thread *st = &w->s->threads[ti];
     struct uthread *t = &w->threads[ti + 1];
@@ -357,7 +373,7 @@ static void build_thread(struct uworld *w, uint32_t ti)
     if (w->mcs && st->passive)
         mint_into(w, t->cnode_slot, t->cnode_bits, TSLOT_INIT_EP, w->init_ep_slot,
                   RIGHT_WRITE, 0);
-    grant_objects(w, ti);
+    grant_objects(w, ti, marks);
 }
 
 /* A passive server is started on a borrowed context, runs to its first
@@ -453,8 +469,12 @@ void root_build(struct uworld *w)
     build_ipc_objects(w);
     build_devices(w);
     retype_threads(w);
+    bool *marks = calloc((size_t)s->n_endpoints + s->n_notifications + s->n_devices + 1, 1);
+    if (marks == NULL)
+        uplat_fail(w, "out of memory");
     for (uint32_t i = 0; i < s->n_threads; i++)
-        build_thread(w, i);
+        build_thread(w, i, marks);
+    free(marks);
     for (uint32_t i = 0; i < s->n_threads; i++) {
         if (w->mcs && program_has_timeout_handler(s, i))
             build_restart(w, i);

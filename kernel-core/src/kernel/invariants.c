@@ -8,6 +8,7 @@
  */
 #include "kernel/invariants.h"
 #include "kernel/refill.h"
+#include "kernel/relq.h"
 #include "kernel/sched.h"
 
 const char *invariants_check_sc(struct sched_context *sc)
@@ -62,20 +63,15 @@ static const char *check_ready_queues(void)
 
 static const char *check_release_queue(void)
 {
-    ticks_t last = 0;
-
     for (struct tcb *t = ks.release_head; t; t = t->q_next) {
         if (!t->in_release_queue || t->queued)
             return "release queue flags wrong";
         if (!sc_is_active(t->sc))
             return "a released thread has no active context";
-        if (refill_head(t->sc)->time < last)
-            return "release queue out of order";
-        last = refill_head(t->sc)->time;
         if (t->q_next && t->q_next->q_prev != t)
             return "release queue links broken";
     }
-    return NULL;
+    return relq_check();
 }
 
 static const char *check_current(void)

@@ -17,9 +17,24 @@
 
 struct kernel_state ks;
 
+/* A word that may alias any object, for kmemset's 8-byte stores. */
+typedef uint64_t __attribute__((may_alias)) kword_t;
+
+/* Eight bytes at a time once aligned: it clears every invocation's
+ * struct (some 150 bytes) and every object Retype makes (a CNode of a
+ * large system is 128 KiB), where a byte loop cost a thousand instructions
+ * an entry. */
 void kmemset(void *p, int c, size_t n)
 {
     unsigned char *b = p;
+    kword_t w = 0x0101010101010101ull * (unsigned char)c;
+
+    while (n > 0 && ((uintptr_t)b & 7u) != 0) {
+        *b++ = (unsigned char)c;
+        n--;
+    }
+    for (; n >= 8; n -= 8, b += 8)
+        *(kword_t *)b = w;
     while (n--)
         *b++ = (unsigned char)c;
 }

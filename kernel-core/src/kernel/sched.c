@@ -7,6 +7,7 @@
 #include "kernel/faults.h"
 #include "kernel/ktrace.h"
 #include "kernel/refill.h"
+#include "kernel/relq.h"
 #include "object/endpoint.h"
 #include "object/notification.h"
 #include "object/schedcontext.h"
@@ -101,29 +102,12 @@ static ticks_t release_time(struct tcb *t)
     return refill_head(t->sc)->time;
 }
 
-/* Ordered by head refill time; a new entry goes after every entry due at
- * or before it, so equal times keep insertion order. A new head changes
- * the next timer deadline. */
+/* Ordered by head refill time, equal times in insertion order (relq.h). A
+ * new head changes the next timer deadline. */
 void sched_release_insert(struct tcb *t)
 {
-    struct tcb *prev = NULL;
-    struct tcb *cur = ks.release_head;
-    ticks_t when = release_time(t);
-
-    while (cur && release_time(cur) <= when) {
-        prev = cur;
-        cur = cur->q_next;
-    }
-    t->q_prev = prev;
-    t->q_next = cur;
-    if (cur)
-        cur->q_prev = t;
-    if (prev) {
-        prev->q_next = t;
-    } else {
-        ks.release_head = t;
+    if (relq_insert(t))
         ks.reprogram = true;
-    }
     t->in_release_queue = 1;
 }
 
@@ -131,15 +115,9 @@ void sched_release_remove(struct tcb *t)
 {
     if (!t->in_release_queue)
         return;
-    if (t->q_prev) {
-        t->q_prev->q_next = t->q_next;
-    } else {
-        ks.release_head = t->q_next;
+    if (t == ks.release_head)
         ks.reprogram = true;
-    }
-    if (t->q_next)
-        t->q_next->q_prev = t->q_prev;
-    t->q_next = t->q_prev = NULL;
+    relq_remove(t);
     t->in_release_queue = 0;
 }
 

@@ -118,6 +118,12 @@ struct tcb {
      * notification (seL4 shares the links the same way). */
     struct tcb *q_next;
     struct tcb *q_prev;
+    /* In the release queue: its key (head refill time, insertion count)
+     * and its place in the queue's search tree (kernel/relq.c). */
+    ticks_t rq_time;
+    uint64_t rq_seq;
+    struct tcb *rq_left;
+    struct tcb *rq_right;
 
     /* While blocked: what on, and how. */
     void *blocked_on;            /* struct endpoint * or struct notification * */
@@ -242,7 +248,9 @@ struct kernel_state {
     struct ready_queue ready[NUM_PRIORITIES];
     uint64_t bitmap_l2[NUM_PRIORITIES / 64];
     uint64_t bitmap_l1;
-    struct tcb *release_head;    /* ordered by head refill time */
+    struct tcb *release_head;    /* ordered by head refill time (kernel/relq.h) */
+    struct tcb *release_root;    /* its search tree */
+    uint64_t release_seq;        /* threads queued so far: the next tie-break */
 
     struct tcb idle;             /* never in a queue; has no context */
     struct irq_slot irqs[MAX_IRQS];
