@@ -23,6 +23,7 @@
 #include "check/expect.h"
 #include "load/load.h"
 #include "runcmd/runcmd.h"
+#include "seeds/seeds.h"
 #include "summary/summary.h"
 #include "util/units.h"
 #include "util/version.h"
@@ -30,6 +31,7 @@
 const char cmd_run_usage[] =
     "usage: mcsim run SCENARIO [-o DB] [--seed N] [--duration D] [--scheduler mcs|classic]\n"
     "                 [--trace sched|full] [--gantt FILE] [--quiet]\n"
+    "       mcsim run SCENARIO --seeds A..B|N [--record [-o DB]] [...]\n"
     "\n"
     "Run a scenario on the simulated platform, record its schedule and check\n"
     "its expectations. A second YAML document in the file (the expected\n"
@@ -43,15 +45,23 @@ const char cmd_run_usage[] =
     "                           kernel event in the events table\n"
     "  --gantt FILE             also draw a Gantt chart of the run to FILE (svg, png, pdf)\n"
     "  --quiet                  print only failed expectations and errors\n"
+    "  --seeds A..B|N           run every seed from A to B (N: 0 to N-1); print each\n"
+    "                           expectation over all seeds and per thread the jobs,\n"
+    "                           misses, response percentiles and the worst response\n"
+    "                           with the seed that gave it\n"
+    "  --record                 with --seeds: record every seed's run into DB (by\n"
+    "                           default they are kept in memory only)\n"
     "\n"
     "Exit status: 0 if every expectation held, 1 if one failed, 2 for bad usage\n"
     "or input, 3 for an internal error, 130 if interrupted (Ctrl-C): the run is\n"
     "marked finished only once its verdicts are stored.\n";
 
-/* The common options, and --gantt. */
+/* The common options, --gantt, --seeds and --record. */
 struct run_args {
     struct runcmd_args common;
     const char *gantt;
+    const char *seeds;
+    bool record;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -175,10 +185,46 @@ static int simulate(const struct run_args *a, const struct scenario *s)
     return status;
 }
 
+/* --seeds excludes --seed and --gantt; --record needs --seeds. */
+static int check_seeds_options(const struct run_args *a)
+{
+    uint64_t first, last;
+    if (a->record && !a->seeds)
+        return bad_usage("--record goes with --seeds (a single run is always recorded)%s", "");
+    if (!a->seeds)
+        return 0;
+    if (!seeds_parse(a->seeds, &first, &last))
+        return bad_usage("--seeds takes A..B (A <= B) or a count N, at most 1000000 seeds, "
+                         "not '%s'",
+                         a->seeds);
+    if (a->common.seed)
+        return bad_usage("--seeds and --seed do not go together%s", "");
+    if (a->gantt)
+        return bad_usage("--gantt draws one run: draw the worst seed's with --seed S "
+                         "--gantt FILE%s",
+                         "");
+    return 0;
+}
+
+static int run_seeds(const struct run_args *a, const struct scenario *s)
+{
+    struct seeds_options o = {.record = a->record, .db = a->common.db,
+                              .trace_full = a->common.trace_full, .quiet = a->common.quiet,
+                              .stop = &interrupted};
+    int status;
+    seeds_parse(a->seeds, &o.first, &o.last);
+    signal(SIGINT, on_sigint);
+    status = seeds_run(s, &o, stdout);
+    signal(SIGINT, SIG_DFL);
+    return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
     struct run_args a = {.gantt = NULL};
-    const struct runcmd_option own[] = {{"--gantt", &a.gantt, NULL}};
+    const struct runcmd_option own[] = {{"--gantt", &a.gantt, NULL},
+                                        {"--seeds", &a.seeds, NULL},
+                                        {"--record", NULL, &a.record}};
     struct scenario s;
     int status;
 
@@ -189,10 +235,14 @@ int cmd_run(int argc, char **argv)
         return bad_usage("--gantt %s: the file's extension chooses the format: .svg, .png "
                          "or .pdf",
                          a.gantt);
+    if ((status = check_seeds_options(&a)) != 0)
+        return status;
     if ((status = runcmd_load(&a.common, &s)) != 0)
         return status;
     status = apply_overrides(&a.common, &s);
-    if (status == 0)
+    if (status == 0 && a.seeds)
+        status = run_seeds(&a, &s);
+    else if (status == 0)
         status = simulate(&a, &s);
     scenario_release(&s);
     return status;
