@@ -8,6 +8,10 @@
 
 #include "sink.h"
 
+/* The null sink's ops: a sink that keeps only some rows starts from a
+ * copy of them and replaces the ops it needs (tally_sink.h). */
+extern const struct trace_sink_ops null_sink_ops;
+
 /* A sink whose every op succeeds and does nothing. It holds no state, so
  * any number of copies may be used at once and none needs releasing. */
 struct trace_sink null_sink(void);

@@ -56,13 +56,18 @@ static void default_name(const char *path, char name[SCN_NAME_MAX])
     name[n] = '\0';
 }
 
-static void set_defaults(struct scenario *s, const char *path)
+void ld_platform_defaults(struct scenario *s)
 {
     static const struct scn_costs costs = {120, 100, 80, 150, 120, 250, 100, 90};
-    default_name(path, s->name);
     s->cpu_hz = DEFAULT_HZ;
     s->timer_hz = DEFAULT_HZ;
     s->costs = costs;
+}
+
+static void set_defaults(struct scenario *s, const char *path)
+{
+    default_name(path, s->name);
+    ld_platform_defaults(s);
     s->scheduler = SCHED_MCS;
     s->priorities = 256;
     s->timeslice = 5;
@@ -158,7 +163,7 @@ static void clocks(struct loader *l, const yaml_node_t *map)
                  ld_scalar(cpu));
 }
 
-static void platform(struct loader *l, const yaml_node_t *n)
+void ld_platform(struct loader *l, const yaml_node_t *n)
 {
     if (!n)
         return;
@@ -282,7 +287,7 @@ static void scenario(struct loader *l, const yaml_node_t *root)
     ld_check_keys(l, root, "the scenario", load_top_keys);
     version(l, root);
     header(l, root);
-    platform(l, ld_get(l, root, "platform"));
+    ld_platform(l, ld_get(l, root, "platform"));
     if (!units_parse_cycles(DEFAULT_TICK, l->cpu_hz, &l->s->tick, why, sizeof why) ||
         l->s->tick == 0)
         l->s->tick = 1;
@@ -310,7 +315,7 @@ static struct scn_loc offset_loc(const char *text, size_t len, size_t offset)
     return loc;
 }
 
-static void syntax_error(const yaml_parser_t *p, const char *path, const char *text, size_t len,
+void ld_syntax_error(const yaml_parser_t *p, const char *path, const char *text, size_t len,
                          struct diag *d)
 {
     struct scn_loc at = {(uint32_t)p->problem_mark.line + 1, (uint32_t)p->problem_mark.column + 1};
@@ -334,7 +339,7 @@ static void second_document(yaml_parser_t *p, const char *path, const char *text
 {
     yaml_document_t doc;
     if (!yaml_parser_load(p, &doc)) {
-        syntax_error(p, path, text, len, d);
+        ld_syntax_error(p, path, text, len, d);
         return;
     }
     if (yaml_document_get_root_node(&doc))
@@ -350,7 +355,7 @@ static void load_document(yaml_parser_t *p, const char *path, const char *text, 
     yaml_document_t doc;
     struct loader l = {path, d, out, &doc, DEFAULT_HZ, 0, 0, 0, 0, 0, false};
     if (!yaml_parser_load(p, &doc)) {
-        syntax_error(p, path, text, len, d);
+        ld_syntax_error(p, path, text, len, d);
         return;
     }
     yaml_node_t *root = yaml_document_get_root_node(&doc);
@@ -411,8 +416,7 @@ static char *read_all(FILE *f, size_t *len)
     return NULL;
 }
 
-/* The whole file at `path` (NUL-terminated), or NULL with an error in `d`. */
-static char *read_file(const char *path, size_t *len, struct diag *d)
+char *ld_read_file(const char *path, size_t *len, struct diag *d)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -444,7 +448,7 @@ int load_scenario_opts(const char *path, const struct load_opts *opts, struct sc
 {
     size_t len;
     memset(out, 0, sizeof *out);
-    char *text = read_file(path, &len, d);
+    char *text = ld_read_file(path, &len, d);
     if (!text)
         return -1;
     int rc = load_scenario_text(path, text, len, opts, out, d);

@@ -39,6 +39,25 @@ struct loader {
     bool no_memory; /* an allocation failed: reported once */
 };
 
+/* load.c: files and YAML syntax, shared by the scenario and sweep loaders */
+
+/* The whole file at `path` (NUL-terminated, at most LOAD_MAX_FILE_BYTES),
+ * or NULL with an error in `d`. The caller frees it. */
+char *ld_read_file(const char *path, size_t *len, struct diag *d);
+
+/* Report libyaml's parse error of `p` (reading `len` bytes at `text`) as
+ * FILE:LINE:COL: error: invalid YAML: ... */
+void ld_syntax_error(const yaml_parser_t *p, const char *path, const char *text, size_t len,
+                     struct diag *d);
+
+/* The format's default platform: 1GHz CPU and timer, the default kernel
+ * costs (SCENARIO-FORMAT.md "platform"). */
+void ld_platform_defaults(struct scenario *s);
+
+/* Read `platform` (cpu_hz, timer_hz, kernel_costs) into l->s, over its
+ * defaults; sets l->cpu_hz. NULL `n`: nothing to read. */
+void ld_platform(struct loader *l, const yaml_node_t *n);
+
 /* load_node.c: places, messages and node types */
 
 /* The node with id `id` of the document (never NULL for an id libyaml gave). */

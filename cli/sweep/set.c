@@ -1,0 +1,86 @@
+/*
+ * The sets of a sweep and their scenarios (cli/sweep/set.h).
+ */
+#include "sweep/set.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gen/gen_taskset.h"
+#include "load.h"
+#include "rng.h"
+
+void sweep_set_of(const struct sweep_spec *spec, uint64_t id, struct sweep_set *out)
+{
+    char stream[64];
+    struct rng r;
+    memset(out, 0, sizeof *out);
+    out->id = id;
+    out->point = (uint32_t)(id / spec->sets);
+    out->index = (uint32_t)(id % spec->sets);
+    out->utilisation = sweep_spec_utilisation(spec, out->point);
+    snprintf(stream, sizeof stream, "sweep:set:%u:%u", out->point, out->index);
+    rng_seed_stream(&r, spec->seed, stream);
+    out->seed = rng_next(&r);
+    out->tasks = (uint32_t)rng_uniform(&r, spec->tasks_min, spec->tasks_max);
+}
+
+static void knobs_of(const struct sweep_spec *spec, const struct sweep_set *set,
+                     struct gen_taskset_knobs *k)
+{
+    memset(k, 0, sizeof *k);
+    k->tasks = set->tasks;
+    k->utilisation = set->utilisation;
+    k->period_min = spec->period_min;
+    k->period_max = spec->period_max;
+    k->log_uniform = spec->distribution == SWEEP_LOG_UNIFORM;
+    k->hi_share = spec->hi_share;
+    k->hi_factor = spec->hi_factor;
+    k->overrun = spec->overrun;
+    k->budget = spec->budget;
+    k->sporadic = spec->contexts == SWEEP_SPORADIC;
+    k->extra_refills = spec->extra_refills;
+    k->servers = spec->servers;
+    k->server_share = spec->server_share;
+    k->server_part = spec->server_part;
+    k->costs = spec->costs;
+    k->cpu_hz = spec->cpu_hz;
+    k->timer_hz = spec->timer_hz;
+    k->duration = spec->duration;
+}
+
+int sweep_set_scenario(const struct sweep_spec *spec, const struct sweep_set *set,
+                       struct scenario *s, struct strbuf *yaml, struct diag *d)
+{
+    struct gen_taskset_knobs k;
+    struct gen_system g;
+    struct strbuf text = {0};
+    char why[200], name[SCN_NAME_MAX], path[SCN_NAME_MAX + 8];
+    int rc;
+    memset(s, 0, sizeof *s);
+    knobs_of(spec, set, &k);
+    if (gen_taskset(&k, set->seed, &g, why, sizeof why) != 0) {
+        diag_error(d, spec->path, 0, 0, "set %llu (utilisation %u.%06u, %u tasks): %s",
+                   (unsigned long long)set->id, set->utilisation / SWEEP_UNIT,
+                   set->utilisation % SWEEP_UNIT, set->tasks, why);
+        return -1;
+    }
+    snprintf(name, sizeof name, "%.40s-set%llu", spec->name, (unsigned long long)set->id);
+    snprintf(path, sizeof path, "%s.yaml", name);
+    sb_printf(&text, "# mcsim sweep %s, set %llu: utilisation %u.%06u, %u tasks, seed %llu\n",
+              spec->name, (unsigned long long)set->id, set->utilisation / SWEEP_UNIT,
+              set->utilisation % SWEEP_UNIT, set->tasks, (unsigned long long)set->seed);
+    gen_emit_yaml(&g, name, &text);
+    gen_system_release(&g);
+    if (text.failed) {
+        sb_release(&text);
+        diag_error(d, spec->path, 0, 0, "out of memory writing set %llu",
+                   (unsigned long long)set->id);
+        return -1;
+    }
+    rc = load_scenario_text(path, sb_str(&text), text.len, NULL, s, d) == 0 ? 0 : -2;
+    if (yaml)
+        sb_puts(yaml, sb_str(&text));
+    sb_release(&text);
+    return rc;
+}

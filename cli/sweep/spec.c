@@ -1,0 +1,32 @@
+/*
+ * What a sweep spec implies: its utilisation points and sets
+ * (cli/sweep/spec.h).
+ */
+#include "sweep/spec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void sweep_spec_release(struct sweep_spec *s)
+{
+    free(s->path);
+    free(s->text);
+    memset(s, 0, sizeof *s);
+}
+
+uint32_t sweep_spec_points(const struct sweep_spec *s)
+{
+    if (s->u_step == 0 || s->u_to < s->u_from)
+        return 0;
+    return (s->u_to - s->u_from) / s->u_step + 1;
+}
+
+uint32_t sweep_spec_utilisation(const struct sweep_spec *s, uint32_t i)
+{
+    return s->u_from + i * s->u_step;
+}
+
+uint64_t sweep_spec_total_sets(const struct sweep_spec *s)
+{
+    return (uint64_t)sweep_spec_points(s) * s->sets;
+}
