@@ -34,6 +34,9 @@ int cmd_run(int argc, char **argv);
 
 /* Microkit system descriptions: lint, init, export, run (cli/sdf.c). */
 int cmd_sdf(int argc, char **argv);
+/* Generate, analyse and simulate task sets from a sweep spec, locally or
+ * through Slurm (cli/sweep.c). */
+int cmd_sweep(int argc, char **argv);
 
 /* List the runs of a database (cli/runs.c). */
 int cmd_runs(int argc, char **argv);
@@ -56,6 +59,7 @@ extern const char cmd_run_usage[];
 extern const char cmd_sdf_usage[];
 extern const char cmd_runs_usage[];
 extern const char cmd_stats_usage[];
+extern const char cmd_sweep_usage[];
 extern const char cmd_validate_usage[];
 
 /* Help topics that are not commands, printed by `mcsim help TOPIC`

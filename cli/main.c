@@ -27,6 +27,7 @@ static const struct command commands[] = {
     {"runs", cmd_runs, cmd_runs_usage, "list the runs a database holds, with their verdicts"},
     {"sdf", cmd_sdf, cmd_sdf_usage, "Microkit .system files: lint, init, export, run"},
     {"stats", cmd_stats, cmd_stats_usage, "per-thread accounting of a recorded run"},
+    {"sweep", cmd_sweep, cmd_sweep_usage, "analyse and simulate generated task sets (or Slurm)"},
     {"validate", cmd_validate, cmd_validate_usage, "check scenario files, report every error"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -84,6 +84,7 @@ int sweep_evaluate(const struct sweep_spec *spec, const struct sweep_set *set,
         return rc;
     out->n_threads = s.n_threads;
     out->n_sched = spec->n_schedulers;
+    out->seeds = spec->seeds;
     out->threads = calloc((size_t)s.n_threads * spec->n_schedulers, sizeof *out->threads);
     for (uint32_t i = 0; i < set->tasks && i < s.n_threads; i++)
         out->hi_tasks += s.threads[i].criticality == s.n_levels - 1;

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "diag.h"
+#include "util/diag.h"
 #include "sweep/set.h"
 #include "sweep/spec.h"
 
@@ -46,6 +46,7 @@ struct sweep_sched {
 struct sweep_outcome {
     struct sweep_set set;
     uint32_t hi_tasks;
+    uint32_t seeds;        /* simulations per scheduler */
     uint32_t n_sched;
     struct sweep_sched sched[2];
     uint32_t n_threads;    /* scenario threads (tasks, then servers) */

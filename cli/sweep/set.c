@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "gen/gen_taskset.h"
-#include "load.h"
+#include "load/load.h"
 #include "rng.h"
 
 void sweep_set_of(const struct sweep_spec *spec, uint64_t id, struct sweep_set *out)

@@ -11,9 +11,9 @@
 
 #include <stdint.h>
 
-#include "diag.h"
+#include "util/diag.h"
 #include "scenario.h"
-#include "strbuf.h"
+#include "util/strbuf.h"
 #include "sweep/spec.h"
 
 struct sweep_set {

@@ -4,15 +4,6 @@
  */
 #include "sweep/spec.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-void sweep_spec_release(struct sweep_spec *s)
-{
-    free(s->path);
-    free(s->text);
-    memset(s, 0, sizeof *s);
-}
 
 uint32_t sweep_spec_points(const struct sweep_spec *s)
 {

@@ -1,65 +1,13 @@
 /*
- * A sweep specification (docs/sweep.md): what `mcsim sweep` generates and
- * runs, as plain data. The loader (cli/load_sweep.h) fills it from a YAML
- * file with every duration already in CPU cycles; the generator
- * (cli/sweep/taskset.h) turns one set of it into a scenario.
- *
- * Fractions and factors are kept exactly as written, in millionths
- * (SWEEP_UNIT = 1.0), so that the utilisation points of a sweep are the
- * same integers on every machine, however the steps add up.
+ * What a sweep specification (cli/load/load_sweep.h, docs/sweep.md)
+ * implies: its utilisation points and the number of its sets.
  */
 #ifndef MCSIM_SWEEP_SPEC_H
 #define MCSIM_SWEEP_SPEC_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
-#include "scenario.h"
-
-#define SWEEP_UNIT 1000000u    /* 1.0 in millionths */
-#define SWEEP_MAX_TASKS 200u   /* each task has its own interrupt line (0..255) */
-#define SWEEP_MAX_SERVERS 16u
-#define SWEEP_MAX_POINTS 10000u
-#define SWEEP_MAX_SEEDS 1000u
-
-enum sweep_periods { SWEEP_LOG_UNIFORM, SWEEP_UNIFORM };
-
-enum sweep_contexts { SWEEP_CONSTANT_BANDWIDTH, SWEEP_SPORADIC };
-
-struct sweep_spec {
-    char name[SCN_NAME_MAX];
-    char *path;             /* the file read; owned */
-    char *text;             /* its bytes, NUL-terminated (stored with the results); owned */
-    size_t text_len;
-    uint8_t sha256[32];     /* of text */
-
-    uint64_t seed;          /* of every set's draws */
-    uint32_t tasks_min, tasks_max; /* tasks per set, drawn uniformly */
-    uint32_t u_from, u_to, u_step; /* utilisation points, millionths */
-    uint32_t sets;          /* per utilisation point */
-    cycles_t period_min, period_max;
-    enum sweep_periods distribution;
-    uint32_t n_schedulers;
-    uint8_t schedulers[2];  /* enum sched_mode, in the file's order */
-    cycles_t duration;      /* simulated per set and scheduler */
-    uint32_t seeds;         /* simulations per set and scheduler, seeds 0 .. seeds-1 */
-
-    uint64_t cpu_hz, timer_hz;
-    struct scn_costs costs;
-
-    uint32_t hi_share;      /* millionths of the tasks that are HI (rounded to a count) */
-    uint32_t hi_factor;     /* a HI task's work may reach factor x its LO work */
-    uint32_t overrun;       /* a LO task's work may reach overrun x its LO work */
-    uint32_t budget;        /* budget = budget x the task's declared work */
-    enum sweep_contexts contexts;
-    uint32_t extra_refills;
-    uint32_t servers;       /* passive servers */
-    uint32_t server_share;  /* millionths of the tasks that call a server */
-    uint32_t server_part;   /* millionths of a caller's work done in the server */
-};
-
-/* Release what the loader allocated and zero `s`. */
-void sweep_spec_release(struct sweep_spec *s);
+#include "load/load_sweep.h"
 
 /* The number of utilisation points: from, from + step, ... up to `to`. */
 uint32_t sweep_spec_points(const struct sweep_spec *s);

@@ -7,12 +7,13 @@
 #include "load_sweep.h"
 
 #include <mcsim/bootinfo.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "load.h"
 #include "load_int.h"
-#include "sha256.h"
+#include "util/sha256.h"
 
 static const char *const top_keys[] = {
     "mcsim_sweep", "name",     "seed",     "tasks",       "utilisation",   "sets",
@@ -330,11 +331,13 @@ int load_sweep_spec_text(const char *path, const char *text, size_t len, struct 
     size_t first_msg = diag_count(d), errors = diag_errors(d);
     memset(out, 0, sizeof *out);
     default_name(path, out->name);
-    out->path = strdup(path);
+    out->path = malloc(strlen(path) + 1);
+    if (out->path)
+        memcpy(out->path, path, strlen(path) + 1);
     out->text = malloc(len + 1);
     if (!out->path || !out->text) {
         diag_error(d, path, 0, 0, "out of memory while loading the sweep");
-        sweep_spec_release(out);
+        load_sweep_release(out);
         return -1;
     }
     memcpy(out->text, text, len);
@@ -345,7 +348,7 @@ int load_sweep_spec_text(const char *path, const char *text, size_t len, struct 
     diag_sort(d, first_msg);
     if (diag_errors(d) == errors)
         return 0;
-    sweep_spec_release(out);
+    load_sweep_release(out);
     return -1;
 }
 
@@ -360,4 +363,11 @@ int load_sweep_spec(const char *path, struct sweep_spec *out, struct diag *d)
     rc = load_sweep_spec_text(path, text, len, out, d);
     free(text);
     return rc;
+}
+
+void load_sweep_release(struct sweep_spec *s)
+{
+    free(s->path);
+    free(s->text);
+    memset(s, 0, sizeof *s);
 }
