@@ -87,9 +87,9 @@ static void write_script(FILE *f, const char *title, const char *names, int n)
         fprintf(f, "set style data linespoints\nset style histogram\nset auto x\nunset xtics\n"
                    "set xtics\nset xlabel 'utilisation (sum of work / period)'\n"
                    "set ylabel 'success ratio'\nset yrange [0:1.05]\n");
-        fprintf(f, "plot for [i=1:%d] 'success.dat' index i-1 using 1:2 lw 2 pt 7 title "
+        fprintf(f, "plot for [i=1:%d] 'success.dat' index i-1 using 1:2 lw 2 lc i pt 7 title "
                    "word(schedulers, i).' analysis', \\\n"
-                   "     for [i=1:%d] 'success.dat' index i-1 using 1:3 lw 2 dt 2 pt 6 title "
+                   "     for [i=1:%d] 'success.dat' index i-1 using 1:3 lw 2 lc i dt 2 pt 6 title "
                    "word(schedulers, i).' simulation'\n",
                    n, n);
         fprintf(f, "\nset output '../weighted.%s'\n", terminals[t][1]);
