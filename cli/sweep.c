@@ -22,6 +22,7 @@
 #include "sweep/pool.h"
 #include "sweep/store.h"
 #include "sweep_int.h"
+#include "util/diag.h"
 #include "util/strbuf.h"
 
 const char cmd_sweep_usage[] =
@@ -64,10 +65,7 @@ static void on_signal(int sig)
 
 int sweep_bad_usage(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "mcsim: sweep: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see 'mcsim help sweep')\n");
-    return 2;
+    return diag_usage("sweep", fmt, arg);
 }
 
 static bool parse_uint(const char *text, uint64_t max, uint64_t *out)

@@ -331,9 +331,7 @@ int load_sweep_spec_text(const char *path, const char *text, size_t len, struct 
     size_t first_msg = diag_count(d), errors = diag_errors(d);
     memset(out, 0, sizeof *out);
     default_name(path, out->name);
-    out->path = malloc(strlen(path) + 1);
-    if (out->path)
-        memcpy(out->path, path, strlen(path) + 1);
+    out->path = diag_strdup(path);
     out->text = malloc(len + 1);
     if (!out->path || !out->text) {
         diag_error(d, path, 0, 0, "out of memory while loading the sweep");
