@@ -7,6 +7,7 @@
 #include "sweep/plot.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -76,29 +77,43 @@ static int write_weighted(sqlite3 *db, const char *path)
     return fclose(f) == 0 ? 0 : -1;
 }
 
-static void write_script(FILE *f, const char *title, const char *names, int n)
+/* The success plot of columns `a` (analysis) and `b` (simulation) of
+ * success.dat into ../NAME.EXT. */
+static void success_plot(FILE *f, const char *name, const char *ext, const char *title,
+                         const char *what, int n, int a, int b)
+{
+    fprintf(f, "\nset output '../%s.%s'\n", name, ext);
+    fprintf(f, "set title \"%s: %s\" noenhanced\n", title, what);
+    fprintf(f, "set style data linespoints\nset xtics autofreq\n"
+               "set xlabel 'utilisation (sum of LO work / period)'\n"
+               "set ylabel 'success ratio'\nset yrange [0:1.05]\n");
+    fprintf(f, "plot for [i=1:%d] 'success.dat' index i-1 using 1:%d lw 2 lc i pt 7 title "
+               "word(schedulers, i).' analysis', \\\n"
+               "     for [i=1:%d] 'success.dat' index i-1 using 1:%d lw 2 lc i dt 2 pt 6 title "
+               "word(schedulers, i).' simulation'\n",
+               n, a, n, b);
+}
+
+static void write_script(FILE *f, const char *title, const char *names, int n, bool hi)
 {
     fprintf(f, "# Drawn by mcsim sweep; run `gnuplot plots.gp` here to redraw.\n");
     fprintf(f, "schedulers = \"%s\"\nset grid\nset key outside right top\n", names);
     for (size_t t = 0; t < sizeof terminals / sizeof terminals[0]; t++) {
-        fprintf(f, "\nset terminal %s\nset output '../success.%s'\n", terminals[t][0],
-                terminals[t][1]);
-        fprintf(f, "set title \"%s: schedulable task sets\" noenhanced\n", title);
-        fprintf(f, "set style data linespoints\nset style histogram\nset auto x\nunset xtics\n"
-                   "set xtics\nset xlabel 'utilisation (sum of work / period)'\n"
-                   "set ylabel 'success ratio'\nset yrange [0:1.05]\n");
-        fprintf(f, "plot for [i=1:%d] 'success.dat' index i-1 using 1:2 lw 2 lc i pt 7 title "
-                   "word(schedulers, i).' analysis', \\\n"
-                   "     for [i=1:%d] 'success.dat' index i-1 using 1:3 lw 2 lc i dt 2 pt 6 title "
-                   "word(schedulers, i).' simulation'\n",
-                   n, n);
+        fprintf(f, "\nset terminal %s\n", terminals[t][0]);
+        success_plot(f, "success", terminals[t][1], title, "schedulable task sets", n, 2, 3);
+        if (hi)
+            success_plot(f, "success_hi", terminals[t][1], title,
+                         "task sets whose HI threads are schedulable", n, 4, 5);
         fprintf(f, "\nset output '../weighted.%s'\n", terminals[t][1]);
         fprintf(f, "set title \"%s: weighted schedulability\" noenhanced\n", title);
         fprintf(f, "set style data histograms\nset style histogram clustered gap 1\n"
                    "set style fill solid 0.7 border -1\nset xlabel 'scheduler'\n"
                    "set ylabel 'weighted schedulability'\nset yrange [0:1.05]\n");
         fprintf(f, "plot 'weighted.dat' using 2:xtic(1) title 'analysis', "
-                   "'' using 3 title 'simulation'\n");
+                   "'' using 3 title 'simulation'%s\n",
+                hi ? ", '' using 4 title 'analysis, HI threads', "
+                     "'' using 5 title 'simulation, HI threads'"
+                   : "");
         fprintf(f, "set output\n");
     }
 }
@@ -128,6 +143,18 @@ static int run_gnuplot(const char *plots, char *errmsg, size_t len)
     return 0;
 }
 
+/* True if a set has a HI task: then the HI-only plot is drawn. */
+static bool has_hi(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    bool hi = false;
+    if (sqlite3_prepare_v2(db, "SELECT max(hi_tasks) > 0 FROM sets", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        hi = sqlite3_column_int(st, 0) != 0;
+    sqlite3_finalize(st);
+    return hi;
+}
+
 int sweep_plot_draw(sqlite3 *db, const char *dir, const char *title, char *errmsg,
                     size_t errmsg_size)
 {
@@ -148,7 +175,7 @@ int sweep_plot_draw(sqlite3 *db, const char *dir, const char *title, char *errms
     snprintf(path, sizeof path, "%s/plots.gp", plots);
     if (!(f = fopen(path, "w")))
         goto fail;
-    write_script(f, title, names, n);
+    write_script(f, title, names, n, has_hi(db));
     if (fclose(f) != 0)
         goto fail;
     return n == 0 ? 0 : run_gnuplot(plots, errmsg, errmsg_size);

@@ -11,7 +11,7 @@
 #include "mcsim/bootinfo.h"
 #include "util/sha256.h"
 
-#define COMMIT_EVERY 64
+#define COMMIT_EVERY 16
 
 struct sweep_store {
     sqlite3 *db;

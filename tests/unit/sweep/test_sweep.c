@@ -35,7 +35,7 @@ static const char small[] = "mcsim_sweep: 1\n"
                             "sets: 4\n"
                             "periods: {min: 1ms, max: 20ms, distribution: log-uniform}\n"
                             "schedulers: [mcs, classic]\n"
-                            "duration: 60ms\n"
+                            "duration: 30ms\n"
                             "criticality: {hi_share: 0.5, factor: 1.5}\n"
                             "budget: 1.2\n";
 
@@ -105,7 +105,7 @@ static void test_sweep_resume(void **state)
     pid_t pid;
     snprintf(spec, sizeof small + 64, "%s", small);
     *strstr(spec, "sets: 4") = '\0';
-    strcat(spec, "sets: 100\nperiods: {min: 1ms, max: 20ms, distribution: log-uniform}\n"
+    strcat(spec, "sets: 40\nperiods: {min: 1ms, max: 20ms, distribution: log-uniform}\n"
                  "schedulers: [mcs, classic]\nduration: 20ms\n");
     workdir_write("big.yaml", spec);
     free(spec);
@@ -121,7 +121,7 @@ static void test_sweep_resume(void **state)
     assert_int_equal(spawn_finish(pid), 130);
     assert_non_null(strstr(spawn_err, "run the same command again to resume"));
     sets = sqlq_path_int(workdir_file("cut/sweep.db"), "SELECT count(*) FROM sets");
-    assert_in_range(sets, 1, 299);
+    assert_in_range(sets, 1, 119);
     assert_whole_sets(workdir_file("cut/sweep.db"));
     assert_false(workdir_exists("cut/results.csv"));
     assert_int_equal(spawn_mcsim("sweep", "big.yaml", "-o", "cut", "-j", "2", NULL), 0);
@@ -146,7 +146,7 @@ static const char ll_bound[] = "mcsim_sweep: 1\n"
                                "sets: 8\n"
                                "periods: {min: 1ms, max: 50ms}\n"
                                "schedulers: [mcs, classic]\n"
-                               "duration: 100ms\n"
+                               "duration: 60ms\n"
                                "budget: 100\n"
                                "platform:\n"
                                "  kernel_costs: {entry: 0, exit: 0, syscall: 0, ipc: 0, "
@@ -179,7 +179,7 @@ static const char three_points[] = "mcsim_sweep: 1\n"
                                    "sets: 5\n"
                                    "periods: {min: 1ms, max: 10ms}\n"
                                    "schedulers: [classic]\n"
-                                   "duration: 200ms\n"
+                                   "duration: 100ms\n"
                                    "platform:\n"
                                    "  kernel_costs: {entry: 0, exit: 0, syscall: 0, ipc: 0, "
                                    "schedule: 0, timer_program: 0, irq: 0, tick: 0}\n";
