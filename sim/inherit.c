@@ -21,7 +21,21 @@
  *      back (seL4 receiveIPC, maybeReturnSchedContext), so the server is
  *      passive again before it takes a queued Call, with donation.
  * Steps 2 and 3 run on contexts no client owns: the lender pays up to
- * step 2's entry and nothing after it. Only a receive on an endpoint (a
+ * step 2's entry and nothing after it.
+ *
+ * The way back of an `emergency_budget` grant. The handler signals the
+ * server's restart notification when it grants (PROGRAM_GRANT_BADGE).
+ * The server finishes the request on the grant and answers it as its
+ * program says (a reply_recv: the client's context goes back to the
+ * client); the receive then finds the bound notification's signal
+ * pending and takes it instead of a Call, and with it the restart context
+ * (seL4 receiveIPC: the bound notification first, maybeDonateSchedContext).
+ * On that context it makes NBSendRecv(done -> handler, its endpoint): the
+ * handler learns that the request ended with a reply, and the receive,
+ * with no signal pending, hands the restart context back to the
+ * notification (maybeReturnSchedContext): passive again before it takes a
+ * queued Call. The one system call on the restart context is charged to
+ * no client. Only a receive on an endpoint (a
  * `recv` or `reply_recv` step) starts the way back: a server that waits on
  * a notification or calls another server meanwhile keeps the context.
  */
@@ -38,6 +52,7 @@ enum lend_stage {
     LEND_REPLY,  /* Send on its reply object: answer the client */
     LEND_NOTIFY, /* NBSendWait(done, restart notification) */
     LEND_RECV,   /* the receive itself */
+    LEND_GRANT_DONE, /* emergency_budget: NBSendRecv(done -> handler, the endpoint) */
 };
 
 static void set_call(struct user_context *c, enum syscall sys, cptr_t cap, unsigned length)
@@ -125,11 +140,27 @@ static bool is_receive(const struct op *op)
     return op->kind == OP_RECV || op->kind == OP_REPLY_RECV;
 }
 
+/* A receive that can take an emergency_budget handler's signal: the
+ * program's, and the first one, where a reset restarts the server. */
+static bool takes_grant_signal(const struct op *op)
+{
+    return is_receive(op) || op->kind == OP_INIT_RECV;
+}
+
 bool inherit_server_prepare(struct uworld *w, struct uthread *t, const struct op *op)
 {
     struct user_context *c = t->ctx;
 
     (void)w;
+    if (takes_grant_signal(op) && c->x[REG_LEND_STAGE] == LEND_GRANT_DONE) {
+        /* the request it answered had a grant: tell the handler, then
+         * receive as the program says (the restart context goes back to
+         * the notification: passive again) */
+        set_call(c, SYS_NB_SEND_RECV, TSLOT_DONE_NTFN, 0);
+        c->x[REG_SRC] = op->cap;
+        c->x[REG_REPLY] = TSLOT_REPLY;
+        return true;
+    }
     if (!is_receive(op))
         return false;
     if (c->x[REG_LEND_STAGE] == LEND_NONE) {
@@ -159,17 +190,20 @@ bool inherit_server_continues(struct uthread *t, const struct op *op)
 {
     struct user_context *c = t->ctx;
 
-    if (!is_receive(op) || c->x[REG_LEND_STAGE] == LEND_NONE)
+    if (!takes_grant_signal(op))
         return false;
-    if (c->x[REG_LEND_STAGE] < LEND_RECV) {
+    if (c->x[REG_LEND_STAGE] != LEND_NONE && c->x[REG_LEND_STAGE] < LEND_RECV) {
         c->x[REG_LEND_STAGE]++;
+        return true;
+    }
+    /* The receive itself completed. Its emergency_budget handler's signal
+     * on the restart notification (PROGRAM_GRANT_BADGE), taken instead of
+     * a Call: the request it had just answered had a grant, and the
+     * restart context now runs it to tell the handler. */
+    if (c->x[REG_CAP] == PROGRAM_GRANT_BADGE) {
+        c->x[REG_LEND_STAGE] = LEND_GRANT_DONE;
         return true;
     }
     c->x[REG_LEND_STAGE] = LEND_NONE;
     return false;
-}
-
-bool inherit_server_replies(const struct uthread *t)
-{
-    return t->ctx->x[REG_LEND_STAGE] <= LEND_REPLY;
 }

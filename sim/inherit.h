@@ -50,13 +50,12 @@ uint32_t inherit_pick(struct uworld *w, uint32_t server, uint32_t client, uint64
  * ordinary receive). */
 bool inherit_server_prepare(struct uworld *w, struct uthread *t, const struct op *op);
 
-/* The system call inherit_server_prepare set completed: true if the
- * receive is not finished yet (the interpreter makes the next one), false
- * when the receive itself is done (or was an ordinary one). */
+/* The system call inherit_server_prepare set (or an ordinary receive)
+ * completed: true if the receive is not finished yet (the interpreter
+ * makes the next one: the way back's next step, or, when the receive took
+ * an emergency_budget handler's signal, the NBSendRecv that tells the
+ * handler), false when the receive itself is done. */
 bool inherit_server_continues(struct uthread *t, const struct op *op);
 
-/* True unless the pending system call of `op` (a reply_recv) is one of
- * the way back's that does not answer the client (replies are counted). */
-bool inherit_server_replies(const struct uthread *t);
 
 #endif /* MCSIM_SIM_INHERIT_H */

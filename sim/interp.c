@@ -249,8 +249,8 @@ void interp_computed(struct uworld *w, struct uthread *t, cycles_t ran)
 }
 
 /* What the system call about to be made means to the world outside the
- * kernel, at the instant it is made: a signal's release time, a reply
- * counted, a yield's default release, a Call noted for `inherit`. */
+ * kernel, at the instant it is made: a signal's release time, a yield's
+ * default release, a Call noted for `inherit`. */
 static void before_trap(struct uworld *w, struct uthread *t)
 {
     const struct op *op;
@@ -263,9 +263,6 @@ static void before_trap(struct uworld *w, struct uthread *t)
         w->ntfn_pending[op->a] = true;
         w->ntfn_release[op->a] = uplat_now();
         t->signal_set = op->a;
-    } else if (op->kind == OP_REPLY ||
-               (op->kind == OP_REPLY_RECV && inherit_server_replies(t))) {
-        t->replies++;
     } else if (op->kind == OP_CALL) {
         inherit_note_call(w, t, op);
     } else if (op->kind == OP_YIELD) {

@@ -371,6 +371,21 @@ int program_inherit_handler(const struct scenario *s, uint32_t si)
     return -1;
 }
 
+int program_done_handler(const struct scenario *s, uint32_t si)
+{
+    uint32_t ep = s->threads[si].timeout_endpoint;
+
+    if (ep == SCN_NONE)
+        return -1;
+    for (uint32_t h = 0; h < s->n_threads; h++) {
+        if (program_handles_timeouts(s, h, ep)) {
+            int action = program_timeout_action(s, h);
+            return action == TIMEOUT_INHERIT || action == TIMEOUT_EMERGENCY_BUDGET ? (int)h : -1;
+        }
+    }
+    return -1;
+}
+
 uint32_t program_server_rank(const struct scenario *s, uint32_t si)
 {
     uint32_t k = 0;

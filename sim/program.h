@@ -27,8 +27,9 @@ enum thread_slot {
     TSLOT_RESTART_NTFN = 4, /* a server with a timeout handler: the notification bound to
                                it, which lends it its restart context (Read) */
     TSLOT_SCHED_CONTROL = 5,/* timeout handlers: to grant emergency budget */
-    TSLOT_DONE_NTFN = 6,    /* a server with an `inherit` handler: to tell the handler it
-                               is done with a borrowed context (Write, badged) */
+    TSLOT_DONE_NTFN = 6,    /* a server with an `inherit` or `emergency_budget` handler:
+                               to tell the handler it is done with a borrowed context or
+                               a granted request (Write, badged) */
     TSLOT_OBJECTS = 16,     /* + endpoint i; + n_endpoints + notification i;
                                + n_endpoints + n_notifications + device i (IRQ handler);
                                then a timeout handler's server slots (program_slot_server) */
@@ -53,6 +54,14 @@ enum server_cap {
  * from a timeout fault (badged with the server's id) by the badge alone;
  * a handler serves at most 64 - program_done_shift(s) servers. */
 unsigned program_done_shift(const struct scenario *s);
+
+/* The badge of an `emergency_budget` handler's signal on a server's
+ * restart notification: its request had a grant. The server's receive
+ * that ends the request (its reply done) takes the signal, and with it the
+ * restart context, instead of a Call, and tells the handler (sim/inherit.c),
+ * which then gives the client's context its configured budget back. A
+ * client's Call is badged with its thread id, always smaller. */
+#define PROGRAM_GRANT_BADGE ((uint64_t)1 << 40)
 
 enum op_kind {
     OP_COMPUTE,       /* min, max; rng stream `rng` when min < max */
@@ -135,6 +144,12 @@ bool program_has_timeout_handler(const struct scenario *s, uint32_t si);
 /* The thread whose `inherit` handler serves thread si's timeout faults (the
  * first one in the file), or -1. */
 int program_inherit_handler(const struct scenario *s, uint32_t si);
+
+/* The thread whose handler serves thread si's timeout faults (the first
+ * one in the file) if that handler needs to hear from si when it is done
+ * (`inherit`: with a lent context; `emergency_budget`: with a granted
+ * request), or -1. */
+int program_done_handler(const struct scenario *s, uint32_t si);
 
 /* The rank of server si among the threads whose timeout faults go to the
  * same endpoint (0 for the first in the file); the thread of rank k on

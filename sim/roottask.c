@@ -255,7 +255,8 @@ static void grant_contexts(struct uworld *w, uint32_t ti, bool tcbs)
     }
 }
 
-/* An `inherit` handler learns that a server is done with a lent context
+/* An `inherit` handler learns that a server is done with a lent context,
+ * an `emergency_budget` one that a server answered a granted request,
  * through a notification bound to it, which its receive on the fault
  * endpoint also takes; each of its servers signals it with its own bit. */
 static void grant_done(struct uworld *w, uint32_t ti, uint32_t ep)
@@ -268,11 +269,11 @@ static void grant_done(struct uworld *w, uint32_t ti, uint32_t ep)
     for (uint32_t si = 0; si < s->n_threads; si++) {
         uint32_t k;
 
-        if (s->threads[si].timeout_endpoint != ep || program_inherit_handler(s, si) != (int)ti)
+        if (s->threads[si].timeout_endpoint != ep || program_done_handler(s, si) != (int)ti)
             continue;
         k = program_server_rank(s, si);
         if (k >= 64 - program_done_shift(s))
-            uplat_fail(w, "root task: handle_timeouts inherit of %s serves more than %u servers",
+            uplat_fail(w, "root task: handle_timeouts of %s serves more than %u servers",
                        s->threads[ti].name, 64 - program_done_shift(s));
         mint_into(w, w->threads[si + 1].cnode_slot, w->threads[si + 1].cnode_bits, TSLOT_DONE_NTFN, done,
                   RIGHT_WRITE, (uint64_t)1 << (program_done_shift(s) + k));
@@ -308,7 +309,7 @@ static void grant_handler(struct uworld *w, uint32_t ti)
                   RIGHTS_ALL, 0);
         mint_into(w, t->cnode_slot, t->cnode_bits,
                   program_slot_server(s, si, SERVER_RESTART_NTFN), srv->restart_ntfn_slot,
-                  RIGHT_WRITE, 0);
+                  RIGHT_WRITE, action == TIMEOUT_EMERGENCY_BUDGET ? PROGRAM_GRANT_BADGE : 0);
     }
     if (ep == SCN_NONE || !w->mcs)
         return;
@@ -317,6 +318,7 @@ static void grant_handler(struct uworld *w, uint32_t ti)
         mint_into(w, t->cnode_slot, t->cnode_bits, TSLOT_SCHED_CONTROL, ROOT_SCHED_CONTROL,
                   RIGHTS_ALL, 0);
         grant_contexts(w, ti, false);
+        grant_done(w, ti, ep);
     } else if (action == TIMEOUT_INHERIT) {
         /* to lend a queued client's context to a server and give it back */
         grant_contexts(w, ti, true);

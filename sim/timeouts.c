@@ -17,18 +17,30 @@
  * order the server's new receive would find the client still in its reply
  * object and leave it inactive for ever.
  *
- * `emergency_budget`: SchedControl_ConfigureFlags on the client's exhausted
- * context while the server is blocked on the fault starts it afresh with
- * the grant available at once; the fault is answered so the server goes
- * on; then the configured budget and period are set again while the server
- * runs, which (seL4 refill_update) keeps the granted head and schedules the
- * rest of the configured budget one period later, so the configured
- * bandwidth holds again from the next refill. A grant is at most the
- * context's budget, since refill_update keeps at most the new budget in the
- * head (NEEDSWORK: a larger grant needs a kernel mechanism seL4 lacks). One
- * grant per request: the server counts the requests it has answered in
- * memory it shares with its handler, and a second fault with the count
- * unchanged is handled as `reset`.
+ * `emergency_budget`, in the order seL4's invocations allow (issue 13):
+ *   ConfigureFlags(client's context, the grant, its period, or the grant
+ *     if longer): the context is bound to the server, which is blocked on
+ *     the fault, so the kernel starts it afresh (refill_new): the whole
+ *     grant available at once;
+ *   Signal the server's restart notification (PROGRAM_GRANT_BADGE): it
+ *     stays pending until the server's next receive;
+ *   reply to the fault (label 0): the server finishes the request on the
+ *     grant and answers it; its receive then takes the pending signal and
+ *     the restart context and tells the handler (sim/inherit.c);
+ *   on that done signal: ConfigureFlags(client's context, as configured):
+ *     the server is off the context, the client holds it again, and the
+ *     kernel keeps the head refill trimmed to the configured budget
+ *     (refill_update): the rest of the grant is dropped and the configured
+ *     bandwidth holds from the next refill.
+ * Restoring while the server still ran on the grant would trim the head to
+ * the configured budget at once, and the server would fault again. One
+ * grant per request, a request being from the server's receive of a Call
+ * to its reply or its reset: the server and its handler share, per server,
+ * whether the request in hand had a grant (set at the grant, cleared when
+ * the done signal says the reply was made, or at a reset) and whose
+ * context to restore; a fault of a request that had a grant is handled as
+ * `reset`, whose restart makes the server's receive take the pending
+ * signal too, so the client's context is restored then.
  *
  * `inherit` (seL4 has no such mechanism; this is it built from
  * SchedContext_UnbindObject/Bind and replies). Server S faults serving
@@ -77,6 +89,7 @@ enum ht_stage {
     HT_LEND_SC,          /* SchedContext_Bind(its restart context, server) */
     HT_GRANT,            /* ConfigureFlags(client's context, the grant) */
     HT_GRANT_RESTART,    /* reply to the fault (label 0): the server goes on */
+    HT_GRANT_SIGNAL,     /* Signal the server's restart notification (grant badge) */
     HT_GRANT_RESTORE,    /* ConfigureFlags(client's context, as configured) */
     HT_INH_TAKE_LENDER,  /* SchedContext_UnbindObject(lender's context, lender) */
     HT_INH_TAKE_SERVER,  /* SchedContext_UnbindObject(client's context, server) */
@@ -133,22 +146,26 @@ static const struct scn_thread *client_of(struct uworld *w, const struct user_co
     return &w->s->threads[id - 1];
 }
 
+/* ConfigureFlags of the client's context with `budget` and its period
+ * (the budget, if longer: a budget may not exceed its period). */
 static void set_configure(struct uworld *w, struct user_context *c, cycles_t budget)
 {
     const struct scn_thread *client = client_of(w, c);
+    cycles_t period = client->sc.period > budget ? client->sc.period : budget;
 
     set_regs(c, SYS_CALL, TSLOT_SCHED_CONTROL, INV_SCHED_CONTROL_CONFIGURE_FLAGS, 5, 1);
     c->x[REG_EXTRA_CAP0] = sc_of(w, c->x[REG_HT_CLIENT]);
     c->x[REG_MR0] = uplat_ticks(budget);
-    c->x[REG_MR0 + 1] = uplat_ticks(client->sc.period);
+    c->x[REG_MR0 + 1] = uplat_ticks(period);
     c->x[REG_MR0 + 2] = client->sc.extra_refills;
     c->x[REG_MR0 + 3] = c->x[REG_HT_CLIENT];
     c->x[REG_MR0 + 4] = client->sc.sporadic ? SC_FLAG_SPORADIC : 0;
 }
 
-static cycles_t grant_of(const struct scn_thread *client, const struct op *op)
+/* The grant: the amount the scenario asks, whatever the context's budget. */
+static cycles_t grant_of(const struct op *op)
 {
-    return op->min < client->sc.budget ? op->min : client->sc.budget;
+    return op->min;
 }
 
 /* The stages of `inherit`: the server, the client and the lender of the
@@ -212,7 +229,10 @@ void timeouts_prepare(struct uworld *w, struct uthread *t, const struct op *op)
                    tcb_of(w, c->x[REG_HT_SERVER]));
         break;
     case HT_GRANT:
-        set_configure(w, c, grant_of(client_of(w, c), op));
+        set_configure(w, c, grant_of(op));
+        break;
+    case HT_GRANT_SIGNAL:
+        set_regs(c, SYS_SEND, server_cap(w, c, SERVER_RESTART_NTFN), 0, 0, 0);
         break;
     case HT_GRANT_RESTORE:
         set_configure(w, c, client_of(w, c)->sc.budget);
@@ -280,28 +300,53 @@ static enum ht_stage return_next(struct uworld *w, struct uthread *t, const stru
     return HT_RECV_FAULT;
 }
 
-/* Grant once per request: the server's count of answered requests (in
- * memory shared with its handler) tells a new request from the same one. */
+/* Grant once per request: the first fault of a request is granted, a
+ * fault of a request that had a grant ends it with a reset. */
 static enum ht_stage first_stage(struct uworld *w, struct uthread *t, const struct op *op)
 {
     struct user_context *c = t->ctx;
-    uint32_t server = (uint32_t)c->x[REG_HT_SERVER];
-    uint64_t served = w->threads[server].replies + 1;
+    struct uthread *server = &w->threads[c->x[REG_HT_SERVER]];
 
     if (op->a == TIMEOUT_INHERIT)
         return inherit_first(w, c);
-    if (op->a != TIMEOUT_EMERGENCY_BUDGET || client_of(w, c) == NULL ||
-        c->x[REG_HT_GRANTS] == (served << 8 | server))
+    if (op->a != TIMEOUT_EMERGENCY_BUDGET || client_of(w, c) == NULL || server->grant_open) {
+        server->grant_open = false; /* the reset ends the request */
         return HT_ABORT_CLIENT;
-    c->x[REG_HT_GRANTS] = served << 8 | server;
+    }
+    server->grant_open = true;
     return HT_GRANT;
+}
+
+/* The next server whose done signal says a granted request ended (the
+ * lowest rank of REG_HT_DONE): restore its client's context; or back to
+ * receiving. */
+static enum ht_stage grant_done_next(struct uworld *w, struct user_context *c,
+                                     const struct op *op)
+{
+    while (c->x[REG_HT_DONE] != 0) {
+        uint64_t bits = c->x[REG_HT_DONE];
+        int si = program_server_of_rank(w->s, op->b, (uint32_t)__builtin_ctzll(bits));
+        struct uthread *server;
+
+        c->x[REG_HT_DONE] = bits & (bits - 1);
+        if (si < 0)
+            continue;
+        server = &w->threads[si + 1];
+        server->grant_open = false; /* its reply ended the request */
+        if (server->grant_restore == 0)
+            continue;
+        c->x[REG_HT_SERVER] = (uint64_t)si + 1;
+        c->x[REG_HT_CLIENT] = server->grant_restore;
+        server->grant_restore = 0;
+        return HT_GRANT_RESTORE;
+    }
+    return HT_RECV_FAULT;
 }
 
 static void record_grant(struct uworld *w, struct uthread *t, const struct op *op)
 {
     uint32_t client = (uint32_t)t->ctx->x[REG_HT_CLIENT];
-    uplat_budget(w, client, client, uplat_now(), BUDGET_EMERGENCY,
-               grant_of(client_of(w, t->ctx), op));
+    uplat_budget(w, client, client, uplat_now(), BUDGET_EMERGENCY, grant_of(op));
 }
 
 static uint64_t result_of(const struct uthread *t)
@@ -323,9 +368,10 @@ static enum ht_stage received(struct uworld *w, struct uthread *t, const struct 
 {
     struct user_context *c = t->ctx;
 
-    if (op->a == TIMEOUT_INHERIT && c->x[REG_CAP] >> program_done_shift(w->s) != 0) {
+    if ((op->a == TIMEOUT_INHERIT || op->a == TIMEOUT_EMERGENCY_BUDGET) &&
+        c->x[REG_CAP] >> program_done_shift(w->s) != 0) {
         c->x[REG_HT_DONE] = c->x[REG_CAP] >> program_done_shift(w->s);
-        return return_next(w, t, op);
+        return op->a == TIMEOUT_INHERIT ? return_next(w, t, op) : grant_done_next(w, c, op);
     }
     /* badge of the timeout endpoint cap = the faulting server's id;
      * MR0 = badge of the exhausted context, MR1 = ticks consumed */
@@ -410,14 +456,18 @@ void timeouts_after(struct uworld *w, struct uthread *t, const struct op *op)
     case HT_GRANT:
         check_reply(w, t, "SchedControl_ConfigureFlags (grant)");
         record_grant(w, t, op);
+        c->x[REG_HT_STATE] = HT_GRANT_SIGNAL;
+        break;
+    case HT_GRANT_SIGNAL:
+        w->threads[c->x[REG_HT_SERVER]].grant_restore = (uint32_t)c->x[REG_HT_CLIENT];
         c->x[REG_HT_STATE] = HT_GRANT_RESTART;
         break;
     case HT_GRANT_RESTART:
-        c->x[REG_HT_STATE] = HT_GRANT_RESTORE;
+        c->x[REG_HT_STATE] = HT_RECV_FAULT;
         break;
     case HT_GRANT_RESTORE:
         check_reply(w, t, "SchedControl_ConfigureFlags (restore)");
-        c->x[REG_HT_STATE] = HT_RECV_FAULT;
+        c->x[REG_HT_STATE] = grant_done_next(w, c, op);
         break;
     default:
         c->x[REG_HT_STATE] = after_inherit(w, t, op);

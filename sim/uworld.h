@@ -35,7 +35,6 @@
 #define REG_HT_STATE 22 /* handle_timeouts: the stage of the fault in hand */
 #define REG_HT_SERVER 23
 #define REG_HT_CLIENT 24
-#define REG_HT_GRANTS 25
 #define REG_HT_LENDER 26  /* inherit: the thread whose context is lent */
 #define REG_HT_AFTER_PRIO 27 /* inherit: the last candidate tried, by queue order */
 #define REG_HT_AFTER_SEQ 28
@@ -70,8 +69,11 @@ struct uthread {
     uint32_t signal_set;    /* the notification its last signal made pending,
                                undone if the kernel defers the call */
     uint64_t zero_time_ops; /* consecutive instructions that took no time */
-    uint64_t replies;       /* requests it answered: memory it shares with its
-                               timeout handler (one emergency grant a request) */
+    /* memory a server shares with its emergency_budget handler: one grant
+     * per request (sim/timeouts.c) */
+    bool grant_open;        /* its request in hand had a grant */
+    uint32_t grant_restore; /* the client whose context to give its configured
+                               budget back once the request ended, 0: none */
     /* memory every thread shares, for `inherit` (sim/inherit.h): who waits
      * on which endpoint, what each server serves, whose context it has */
     uint32_t queued_ep;     /* as a caller: endpoint + 1 of its Call, 0 none */

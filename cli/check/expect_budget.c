@@ -2,7 +2,10 @@
  * budget: respected (docs/scenario-format.md "Expectations"), from the slices
  * each context paid for: in every window [t, t + period) a constant-
  * bandwidth or round-robin context ran at most its budget + one kernel
- * entry + the emergency grants made in that window. A sporadic context
+ * entry + the emergency grants made in that window or in the period
+ * before it (a grant is spent from when it is made until the server
+ * answers the request, which may be after the window it was made in; a
+ * grant may exceed the budget). A sporadic context
  * has no such bound (preempted while runnable, it catches up); seL4 gives
  * it one counted from each instant its refills were all dated then or
  * later (budget_sporadic, docs/kernel-semantics.md).
@@ -12,11 +15,11 @@
  * paid(t) = covered(t + period) - covered(t): paid does not rise while t
  * is inside a slice and does not fall while t is in a gap, so its maximum
  * is at a slice start. Grants make the limit G(t) a step function: it
- * rises at g - period + 1 and falls at g + 1 for a grant at g; at those
- * points the excess paid - limit is at most that at g - period and g + 1
- * respectively (paid moves by at most 1 a step, a grant is at least 1), so
- * slice starts plus g - period and g + 1 for every grant are all the
- * windows that need checking.
+ * rises at g - period + 1 and falls at g + period + 1 for a grant at g; at
+ * those points the excess paid - limit is at most that at g - period and
+ * g + period + 1 respectively (paid moves by at most 1 a step, a grant is
+ * at least 1), so slice starts plus g - period and g + period + 1 for
+ * every grant are all the windows that need checking.
  *
  * The budget and period are those the kernel holds: the root task hands
  * it whole timer ticks (hal_sim_held_cycles), so on a timer slower than
@@ -62,10 +65,11 @@
         "start_time, end_time", "?2",                                                              \
         " AND block_start < ?4 AND block_end > ?3 AND start_time < ?4 AND end_time > ?3"           \
         " AND start_time >= coalesce((" BUDGET_LAST_START "), ?3)") ")"
+/* The grants that count in the window [?3, ?4): made in [?3 - period, ?4). */
 #define BUDGET_GRANTS_IN_WINDOW                                                                    \
     "SELECT coalesce(sum(amount), 0) FROM run_budget_events WHERE run_id = ?1"                     \
-    " AND sc_thread_id = ?2 AND kind = 'emergency' AND block_end >= ?3 AND block_start < ?4"       \
-    " AND time >= ?3 AND time < ?4"
+    " AND sc_thread_id = ?2 AND kind = 'emergency' AND block_end >= 2 * ?3 - ?4"                   \
+    " AND block_start < ?4 AND time >= 2 * ?3 - ?4 AND time < ?4"
 
 /* One scheduling context: a thread's (thread >= 0) or a notification's. */
 struct budget_ctx {
@@ -161,8 +165,8 @@ static void budget_consider(struct budget_window *w, const struct budget_ctx *ct
     budget_consider_k(w, ctx, t, 0, paid, grants);
 }
 
-/* Move the grant cursors to the window [t, end): grants in it summed. */
-static int budget_slide_grants(struct expect_run *run, struct budget_cursor *c, int64_t t,
+/* Move the grant cursors to the grants made in [from, end), summed. */
+static int budget_slide_grants(struct expect_run *run, struct budget_cursor *c, int64_t from,
                                int64_t end, int64_t *grants)
 {
     while (c[GRANT_LEAD].valid && c[GRANT_LEAD].a < end) {
@@ -170,7 +174,7 @@ static int budget_slide_grants(struct expect_run *run, struct budget_cursor *c, 
         if (budget_next(run, &c[GRANT_LEAD]) != 0)
             return -1;
     }
-    while (c[GRANT_TRAIL].valid && c[GRANT_TRAIL].a < t) {
+    while (c[GRANT_TRAIL].valid && c[GRANT_TRAIL].a < from) {
         *grants -= c[GRANT_TRAIL].b;
         if (budget_next(run, &c[GRANT_TRAIL]) != 0)
             return -1;
@@ -198,7 +202,7 @@ static int budget_sweep(struct expect_run *run, const struct budget_ctx *ctx,
             if (budget_next(run, &c[LEAD]) != 0)
                 return -1;
         }
-        if (budget_slide_grants(run, c, t, end, &grants) != 0)
+        if (budget_slide_grants(run, c, t - ctx->period, end, &grants) != 0)
             return -1;
         budget_consider(w, ctx, t, full + (c[LEAD].valid && c[LEAD].a < end ? end - c[LEAD].a : 0),
                         grants);
@@ -238,7 +242,7 @@ static int budget_grant_windows(struct expect_run *run, const struct budget_ctx 
     int rc = paid_st && grants_st ? 0 : -1;
 
     for (; rc == 0 && grant->valid; rc = budget_next(run, grant)) {
-        int64_t starts[2] = {grant->a - ctx->period, grant->a + 1};
+        int64_t starts[2] = {grant->a - ctx->period, grant->a + ctx->period + 1};
 
         for (int i = 0; rc == 0 && i < 2; i++) {
             int64_t paid, grants;

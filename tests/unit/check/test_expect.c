@@ -602,15 +602,17 @@ static void test_expect_budget_emergency(void **state)
                    " [20000, 30000), allowed 2600 (budget 2000 + entry 100 + emergency 500)");
     fx_end(f);
 
-    /* The window right after the grant no longer holds it. */
+    /* A window starting in the period after the grant holds it (the server
+     * may still spend it), the one starting a period after no longer. */
     fx_begin(f, SCHED_MCS, 100000);
     fx_slice(f, CONTROL, CONTROL, 9000, 12000);
+    fx_slice(f, CONTROL, CONTROL, 25000, 28000);
     fx_budget(f, SERVER, CONTROL, 9000, BUDGET_EMERGENCY, 1000);
     fx_budget_expect(f);
     fx_eval(f);
     assert_verdict(f, 0, "FAIL",
-                   "1 of 4 contexts over budget; worst: control ran 2999 cycles in"
-                   " [9001, 19001), allowed 2100 (budget 2000 + entry 100)");
+                   "1 of 4 contexts over budget; worst: control ran 3000 cycles in"
+                   " [25000, 35000), allowed 2100 (budget 2000 + entry 100)");
     fx_end(f);
 
     /* Nor does the window that ends just before it. */
@@ -652,7 +654,7 @@ static int64_t rnd(int64_t lo, int64_t hi)
     return lo + (int64_t)(rng_state % (uint64_t)(hi - lo + 1));
 }
 
-/* max over all t of paid(t) - (base + grants in [t, t + period)). */
+/* max over all t of paid(t) - (base + grants in [t - period, t + period)). */
 static int64_t brute_excess(const struct interval *sl, int ns, const struct interval *gr, int ng,
                             int64_t period, int64_t base)
 {
@@ -666,7 +668,7 @@ static int64_t brute_excess(const struct interval *sl, int ns, const struct inte
             paid += b > a ? b - a : 0;
         }
         for (int i = 0; i < ng; i++)
-            grants += gr[i].a >= t && gr[i].a < t + period ? gr[i].b : 0;
+            grants += gr[i].a >= t - period && gr[i].a < t + period ? gr[i].b : 0;
         if (paid - base - grants > worst)
             worst = paid - base - grants;
     }
