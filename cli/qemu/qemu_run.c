@@ -246,7 +246,7 @@ static int trace_add(struct qemu_trace *t, const struct wire_record *r)
     return 0;
 }
 
-static int trace_decode(struct qemu_trace *t, const uint8_t *buf, size_t n)
+int qemu_trace_decode(struct qemu_trace *t, const uint8_t *buf, size_t n)
 {
     struct frame_reader fr;
     struct frame f;
@@ -305,7 +305,7 @@ int qemu_trace_read(struct qemu_trace *t, const char *path)
 {
     size_t n;
     uint8_t *buf = read_file(path, &n);
-    int rc = buf ? trace_decode(t, buf, n) : -1;
+    int rc = buf ? qemu_trace_decode(t, buf, n) : -1;
 
     free(buf);
     return rc;

@@ -74,6 +74,11 @@ struct qemu_trace {
  * caller). 0, or -1 when the file cannot be read or memory is short. */
 int qemu_trace_read(struct qemu_trace *t, const char *path);
 
+/* As qemu_trace_read, from the n bytes at buf (a UART output read
+ * already, or made by a test or a fuzzer). 0, or -1 when memory is
+ * short. */
+int qemu_trace_decode(struct qemu_trace *t, const uint8_t *buf, size_t n);
+
 /* Why the trace cannot be recorded as a run of the blob with checksum
  * blob_crc (no HELLO, another blob, a frame that does not decode, no END,
  * records dropped or missing), or NULL when it can. */
