@@ -116,12 +116,10 @@ static void scale_yaml(enum form form, unsigned n, const char *duration, struct 
 static int load_text(const char *name, const char *text, size_t len, struct scenario *s)
 {
     struct diag d;
-    struct load_opts opts;
     int rc;
 
-    memset(&opts, 0, sizeof opts);
     diag_init(&d);
-    rc = load_scenario_text(name, text, len, &opts, s, &d);
+    rc = load_scenario_text(name, text, len, s, &d);
     diag_print(&d, stderr);
     diag_release(&d);
     return rc;

@@ -266,7 +266,6 @@ static int check_threads(sqlite3 *db, const char *db_path, const struct check_ru
 
 static int load(sqlite3 *db, const char *db_path, const struct check_run *run, struct scenario *s)
 {
-    struct load_opts opts = {.first_document_only = true};
     struct diag d;
     size_t len = 0;
     char *text;
@@ -275,7 +274,7 @@ static int load(sqlite3 *db, const char *db_path, const struct check_run *run, s
     if (rc != 0)
         return rc;
     diag_init(&d);
-    rc = load_scenario_text(run->path, text, len, &opts, s, &d);
+    rc = load_scenario_text(run->path, text, len, s, &d);
     diag_print(&d, stderr);
     diag_release(&d);
     free(text);

@@ -353,6 +353,8 @@ int cmd_qemu(int argc, char **argv)
     if (status == 0)
         status = apply_overrides(&a.common, &s);
     if (status == 0)
+        status = runcmd_runnable(&a.common, &s);
+    if (status == 0)
         status = run(&a, &s);
     scenario_release(&s);
     return status;

@@ -34,8 +34,10 @@ const char cmd_run_usage[] =
     "       mcsim run SCENARIO --seeds A..B|N [--record [-o DB]] [...]\n"
     "\n"
     "Run a scenario on the simulated platform, record its schedule and check\n"
-    "its expectations. A second YAML document in the file (the expected\n"
-    "schedule of a reference case) is not read.\n"
+    "its expectations. The file is read as `mcsim validate` reads it, and\n"
+    "refused for the same reasons: the scenario is its first YAML document\n"
+    "(what follows, such as a reference case's expected schedule, must be\n"
+    "YAML but is not read).\n"
     "\n"
     "  -o DB                    the database to append the run to (default: mcsim.db)\n"
     "  --seed N                 the seed of every random draw (default: the scenario's)\n"
@@ -107,6 +109,18 @@ static void progress(void *ctx, cycles_t now, cycles_t duration)
 static int report_failure(const struct eng_result *r, const struct run_args *a, struct db *db,
                           const struct scenario *s)
 {
+    if (r->status == ENG_NO_PROGRESS) {
+        const struct scn_loc *at =
+            r->stuck_step < s->n_steps ? &s->steps[r->stuck_step].loc : NULL;
+        if (at)
+            fprintf(stderr, "%s:%u:%u: error: %s\n", s->path, (unsigned)at->line,
+                    (unsigned)at->col, r->error);
+        else
+            fprintf(stderr, "%s: error: %s\n", s->path, r->error);
+        fprintf(stderr, "mcsim: run: run %lld of %s is left unfinished (finished = 0)\n",
+                (long long)db_run_id(db), a->common.db);
+        return 2;
+    }
     if (r->status == ENG_INTERRUPTED) {
         char at[32];
 
@@ -240,6 +254,8 @@ int cmd_run(int argc, char **argv)
     if ((status = runcmd_load(&a.common, &s)) != 0)
         return status;
     status = apply_overrides(&a.common, &s);
+    if (status == 0)
+        status = runcmd_runnable(&a.common, &s);
     if (status == 0 && a.seeds)
         status = run_seeds(&a, &s);
     else if (status == 0)

@@ -15,15 +15,15 @@
 #include "load/load.h"
 
 const char cmd_validate_usage[] =
-    "usage: mcsim validate [--first-document] [--strict] SCENARIO...\n"
+    "usage: mcsim validate [--strict] SCENARIO...\n"
     "\n"
     "Check each scenario file against the scenario format and report every\n"
     "mistake as FILE:LINE:COL: error: ... on standard error; print FILE: ok\n"
-    "for each valid file. Runs nothing and writes no file.\n"
+    "for each valid file. Runs nothing and writes no file. A file accepted\n"
+    "here is one `mcsim run` accepts, and the other way round: the scenario\n"
+    "is the file's first YAML document; what follows it (a reference case's\n"
+    "expected schedule) must be YAML but is not read.\n"
     "\n"
-    "  --first-document  read only the first YAML document of each file (the\n"
-    "                    reference cases keep their expected schedule in a\n"
-    "                    second one); by default a second document is an error\n"
     "  --strict          also check that no thread depends on a less critical one\n"
     "                    (the rule 'mcsim graph' draws): each violation is reported\n"
     "                    as FILE:LINE:COL: warning: ... at the step\n"
@@ -39,7 +39,6 @@ const char cmd_validate_usage[] =
 enum verdict { VALID, VIOLATES, INVALID };
 
 struct validate_opts {
-    struct load_opts load;
     bool strict;
 };
 
@@ -80,7 +79,7 @@ static enum verdict validate_file(const char *path, const struct validate_opts *
     struct scenario s;
     enum verdict v = INVALID;
     diag_init(&d);
-    int rc = load_scenario_opts(path, &opts->load, &s, &d);
+    int rc = load_scenario(path, &s, &d);
     if (rc == 0) {
         size_t violations = opts->strict ? check_rule(&s, &d) : 0;
         diag_sort(&d, 0);
@@ -104,9 +103,7 @@ static int options(int argc, char **argv, struct validate_opts *opts)
     for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
         if (strcmp(argv[i], "--") == 0)
             return i + 1;
-        if (strcmp(argv[i], "--first-document") == 0) {
-            opts->load.first_document_only = true;
-        } else if (strcmp(argv[i], "--strict") == 0) {
+        if (strcmp(argv[i], "--strict") == 0) {
             opts->strict = true;
         } else {
             fprintf(stderr, "mcsim: validate: unknown option '%s' (see 'mcsim help validate')\n",
@@ -119,7 +116,7 @@ static int options(int argc, char **argv, struct validate_opts *opts)
 
 int cmd_validate(int argc, char **argv)
 {
-    struct validate_opts opts = {{false}, false};
+    struct validate_opts opts = {false};
     enum verdict worst = VALID;
     int first = options(argc, argv, &opts);
     if (first < 0)

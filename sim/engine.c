@@ -19,8 +19,10 @@
 /* Memory handed to the kernel: 64 MiB, or more for a scenario whose
  * objects need it (untyped_bits). */
 #define UNTYPED_MIN_BITS 26
-/* Turns of the loop without time passing before the run is declared stuck. */
-#define MAX_TURNS_WITHOUT_PROGRESS 50000000u
+/* Turns of the loop without time passing before the run is declared stuck
+ * (a livelock of the scenario, ENG_NO_PROGRESS): far more than booting
+ * 4,096 threads at one instant takes. */
+#define MAX_TURNS_WITHOUT_PROGRESS 250000u
 
 _Noreturn void world_fail(struct world *w, const char *fmt, ...)
 {
@@ -319,6 +321,26 @@ static bool turn(struct world *w)
     return true;
 }
 
+/* The run is stuck at cycle `at` (a livelock of the scenario's threads):
+ * name the thread running and the step it is at. */
+static _Noreturn void no_progress(struct world *w, cycles_t at)
+{
+    const struct uthread *t = w->cur ? w->last : NULL;
+    struct eng_result *r = w->res;
+
+    r->status = ENG_NO_PROGRESS;
+    r->stuck_thread = r->stuck_step = SCN_NONE;
+    if (t == NULL || t->id == 0 || t->prog.n_ops == 0)
+        world_fail(w, "no thread makes progress at cycle %llu: the root task makes system "
+                      "calls forever without time passing", (unsigned long long)at);
+    r->stuck_thread = t->id - 1;
+    r->stuck_step = t->prog.ops[t->ctx->pc < t->prog.n_ops ? t->ctx->pc : 0].step;
+    world_fail(w, "thread '%s' makes system calls forever at cycle %llu without time "
+                  "passing (a livelock: expected a compute step, a step that waits, or "
+                  "kernel costs that are not 0)",
+               w->u.s->threads[r->stuck_thread].name, (unsigned long long)at);
+}
+
 static void run_loop(struct world *w)
 {
     cycles_t last = hal_sim_now();
@@ -333,8 +355,7 @@ static void run_loop(struct world *w)
             last = hal_sim_now();
             still = 0;
         } else if (++still > MAX_TURNS_WITHOUT_PROGRESS) {
-            world_fail(w, "no progress at cycle %llu: threads make system calls forever "
-                          "without computing", (unsigned long long)last);
+            no_progress(w, last);
         }
         if (w->opt->progress && (++turns & 0xfffffu) == 0)
             w->opt->progress(w->opt->progress_ctx, last, w->u.duration);

@@ -37,6 +37,9 @@ enum eng_status {
     ENG_INTERRUPTED,     /* stopped by *stop */
     ENG_SINK_ERROR,      /* the sink failed: error says why */
     ENG_INTERNAL_ERROR,  /* a kernel invariant or the root task failed */
+    ENG_NO_PROGRESS,     /* the scenario's threads made system calls forever at one
+                            instant (a livelock): the scenario's fault, not mcsim's;
+                            error says so, stuck_thread and stuck_step say where */
 };
 
 struct eng_result {
@@ -46,6 +49,10 @@ struct eng_result {
     uint64_t kernel_cycles;
     uint64_t trace_records;
     cycles_t end;                  /* simulated time reached */
+    uint32_t stuck_thread;         /* ENG_NO_PROGRESS: the scenario thread (index into
+                                      scenario.threads) running when the run was
+                                      declared stuck, SCN_NONE if the root task */
+    uint32_t stuck_step;           /* ...and its step (index into scenario.steps) */
 };
 
 /* Run scenario `s` with options `o`. The sink gets run_begin first and

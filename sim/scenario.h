@@ -198,6 +198,8 @@ struct scenario {
     size_t text_len;
     uint64_t seed;
     cycles_t duration;
+    struct scn_loc duration_loc; /* where `duration` is written; 0:0 when it is not the
+                                    file's (a command line's --duration) */
     uint64_t cpu_hz;
     uint64_t timer_hz;
     struct scn_costs costs;

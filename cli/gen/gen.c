@@ -31,7 +31,7 @@ int gen_scenario(const struct gen_knobs *k, uint64_t seed, struct scenario *s, s
         diag_error(d, NULL, 0, 0, "generator: out of memory");
         return -1;
     }
-    rc = load_scenario_text(path, sb_str(&text), text.len, NULL, s, d);
+    rc = load_scenario_text(path, sb_str(&text), text.len, s, d);
     if (yaml)
         sb_puts(yaml, sb_str(&text));
     sb_release(&text);

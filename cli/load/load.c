@@ -175,6 +175,23 @@ void ld_platform(struct loader *l, const yaml_node_t *n)
         costs(l, n);
 }
 
+/* The kernel holds MIN_BUDGET in timer ticks and cannot hold less than
+ * one: a shorter kernel.min_budget would let budgets through that it
+ * refuses (SchedControl_Configure: a budget of 0 ticks is a range error). */
+static void min_budget_ticks(struct loader *l, const yaml_node_t *n)
+{
+    const struct scenario *s = l->s;
+    uint64_t tick = (s->cpu_hz + s->timer_hz - 1) / s->timer_hz;
+    if (s->min_budget >= tick)
+        return;
+    ld_error(l, ld_loc(n),
+             "kernel.min_budget (%s = %llu cycles) is shorter than one tick of the timer "
+             "(%llu cycles at timer_hz %llu Hz), the least time the kernel can hold (expected "
+             "at least one tick)",
+             ld_scalar(n), (unsigned long long)s->min_budget, (unsigned long long)tick,
+             (unsigned long long)s->timer_hz);
+}
+
 static void min_budget(struct loader *l, const yaml_node_t *n)
 {
     const char *v = ld_scalar(n);
@@ -182,8 +199,8 @@ static void min_budget(struct loader *l, const yaml_node_t *n)
         l->s->min_budget = 0;
     else if (!v || ld_is_null(n))
         ld_wrong(l, n, "kernel.min_budget", "auto or a duration such as 20us");
-    else
-        ld_duration(l, n, "kernel.min_budget", true, &l->s->min_budget);
+    else if (ld_duration(l, n, "kernel.min_budget", true, &l->s->min_budget))
+        min_budget_ticks(l, n);
 }
 
 static void kernel(struct loader *l, const yaml_node_t *map)
@@ -256,8 +273,10 @@ static void duration(struct loader *l, const yaml_node_t *root)
 {
     const yaml_node_t *n = ld_need(l, root, "duration", "the scenario",
                                    "duration: the simulated time to run, such as 200ms");
-    if (n)
+    if (n) {
         ld_duration(l, n, "duration", true, &l->s->duration);
+        l->s->duration_loc = ld_loc(n);
+    }
 }
 
 /* The parts that name objects, in the order references need them. */
@@ -316,7 +335,7 @@ static struct scn_loc offset_loc(const char *text, size_t len, size_t offset)
 }
 
 void ld_syntax_error(const yaml_parser_t *p, const char *path, const char *text, size_t len,
-                         struct diag *d)
+                     struct diag *d)
 {
     struct scn_loc at = {(uint32_t)p->problem_mark.line + 1, (uint32_t)p->problem_mark.column + 1};
     const char *problem = p->problem ? p->problem : "cannot be parsed";
@@ -333,24 +352,9 @@ void ld_syntax_error(const yaml_parser_t *p, const char *path, const char *text,
         diag_error(d, path, at.line, at.col, "invalid YAML: %s", problem);
 }
 
-/* A file is one scenario: anything after the first document is an error. */
-static void second_document(yaml_parser_t *p, const char *path, const char *text, size_t len,
-                            struct diag *d)
-{
-    yaml_document_t doc;
-    if (!yaml_parser_load(p, &doc)) {
-        ld_syntax_error(p, path, text, len, d);
-        return;
-    }
-    if (yaml_document_get_root_node(&doc))
-        diag_error(d, path, (uint32_t)doc.start_mark.line + 1, (uint32_t)doc.start_mark.column + 1,
-                   "a second YAML document starts here (expected one scenario per file: "
-                   "remove the '---' line and what follows)");
-    yaml_document_delete(&doc);
-}
-
+/* The scenario: the file's first document (ld_shape has read them all). */
 static void load_document(yaml_parser_t *p, const char *path, const char *text, size_t len,
-                          bool first_only, struct scenario *out, struct diag *d)
+                          struct scenario *out, struct diag *d)
 {
     yaml_document_t doc;
     struct loader l = {path, d, out, &doc, DEFAULT_HZ, 0, 0, 0, 0, 0, false};
@@ -365,13 +369,11 @@ static void load_document(yaml_parser_t *p, const char *path, const char *text, 
                    "mapping starting with mcsim: 1)");
     else
         scenario(&l, root);
-    if (!first_only)
-        second_document(p, path, text, len, d);
     yaml_document_delete(&doc);
 }
 
-int load_scenario_text(const char *path, const char *text, size_t len, const struct load_opts *opts,
-                       struct scenario *out, struct diag *d)
+int load_scenario_text(const char *path, const char *text, size_t len, struct scenario *out,
+                       struct diag *d)
 {
     size_t first_msg = diag_count(d), errors = diag_errors(d);
     yaml_parser_t parser;
@@ -384,8 +386,11 @@ int load_scenario_text(const char *path, const char *text, size_t len, const str
         return -1;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    load_document(&parser, path, text, len, opts && opts->first_document_only, out, d);
+    if (ld_shape(path, text, len, d) == 0)
+        load_document(&parser, path, text, len, out, d);
     yaml_parser_delete(&parser);
+    if (diag_errors(d) == errors)
+        load_check_runnable(out, d);
     diag_sort(d, first_msg);
     if (diag_errors(d) == errors && !(out->text = copy_text(text, len)))
         diag_error(d, path, 0, 0, "out of memory while loading the scenario");
@@ -443,20 +448,14 @@ char *ld_read_file(const char *path, size_t *len, struct diag *d)
     return NULL;
 }
 
-int load_scenario_opts(const char *path, const struct load_opts *opts, struct scenario *out,
-                       struct diag *d)
+int load_scenario(const char *path, struct scenario *out, struct diag *d)
 {
     size_t len;
     memset(out, 0, sizeof *out);
     char *text = ld_read_file(path, &len, d);
     if (!text)
         return -1;
-    int rc = load_scenario_text(path, text, len, opts, out, d);
+    int rc = load_scenario_text(path, text, len, out, d);
     free(text);
     return rc;
-}
-
-int load_scenario(const char *path, struct scenario *out, struct diag *d)
-{
-    return load_scenario_opts(path, NULL, out, d);
 }

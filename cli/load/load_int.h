@@ -25,6 +25,16 @@
  * file into an enormous program. */
 #define LD_MAX_STEPS 1000000u
 
+/* Lists and mappings may nest this deep in a file (a program of
+ * LD_MAX_DEPTH levels of repeat nests about 100 deep): libyaml's scanner
+ * takes time in the square of the depth. */
+#define LD_MAX_NESTING 128
+/* A file may read as at most LD_MAX_NODES_BASE + LD_MAX_NODES_PER_BYTE *
+ * its size YAML nodes, each alias counted as the nodes it names: a plain
+ * file has fewer nodes than bytes, and aliases cannot multiply the work. */
+#define LD_MAX_NODES_BASE 100000u
+#define LD_MAX_NODES_PER_BYTE 16u
+
 /* The four kinds of named objects; they share one namespace. */
 enum ld_kind { LD_THREAD, LD_ENDPOINT, LD_NOTIFICATION, LD_DEVICE };
 
@@ -57,6 +67,17 @@ void ld_platform_defaults(struct scenario *s);
 /* Read `platform` (cpu_hz, timer_hz, kernel_costs) into l->s, over its
  * defaults; sets l->cpu_hz. NULL `n`: nothing to read. */
 void ld_platform(struct loader *l, const yaml_node_t *n);
+
+/* load_shape.c */
+
+/*
+ * Read every YAML document of text[0..len) as libyaml events, before any
+ * is built, and refuse a file that nests deeper than LD_MAX_NESTING, that
+ * reads as more than LD_MAX_NODES_* nodes, or that has an alias inside
+ * the node it names, with one error where it happens; YAML syntax errors
+ * are reported too. Returns 0, or -1 with the errors added to `d`.
+ */
+int ld_shape(const char *path, const char *text, size_t len, struct diag *d);
 
 /* load_node.c: places, messages and node types */
 
@@ -188,9 +209,28 @@ void ld_threads(struct loader *l, const yaml_node_t *n);
 void ld_program(struct loader *l, const yaml_node_t *seq, struct scn_thread *t);
 
 
+/* When a kernel operation lets simulated time pass: always if some kernel
+ * cost is not 0 (kernel_costs); else only if it may wait for another
+ * thread, or is a yield under MCS (mcs) on `thread`'s own periodic
+ * context. */
+struct ld_time_rule {
+    bool kernel_costs;
+    bool mcs;
+    const struct scn_thread *thread; /* NULL: any */
+};
+
+/* True if running steps[first..+count) lets time pass under rule `r`: a
+ * compute of more than 0, or a kernel operation that does, somewhere in
+ * it (in a repeat only if its count is not 0). */
+bool ld_passes_time(const struct scenario *s, uint32_t first, uint32_t count,
+                    const struct ld_time_rule *r);
+
 /* The first step a thread runs when it starts at steps[first..+count):
  * descends into job, loop and repeat; NULL if there is none. */
 const struct scn_step *ld_first_step(const struct scenario *s, uint32_t first, uint32_t count);
+
+/* load_runnable.c: load_check_runnable (load.h), run at the end of a load
+ * without errors. */
 
 /* load_expect.c */
 

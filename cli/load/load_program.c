@@ -124,22 +124,43 @@ static void compute(struct loader *l, const yaml_node_t *v, const char *what, st
                  what, ld_scalar(min_n), ld_scalar(max_n));
 }
 
-/* True if running steps[first..+count) lets time pass: a compute of more
- * than 0 or a kernel operation somewhere in it. */
-static bool takes_time(const struct scenario *s, uint32_t first, uint32_t count)
+/* A kernel operation that may block its thread until another acts. */
+static bool may_wait(enum scn_step_kind kind)
+{
+    return kind == STEP_CALL || kind == STEP_SEND || kind == STEP_RECV ||
+           kind == STEP_REPLY_RECV || kind == STEP_WAIT || kind == STEP_HANDLE_TIMEOUTS;
+}
+
+/* Whether kernel operation `kind` of thread t lets time pass under rule r. */
+static bool op_passes_time(enum scn_step_kind kind, const struct ld_time_rule *r)
+{
+    const struct scn_thread *t = r->thread;
+    if (r->kernel_costs || may_wait(kind))
+        return true;
+    /* Under MCS a yield gives up the head refill until its next release,
+     * unless the context is round-robin (budget = period). */
+    return kind == STEP_YIELD && r->mcs &&
+           (!t || t->passive || (t->sc.present && t->sc.budget < t->sc.period));
+}
+
+bool ld_passes_time(const struct scenario *s, uint32_t first, uint32_t count,
+                    const struct ld_time_rule *r)
 {
     for (uint32_t i = first; i < first + count; i++) {
         const struct scn_step *st = &s->steps[i];
         if (st->kind == STEP_COMPUTE ? st->max > 0
             : st->kind == STEP_JOB || st->kind == STEP_LOOP
-                ? takes_time(s, st->body_first, st->body_count)
+                ? ld_passes_time(s, st->body_first, st->body_count, r)
             : st->kind == STEP_REPEAT
-                ? st->count > 0 && takes_time(s, st->body_first, st->body_count)
-                : true)
+                ? st->count > 0 && ld_passes_time(s, st->body_first, st->body_count, r)
+                : op_passes_time(st->kind, r))
             return true;
     }
     return false;
 }
+
+/* The rule of a loop without time: any kernel operation takes some. */
+static const struct ld_time_rule any_kernel_operation = {.kernel_costs = true};
 
 /* The body of a job, loop or repeat at s->steps[idx]. */
 static void body(struct loader *l, const yaml_node_t *seq, const char *what, struct prog_ctx ctx,
@@ -162,7 +183,7 @@ static void body(struct loader *l, const yaml_node_t *seq, const char *what, str
     st->body_first = first;
     st->body_count = count;
     if (st->kind == STEP_LOOP && count > 0 && diag_errors(l->d) == errors &&
-        !takes_time(l->s, first, count))
+        !ld_passes_time(l->s, first, count, &any_kernel_operation))
         ld_error(l, st->loc,
                  "%s would repeat for ever at one instant (expected a compute of "
                  "more than 0 or a kernel operation in it)",

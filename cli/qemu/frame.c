@@ -148,6 +148,13 @@ static void decode_fixed(const uint8_t *p, struct wire_record *o)
     }
 }
 
+int frame_payload_len(unsigned type)
+{
+    if (type == 0 || type >= WIRE_TYPE_COUNT)
+        return -1;
+    return type == WIRE_FAIL ? -2 : fixed_len[type];
+}
+
 int frame_decode(const struct frame *f, struct wire_record *out)
 {
     memset(out, 0, sizeof *out);

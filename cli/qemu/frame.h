@@ -39,6 +39,10 @@ void frame_reader_init(struct frame_reader *r, const void *buf, size_t len);
  * to the text callback, other bytes count as skipped. */
 int frame_next(struct frame_reader *r, struct frame *f);
 
+/* The payload length of a frame of `type`: its fixed length, -2 for a
+ * FAIL (any length up to WIRE_MAX_PAYLOAD), -1 for no type. */
+int frame_payload_len(unsigned type);
+
 /* Decode a frame's payload. 0, or -1 when the type is unknown or the
  * length is not the type's. */
 int frame_decode(const struct frame *f, struct wire_record *out);

@@ -87,11 +87,26 @@ int runcmd_parse(const char *cmd, int argc, char **argv, const struct runcmd_opt
 int runcmd_load(const struct runcmd_args *a, struct scenario *s)
 {
     struct diag d;
-    struct load_opts opts = {.first_document_only = true};
     int rc;
 
     diag_init(&d);
-    rc = load_scenario_opts(a->scenario, &opts, s, &d);
+    rc = load_scenario(a->scenario, s, &d);
+    diag_print(&d, stderr);
+    diag_release(&d);
+    return rc == 0 ? 0 : 2;
+}
+
+int runcmd_runnable(const struct runcmd_args *a, struct scenario *s)
+{
+    struct diag d;
+    int rc;
+
+    if (!a->duration && !a->scheduler)
+        return 0; /* the load checked the file's own values */
+    if (a->duration)
+        s->duration_loc = (struct scn_loc){0, 0};
+    diag_init(&d);
+    rc = load_check_runnable(s, &d);
     diag_print(&d, stderr);
     diag_release(&d);
     return rc == 0 ? 0 : 2;

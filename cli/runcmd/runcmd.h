@@ -56,6 +56,14 @@ int runcmd_load(const struct runcmd_args *a, struct scenario *s);
  * *seed. */
 bool runcmd_seed(const char *text, uint64_t *seed);
 
+/*
+ * After the command line's overrides: check that the scenario as it will
+ * run can run (load_check_runnable, as every load does on the file's own
+ * values), printing why not as FILE:LINE:COL errors (FILE: error for a
+ * --duration). Returns 0, or 2; nothing has been written then.
+ */
+int runcmd_runnable(const struct runcmd_args *a, struct scenario *s);
+
 /* Apply --scheduler to `s`; 0, or 2 for a name that is not one. */
 int runcmd_scheduler(const char *cmd, const struct runcmd_args *a, struct scenario *s);
 

@@ -78,7 +78,7 @@ int sweep_set_scenario(const struct sweep_spec *spec, const struct sweep_set *se
                    (unsigned long long)set->id);
         return -1;
     }
-    rc = load_scenario_text(path, sb_str(&text), text.len, NULL, s, d) == 0 ? 0 : -2;
+    rc = load_scenario_text(path, sb_str(&text), text.len, s, d) == 0 ? 0 : -2;
     if (yaml)
         sb_puts(yaml, sb_str(&text));
     sb_release(&text);

@@ -72,6 +72,10 @@ static void add(struct diag *d, enum diag_severity sev, const char *file, uint32
     struct diag_msg m = {sev, NULL, line, col, NULL, d->next_seq++};
     if (sev == DIAG_ERROR)
         d->errors++;
+    if (d->count >= DIAG_MAX_KEPT) {
+        d->dropped++;
+        return;
+    }
     m.text = format_text(fmt, ap);
     m.file = file ? diag_strdup(file) : NULL;
     if (!m.text || (file && !m.file) || !grow(d)) {
@@ -194,4 +198,7 @@ void diag_print(const struct diag *d, FILE *f)
             free(big);
         }
     }
+    if (d->dropped)
+        fprintf(f, "mcsim: note: %zu more message%s not shown (only the first %u are kept)\n",
+                d->dropped, d->dropped == 1 ? "" : "s", DIAG_MAX_KEPT);
 }

@@ -30,12 +30,18 @@ struct diag_msg {
     size_t seq; /* order of arrival, to keep sorting stable */
 };
 
+/* At most this many messages are kept: the rest are counted, neither
+ * formatted nor stored, so that an input's mistakes cost bounded memory
+ * and output however many there are. */
+#define DIAG_MAX_KEPT 1000u
+
 /* A growable list of messages. Zero-initialised (or diag_init) is empty. */
 struct diag {
     struct diag_msg *msgs;
     size_t count, cap;
-    size_t errors; /* messages of severity DIAG_ERROR, stored or not */
-    bool lost;     /* a message could not be stored (out of memory) */
+    size_t errors;  /* messages of severity DIAG_ERROR, stored or not */
+    size_t dropped; /* messages past DIAG_MAX_KEPT, counted only */
+    bool lost;      /* a message could not be stored (out of memory) */
     size_t next_seq;
 };
 
@@ -55,7 +61,8 @@ void diag_error(struct diag *d, const char *file, uint32_t line, uint32_t col, c
 void diag_warning(struct diag *d, const char *file, uint32_t line, uint32_t col, const char *fmt,
                   ...) DIAG_PRINTF(5, 6);
 
-/* The number of messages stored, errors and warnings. */
+/* The number of messages stored, errors and warnings (at most
+ * DIAG_MAX_KEPT). */
 size_t diag_count(const struct diag *d);
 
 /* The number of errors reported (including any that could not be stored). */
@@ -70,7 +77,8 @@ void diag_sort(struct diag *d, size_t from);
  * NUL-terminated when len > 0). Returns the length it needed, as snprintf. */
 int diag_format(const struct diag_msg *m, char *buf, size_t len);
 
-/* Print every message, one line each, in order. */
+/* Print every message, one line each, in order; then, if messages were
+ * dropped past DIAG_MAX_KEPT, one line saying how many. */
 void diag_print(const struct diag *d, FILE *f);
 
 /* A command's bad usage: prints "mcsim: CMD: " + fmt (one %s, `arg`) and

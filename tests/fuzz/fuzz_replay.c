@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "load/load.h"
 #include "null_sink.h"
+#include "qemu/frame.h"
 #include "qemu/qemu_run.h"
 #include "replay.h"
 
@@ -44,14 +45,6 @@ static const char scenario_yaml[] =
 
 static struct scenario scenario;
 
-static const uint8_t payload_len[WIRE_TYPE_COUNT] = {
-    [WIRE_HELLO] = WIRE_HELLO_LEN,     [WIRE_TIMELINE] = WIRE_TIMELINE_LEN,
-    [WIRE_KTRACE] = WIRE_KTRACE_LEN,   [WIRE_JOB_BEGIN] = WIRE_JOB_BEGIN_LEN,
-    [WIRE_JOB_END] = WIRE_JOB_END_LEN, [WIRE_IRQ] = WIRE_IRQ_LEN,
-    [WIRE_BUDGET] = WIRE_BUDGET_LEN,   [WIRE_REFILL] = WIRE_REFILL_LEN,
-    [WIRE_BENCH] = WIRE_BENCH_LEN,     [WIRE_END] = WIRE_END_LEN,
-    [WIRE_ENTRY] = WIRE_ENTRY_LEN,
-};
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -81,7 +74,7 @@ static size_t frame_records(const uint8_t *data, size_t size, uint8_t *out)
         size_t len, have;
         if (type == 0)
             type = WIRE_ENTRY; /* 0 is no type: the commonest record instead */
-        len = type != WIRE_FAIL ? payload_len[type] : pos < size ? data[pos++] : 0;
+        len = type != WIRE_FAIL ? (size_t)frame_payload_len(type) : pos < size ? data[pos++] : 0;
         have = size - pos < len ? size - pos : len;
         f[0] = WIRE_SYNC0;
         f[1] = WIRE_SYNC1;

@@ -66,11 +66,18 @@ static void test_validate_whole_ticks(void **state)
     assert_int_equal(workdir_count(), 0);
 }
 
-static void test_validate_first_document(void **state)
+/* The scenario is the first document; what follows must be YAML, and is
+ * not read (run accepts the same files: tests/unit/test_refuse.c). */
+static void test_validate_second_document(void **state)
 {
     (void)state;
+    assert_int_equal(spawn_shell("validate " DATA_DIR "good_second_doc.yaml"), 0);
+    assert_string_equal(spawn_out, DATA_DIR "good_second_doc.yaml: ok\n");
     assert_int_equal(spawn_shell("validate " DATA_DIR "bad_second_doc.yaml"), 2);
-    assert_int_equal(spawn_shell("validate --first-document " DATA_DIR "bad_second_doc.yaml"), 0);
+    assert_string_equal(spawn_err,
+                        DATA_DIR "bad_second_doc.yaml:7:1: error: invalid YAML: did not find "
+                                 "expected ',' or '}' (while parsing a flow mapping at 6:9)\n" DATA_DIR
+                                 "bad_second_doc.yaml: 1 error\n");
     assert_int_equal(workdir_count(), 0);
 }
 
@@ -211,7 +218,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_good),           cmocka_unit_test(test_validate_bad),
-        cmocka_unit_test(test_validate_first_document), cmocka_unit_test(test_validate_usage),
+        cmocka_unit_test(test_validate_second_document), cmocka_unit_test(test_validate_usage),
         cmocka_unit_test(test_validate_command_table), cmocka_unit_test(test_validate_limits),
         cmocka_unit_test(test_validate_whole_ticks),
     };

@@ -62,7 +62,7 @@ static void load_text(const char *body, struct scenario *s)
                      body);
     diag_init(&d);
     assert_true(n > 0 && (size_t)n < sizeof text);
-    int rc = load_scenario_text("rule.yaml", text, (size_t)n, NULL, s, &d);
+    int rc = load_scenario_text("rule.yaml", text, (size_t)n, s, &d);
     diag_print(&d, stderr);
     assert_int_equal(rc, 0);
     diag_release(&d);

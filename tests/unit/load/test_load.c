@@ -227,8 +227,8 @@ static void test_load_good_full_more_steps(void **state)
     assert_int_equal(s.threads[3].prog_first, 19);
     assert_int_equal(st[19].kind, STEP_HANDLE_TIMEOUTS);
     assert_int_equal(st[19].timeouts.endpoint, 1);
-    assert_int_equal(st[19].timeouts.action, TIMEOUT_RESET);
-    assert_int_equal(st[20].timeouts.action, TIMEOUT_INHERIT);
+    assert_int_equal(st[19].timeouts.action, TIMEOUT_INHERIT);
+    assert_int_equal(st[20].timeouts.action, TIMEOUT_RESET);
     assert_int_equal(st[21].timeouts.action, TIMEOUT_EMERGENCY_BUDGET);
     assert_int_equal(st[21].timeouts.emergency, MS(1) / 2);
     assert_int_equal(s.n_steps, 22);
@@ -310,7 +310,7 @@ static void test_load_defaults(void **state)
 
 static int load_text(const char *text, struct scenario *s, struct diag *d)
 {
-    return load_scenario_text("t.yaml", text, strlen(text), NULL, s, d);
+    return load_scenario_text("t.yaml", text, strlen(text), s, d);
 }
 
 /* Exact decimals, converted with the cpu_hz written after them. */
@@ -358,11 +358,10 @@ static void test_load_sha256_and_path(void **state)
 static void test_load_second_document(void **state)
 {
     (void)state;
-    struct load_opts opts = {.first_document_only = true};
     struct scenario s;
     struct diag d;
     diag_init(&d);
-    assert_int_equal(load_scenario_opts(DATA_DIR "bad_second_doc.yaml", &opts, &s, &d), 0);
+    assert_int_equal(load_scenario(DATA_DIR "good_second_doc.yaml", &s, &d), 0);
     assert_int_equal(diag_count(&d), 0);
     assert_int_equal(s.n_threads, 1);
     scenario_release(&s);
@@ -374,7 +373,6 @@ static void test_load_second_document(void **state)
 static void test_load_reference_cases(void **state)
 {
     (void)state;
-    struct load_opts opts = {.first_document_only = true};
     DIR *dir = opendir(KERNEL_CASES_DIR);
     struct dirent *e;
     size_t loaded = 0;
@@ -386,7 +384,7 @@ static void test_load_reference_cases(void **state)
         if (len < 5 || strcmp(e->d_name + len - 5, ".yaml") != 0)
             continue;
         diag_init(&d);
-        int rc = load_scenario_opts(data_path(KERNEL_CASES_DIR, e->d_name), &opts, &s, &d);
+        int rc = load_scenario(data_path(KERNEL_CASES_DIR, e->d_name), &s, &d);
         diag_print(&d, stderr);
         assert_int_equal(rc, 0);
         assert_int_equal(diag_count(&d), 0);

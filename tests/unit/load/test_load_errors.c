@@ -302,8 +302,8 @@ static const struct bad_case bad_cases[] = {
       "whole number from 0 to 15)",
       NULL}},
     {"bad_second_doc.yaml",
-     {"bad_second_doc.yaml:5:1: error: a second YAML document starts here (expected "
-      "one scenario per file: remove the '---' line and what follows)",
+     {"bad_second_doc.yaml:7:1: error: invalid YAML: did not find expected ',' or '}' "
+      "(while parsing a flow mapping at 6:9)",
       NULL}},
     {"bad_steps.yaml",
      {"bad_steps.yaml:11:9: error: unknown step 'wiat' in the program of thread 't'; "

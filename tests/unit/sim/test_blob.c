@@ -25,10 +25,9 @@
 static void load(const char *path, struct scenario *s)
 {
     struct diag d;
-    struct load_opts opts = {.first_document_only = true};
 
     diag_init(&d);
-    if (load_scenario_opts(path, &opts, s, &d) != 0)
+    if (load_scenario(path, s, &d) != 0)
         diag_print(&d, stderr);
     diag_release(&d);
     assert_non_null(s->threads);

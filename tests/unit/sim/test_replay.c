@@ -116,7 +116,7 @@ static enum eng_status replay(const struct wire_record *recs, size_t n, struct e
 
     diag_init(&d);
     assert_int_equal(
-        load_scenario_text("replayed.yaml", scenario_yaml, strlen(scenario_yaml), NULL, &s, &d), 0);
+        load_scenario_text("replayed.yaml", scenario_yaml, strlen(scenario_yaml), &s, &d), 0);
     diag_release(&d);
     if (db_open(workdir_file("replay.db"), &db, err, sizeof err) != 0)
         fail_msg("db_open: %s", err);

@@ -2,10 +2,13 @@
  * cli/diag: messages keep their place and severity, print as
  * FILE:LINE:COL: error: ..., sort by place stably and lose exact repeats.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -59,11 +62,36 @@ static void test_diag_sort(void **state)
     diag_release(&d);
 }
 
+/* Past DIAG_MAX_KEPT messages are counted, not kept; print says so. */
+static void test_diag_kept(void **state)
+{
+    (void)state;
+    static char out[1 << 16];
+    FILE *f = fmemopen(out, sizeof out - 1, "w");
+    struct diag d;
+    diag_init(&d);
+    for (unsigned i = 0; i < DIAG_MAX_KEPT + 3; i++)
+        diag_error(&d, "a.yaml", i + 1, 1, "mistake %u", i);
+    diag_warning(&d, "a.yaml", 1, 1, "a warning too");
+    assert_int_equal(diag_count(&d), DIAG_MAX_KEPT);
+    assert_int_equal(diag_errors(&d), DIAG_MAX_KEPT + 3);
+    assert_int_equal(d.dropped, 4);
+    assert_string_equal(line_of(&d, DIAG_MAX_KEPT - 1), "a.yaml:1000:1: error: mistake 999");
+    assert_non_null(f);
+    diag_print(&d, f);
+    fclose(f);
+    assert_string_equal(strstr(out, "a.yaml:1000:1:"),
+                        "a.yaml:1000:1: error: mistake 999\n"
+                        "mcsim: note: 4 more messages not shown (only the first 1000 are kept)\n");
+    diag_release(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_diag_format),
         cmocka_unit_test(test_diag_sort),
+        cmocka_unit_test(test_diag_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
