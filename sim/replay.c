@@ -187,6 +187,8 @@ static void replay_all(struct world *w, uint64_t tick_hz, const struct wire_reco
     cycles_t end = 0;
     size_t i;
 
+    if (tick_hz == 0) /* every conversion between ticks and cycles divides by it */
+        world_fail(w, "replay: the run's HELLO record gives its timer 0 ticks a second");
     if (hal_sim_init(&hc) != 0)
         world_fail(w, "out of memory");
     if (w->u.s->n_threads > PROGRAM_MAX_THREADS)

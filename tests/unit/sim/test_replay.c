@@ -106,7 +106,8 @@ static size_t sample_run(struct wire_record *r)
 }
 
 /* Replay recs[0..n) into workdir/replay.db; the result's status. */
-static enum eng_status replay(const struct wire_record *recs, size_t n, struct eng_result *r)
+static enum eng_status replay_at(uint64_t tick_hz, const struct wire_record *recs, size_t n,
+                                 struct eng_result *r)
 {
     struct scenario s;
     struct diag d;
@@ -126,10 +127,15 @@ static enum eng_status replay(const struct wire_record *recs, size_t n, struct e
                             .version = "test",
                             .sink = db_sink(db, 0)};
     memset(r, 0, sizeof *r);
-    st = replay_run(&s, &o, "qemu", 1000000000u, recs, n, r);
+    st = replay_run(&s, &o, "qemu", tick_hz, recs, n, r);
     db_close(db);
     scenario_release(&s);
     return st;
+}
+
+static enum eng_status replay(const struct wire_record *recs, size_t n, struct eng_result *r)
+{
+    return replay_at(1000000000u, recs, n, r);
 }
 
 static void test_replay_kernel_stats_and_irq_latency(void **state)
@@ -203,6 +209,13 @@ static void test_replay_bad_entries_fail(void **state)
     n = sample_run(recs);
     recs[1].u.irq.line = 1024; /* a delivery on no device line (HAL_SIM_DEVICE_LINES) */
     assert_int_equal(replay(recs, n, &r), ENG_INTERNAL_ERROR);
+
+    /* a HELLO that gives a timer of 0 Hz (found by fuzz_replay: every tick
+     * conversion divided by it) */
+    n = sample_run(recs);
+    assert_int_equal(replay_at(0, recs, n, &r), ENG_INTERNAL_ERROR);
+    assert_string_equal(r.error, "replay: the run's HELLO record gives its timer 0 ticks a "
+                                 "second");
 }
 
 
