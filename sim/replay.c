@@ -85,12 +85,13 @@ static void replay_irq(struct world *w, const struct wire_record *rec, struct en
     if (device >= w->u.s->n_devices)
         world_fail(w, "replay: an interrupt of device %u, which the scenario does not have",
                    device);
+    /* lost and undelivered ones too: the recorder looks the line up */
+    if (line >= HAL_SIM_DEVICE_LINES)
+        world_fail(w, "replay: an interrupt on line %u, which is no device line", line);
     if (rec->u.irq.lost || rec->u.irq.delivered == SINK_NO_TIME) {
         rec_irq(w, device, line, rec->u.irq.arrival, rec->u.irq.delivered, rec->u.irq.lost);
         return;
     }
-    if (line >= HAL_SIM_DEVICE_LINES)
-        world_fail(w, "replay: an interrupt on line %u, which is no device line", line);
     w->lines[line].arrival = rec->u.irq.arrival;
     w->lines[line].device = (int32_t)device;
     rec_irq_taken(w, line, rec->u.irq.delivered);

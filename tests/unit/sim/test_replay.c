@@ -210,6 +210,14 @@ static void test_replay_bad_entries_fail(void **state)
     recs[1].u.irq.line = 1024; /* a delivery on no device line (HAL_SIM_DEVICE_LINES) */
     assert_int_equal(replay(recs, n, &r), ENG_INTERNAL_ERROR);
 
+    /* a lost one on no device line (found by fuzz_replay: the recorder
+     * indexed its lines with it, UBSan in recorder.c) */
+    n = sample_run(recs);
+    recs[1].u.irq.line = 8448;
+    recs[1].u.irq.lost = true;
+    assert_int_equal(replay(recs, n, &r), ENG_INTERNAL_ERROR);
+    assert_string_equal(r.error, "replay: an interrupt on line 8448, which is no device line");
+
     /* a HELLO that gives a timer of 0 Hz (found by fuzz_replay: every tick
      * conversion divided by it) */
     n = sample_run(recs);
