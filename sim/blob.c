@@ -172,6 +172,7 @@ static void c_thread(struct codec *c, struct scn_thread *t)
     c_u32(c, &t->timeout_endpoint);
     c_u32(c, &t->prog_first);
     c_u32(c, &t->prog_count);
+    c_str(c, t->label, sizeof t->label);
 }
 
 static void c_notification(struct codec *c, struct scn_notification *n)
@@ -198,11 +199,12 @@ static void c_device(struct codec *c, struct scn_device *d)
     c_u32(c, &d->count);
     c_u32(c, &d->at_first);
     c_u32(c, &d->at_count);
+    c_u64(c, &d->badge);
 }
 
 static void c_step(struct codec *c, struct scn_step *st)
 {
-    C_ENUM(c, st->kind, STEP_HANDLE_TIMEOUTS + 1);
+    C_ENUM(c, st->kind, STEP_ON_PROTECTED + 1);
     c_loc(c, &st->loc);
     c_u32(c, &st->object);
     c_u32(c, &st->body_first);
@@ -213,6 +215,8 @@ static void c_step(struct codec *c, struct scn_step *st)
     c_u32(c, &st->timeouts.endpoint);
     C_ENUM(c, st->timeouts.action, TIMEOUT_INHERIT + 1);
     c_u64(c, &st->timeouts.emergency);
+    c_u32(c, &st->ntfn);
+    c_u64(c, &st->badge);
 }
 
 static void c_expect(struct codec *c, struct scn_expect *e)
@@ -404,6 +408,14 @@ static bool step_object_ok(const struct scenario *s, const struct scn_step *st)
         return st->object < s->n_devices;
     case STEP_HANDLE_TIMEOUTS:
         return st->timeouts.endpoint < s->n_endpoints;
+    case STEP_SERVE:
+        return (st->object == SCN_NONE || st->object < s->n_endpoints) &&
+               (st->ntfn == SCN_NONE || st->ntfn < s->n_notifications) &&
+               in_range(st->body_first, st->body_count, s->n_steps);
+    case STEP_ON_NOTIFIED:
+    case STEP_ON_PROTECTED:
+        return st->count <= SCN_MAX_BADGE_BIT &&
+               in_range(st->body_first, st->body_count, s->n_steps);
     case STEP_JOB:
     case STEP_LOOP:
     case STEP_REPEAT:
@@ -431,7 +443,9 @@ static bool steps_ok(const struct scenario *s)
 {
     for (uint32_t i = 0; i < s->n_steps; i++) {
         const struct scn_step *st = &s->steps[i];
-        bool body = st->kind == STEP_JOB || st->kind == STEP_LOOP || st->kind == STEP_REPEAT;
+        bool body = st->kind == STEP_JOB || st->kind == STEP_LOOP || st->kind == STEP_REPEAT ||
+                    st->kind == STEP_SERVE || st->kind == STEP_ON_NOTIFIED ||
+                    st->kind == STEP_ON_PROTECTED;
         if (!step_object_ok(s, st) || (body && st->body_count > 0 && st->body_first <= i))
             return false;
     }

@@ -34,6 +34,30 @@ static void set_send(struct user_context *c, enum syscall sys, cptr_t cap)
     c->x[REG_MR0] = uplat_now();
 }
 
+/* A serve step's receive (program.h OP_SERVE_RECV). */
+static void prepare_serve_recv(struct uthread *t, const struct op *op)
+{
+    struct user_context *c = t->ctx;
+    uint64_t *L = &t->locals[op->b];
+
+    if (op->max && op->min) { /* a passive thread reaches its first receive */
+        set_send(c, SYS_NB_SEND_RECV, TSLOT_INIT_EP);
+        c->x[REG_SRC] = op->cap;
+        c->x[REG_REPLY] = TSLOT_REPLY;
+    } else if (op->max) {
+        set_send(c, SYS_NB_SEND_WAIT, TSLOT_INIT_EP);
+        c->x[REG_REPLY] = op->cap;
+    } else if (op->min && L[SERVE_LOCAL_REPLY]) {
+        set_send(c, SYS_REPLY_RECV, op->cap);
+        c->x[REG_REPLY] = TSLOT_REPLY;
+    } else if (op->min) {
+        set_call(c, SYS_RECV, op->cap, 0, 0);
+        c->x[REG_REPLY] = TSLOT_REPLY;
+    } else {
+        set_call(c, SYS_WAIT, op->cap, 0, 0);
+    }
+}
+
 static void prepare_syscall(struct uworld *w, struct uthread *t, const struct op *op)
 {
     struct user_context *c = t->ctx;
@@ -86,6 +110,9 @@ static void prepare_syscall(struct uworld *w, struct uthread *t, const struct op
         set_send(c, SYS_NB_SEND_WAIT, TSLOT_INIT_EP);
         c->x[REG_REPLY] = op->cap;
         break;
+    case OP_SERVE_RECV:
+        prepare_serve_recv(t, op);
+        break;
     default:
         uplat_fail(w, "interpreter: instruction %u is not a system call", op->kind);
     }
@@ -101,6 +128,57 @@ static void consume_signal(struct uworld *w, struct uthread *t, uint32_t ntfn)
     t->hint = w->ntfn_release[ntfn];
     t->has_hint = true;
     w->ntfn_pending[ntfn] = false;
+}
+
+/* A serve step's receive returned: the badge to dispatch and the release
+ * of the jobs it starts (a call's send time, or when the notification
+ * was first signalled). */
+static void after_serve_recv(struct uworld *w, struct uthread *t, const struct op *op)
+{
+    struct user_context *c = t->ctx;
+    uint64_t *L = &t->locals[op->b];
+    uint64_t badge = c->x[REG_CAP];
+
+    L[SERVE_LOCAL_BADGE] = badge;
+    L[SERVE_LOCAL_REPLY] = 0;
+    if (op->min && (badge & SCN_CALL_BADGE)) {
+        if (msginfo_length(c->x[REG_INFO]) >= 1) {
+            t->hint = c->x[REG_MR0];
+            t->has_hint = true;
+        }
+    } else if (op->a != SCN_NONE) {
+        consume_signal(w, t, op->a);
+    }
+    L[SERVE_LOCAL_RELEASE] = t->hint;
+    L[SERVE_LOCAL_HINT] = t->has_hint;
+}
+
+/* The next handler of the badge a serve step received: a call's, or the
+ * lowest bit left of a signal's (repeats of a bit are one); its receive
+ * again when none is left. */
+static void serve_dispatch(struct uthread *t, const struct op *op)
+{
+    struct user_context *c = t->ctx;
+    uint64_t *L = &t->locals[op->a];
+    uint64_t badge = L[SERVE_LOCAL_BADGE];
+
+    if (badge == 0) {
+        c->pc = op->min;
+        return;
+    }
+    t->hint = L[SERVE_LOCAL_RELEASE];
+    t->has_hint = L[SERVE_LOCAL_HINT] != 0;
+    if (badge & SCN_CALL_BADGE) {
+        uint64_t k = badge & ~SCN_CALL_BADGE;
+        L[SERVE_LOCAL_BADGE] = 0;
+        L[SERVE_LOCAL_REPLY] = 1;
+        c->pc = k < SERVE_CHANNELS ? op->b + SERVE_CHANNELS + k : op->min;
+        return;
+    }
+    unsigned bit = (unsigned)__builtin_ctzll(badge);
+    L[SERVE_LOCAL_BADGE] = badge & (badge - 1);
+    if (bit < SERVE_CHANNELS)
+        c->pc = op->b + bit;
 }
 
 /* What a completed system call means for the job that may start next. */
@@ -126,6 +204,9 @@ static void after_syscall(struct uworld *w, struct uthread *t, const struct op *
             t->has_hint = true;
         }
         inherit_note_receive(w, t, op);
+        break;
+    case OP_SERVE_RECV:
+        after_serve_recv(w, t, op);
         break;
     case OP_YIELD:
         t->hint = t->yield_release;
@@ -194,6 +275,9 @@ static bool step(struct uworld *w, struct uthread *t, enum interp_action *action
     case OP_EXIT:
         *action = INTERP_EXIT;
         return true;
+    case OP_SERVE_DISPATCH:
+        serve_dispatch(t, op);
+        return false;
     case OP_TIMEOUTS:
         timeouts_prepare(w, t, op);
         t->post_op = (uint32_t)c->pc;

@@ -8,6 +8,7 @@
 
 struct builder {
     const struct scenario *s;
+    uint32_t ti;
     struct program *p;
     uint32_t cap_ops;
     uint32_t cap_rngs;
@@ -68,11 +69,16 @@ cptr_t program_slot_device(const struct scenario *s, uint32_t i)
 }
 
 static void compile_steps(struct builder *b, uint32_t first, uint32_t count);
+static void compile_serve(struct builder *b, uint32_t idx);
 
 static void compile_ipc(struct builder *b, const struct scn_step *st, uint32_t idx, uint8_t kind)
 {
     struct op *op = emit(b, kind, idx);
     op->a = st->object;
+    if (st->badge != 0) {
+        op->cap = program_slot_badged(b->s, b->ti, idx);
+        return;
+    }
     switch (kind) {
     case OP_SIGNAL:
     case OP_WAIT:
@@ -87,6 +93,55 @@ static void compile_ipc(struct builder *b, const struct scn_step *st, uint32_t i
     default:
         op->cap = program_slot_endpoint(b->s, st->object);
         break;
+    }
+}
+
+/*
+ * A serve step: its receive, the dispatch on the badge, a jump table of
+ * SERVE_TABLE entries (a channel without a handler goes back to the
+ * dispatch, as a Microkit PD ignores it) and each handler as one job that
+ * ends by going back to the dispatch.
+ */
+static void compile_serve(struct builder *b, uint32_t idx)
+{
+    const struct scn_step *st = &b->s->steps[idx];
+    uint32_t locals = b->p->n_locals, recv, disp, table;
+    struct op *op;
+
+    b->p->n_locals += SERVE_LOCALS;
+    op = emit(b, OP_SERVE_RECV, idx); /* the first receive (a passive thread's start) */
+    op->max = 1;
+    disp = b->p->n_ops;
+    emit(b, OP_SERVE_DISPATCH, idx);
+    recv = b->p->n_ops;
+    emit(b, OP_SERVE_RECV, idx);
+    emit(b, OP_JUMP, idx)->a = disp;
+    table = b->p->n_ops;
+    for (uint32_t k = 0; k < SERVE_TABLE; k++)
+        emit(b, OP_JUMP, idx)->a = disp;
+    for (uint32_t h = 0; h < st->body_count; h++) {
+        const struct scn_step *hs = &b->s->steps[st->body_first + h];
+        uint32_t entry = table + hs->count + (hs->kind == STEP_ON_PROTECTED ? SERVE_CHANNELS : 0);
+        if (!b->failed)
+            b->p->ops[entry].a = b->p->n_ops;
+        emit(b, OP_JOB_BEGIN, st->body_first + h);
+        compile_steps(b, hs->body_first, hs->body_count);
+        emit(b, OP_JOB_END, st->body_first + h);
+        emit(b, OP_JUMP, st->body_first + h)->a = disp;
+    }
+    for (uint32_t i = disp - 1; !b->failed && i < table; i++) {
+        op = &b->p->ops[i];
+        if (op->kind == OP_SERVE_RECV) {
+            op->b = locals;
+            op->a = st->ntfn;
+            op->min = st->object != SCN_NONE;
+            op->cap = st->object != SCN_NONE ? program_slot_endpoint(b->s, st->object)
+                                             : program_slot_notification(b->s, st->ntfn);
+        } else if (op->kind == OP_SERVE_DISPATCH) {
+            op->a = locals;
+            op->b = table;
+            op->min = recv;
+        }
     }
 }
 
@@ -159,6 +214,12 @@ static void compile_step(struct builder *b, uint32_t idx)
     case STEP_IRQ_ACK:
         compile_ipc(b, st, idx, OP_IRQ_ACK);
         break;
+    case STEP_SERVE:
+        compile_serve(b, idx);
+        break;
+    case STEP_ON_NOTIFIED:
+    case STEP_ON_PROTECTED:
+        break; /* compiled by compile_serve */
     case STEP_HANDLE_TIMEOUTS:
         op = emit(b, OP_TIMEOUTS, idx);
         op->cap = program_slot_endpoint(b->s, st->timeouts.endpoint);
@@ -181,6 +242,8 @@ static void mark_passive_start(struct program *p)
 {
     if (p->n_ops == 0)
         return;
+    if (p->ops[0].kind == OP_SERVE_RECV)
+        return; /* its first receive is marked (max = 1) */
     if (p->ops[0].kind == OP_RECV)
         p->ops[0].kind = OP_INIT_RECV;
     else if (p->ops[0].kind == OP_WAIT)
@@ -190,13 +253,17 @@ static void mark_passive_start(struct program *p)
 int program_compile(const struct scenario *s, uint32_t ti, bool mcs, struct program *out)
 {
     const struct scn_thread *t = &s->threads[ti];
-    struct builder b = {.s = s, .p = out};
+    struct builder b = {.s = s, .ti = ti, .p = out};
 
     memset(out, 0, sizeof *out);
     compile_steps(&b, t->prog_first, t->prog_count);
     emit(&b, OP_EXIT, t->prog_count ? t->prog_first : 0);
     if (mcs && t->passive)
         mark_passive_start(out);
+    else
+        for (uint32_t i = 0; i < out->n_ops; i++)
+            if (out->ops[i].kind == OP_SERVE_RECV)
+                out->ops[i].max = 0;
     if (b.failed) {
         program_release(out);
         return -1;
@@ -221,7 +288,9 @@ static void visit_steps(const struct scenario *s, uint32_t first, uint32_t count
     for (uint32_t i = 0; i < count; i++) {
         const struct scn_step *st = &s->steps[first + i];
         fn(st, ctx);
-        if (st->kind == STEP_JOB || st->kind == STEP_LOOP || st->kind == STEP_REPEAT)
+        if (st->kind == STEP_JOB || st->kind == STEP_LOOP || st->kind == STEP_REPEAT ||
+            st->kind == STEP_SERVE || st->kind == STEP_ON_NOTIFIED ||
+            st->kind == STEP_ON_PROTECTED)
             visit_steps(s, st->body_first, st->body_count, fn, ctx);
     }
 }
@@ -237,6 +306,15 @@ struct rights_query {
 static void rights_visit(const struct scn_step *st, void *ctx)
 {
     struct rights_query *q = ctx;
+    if (st->badge != 0)
+        return; /* a capability of its own (program_slot_badged) */
+    /* serve receives on its endpoint, or waits on its notification */
+    if (st->kind == STEP_SERVE && st->object == q->object &&
+        (q->kinds[0] == STEP_CALL || q->kinds[0] == STEP_REPLY_RECV))
+        q->result |= RIGHT_READ;
+    if (st->kind == STEP_SERVE && st->object == SCN_NONE && st->ntfn == q->object &&
+        q->kinds[0] == STEP_SIGNAL)
+        q->result |= RIGHT_READ;
     for (unsigned k = 0; k < q->n; k++) {
         if (st->kind == q->kinds[k] && st->object == q->object)
             q->result |= q->rights[k];
@@ -451,4 +529,54 @@ bool program_endpoint_lendable(const struct scenario *s, uint32_t ep)
             return true;
     }
     return false;
+}
+
+/* ------------------------------------------------------- badged capabilities */
+
+struct visit_all {
+    const struct scenario *s;
+    void (*fn)(void *ctx, uint32_t step);
+    void *ctx;
+};
+
+static void visit_all_fn(const struct scn_step *st, void *ctx)
+{
+    struct visit_all *v = ctx;
+    v->fn(v->ctx, (uint32_t)(st - v->s->steps));
+}
+
+void program_visit(const struct scenario *s, uint32_t ti, void (*fn)(void *ctx, uint32_t step),
+                   void *ctx)
+{
+    struct visit_all v = {s, fn, ctx};
+    visit_steps(s, s->threads[ti].prog_first, s->threads[ti].prog_count, visit_all_fn, &v);
+}
+
+struct badged_rank {
+    const struct scenario *s;
+    uint32_t step, k;
+    bool found;
+};
+
+static void badged_rank_fn(void *ctx, uint32_t step)
+{
+    struct badged_rank *r = ctx;
+    if (r->found || r->s->steps[step].badge == 0)
+        return;
+    if (step == r->step)
+        r->found = true;
+    else
+        r->k++;
+}
+
+cptr_t program_slot_badged(const struct scenario *s, uint32_t ti, uint32_t step)
+{
+    struct badged_rank r = {s, step, 0, false};
+    program_visit(s, ti, badged_rank_fn, &r);
+    return TSLOT_THREAD - 1 - r.k;
+}
+
+unsigned program_badged_rights(const struct scn_step *st)
+{
+    return st->kind == STEP_CALL ? RIGHT_WRITE | RIGHT_GRANT_REPLY : RIGHT_WRITE;
 }

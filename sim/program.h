@@ -87,7 +87,23 @@ enum op_kind {
     OP_TIMEOUTS,      /* handle_timeouts: cap = fault endpoint (b = its index),
                          a = action, min = emergency budget */
     OP_RESUME,        /* root task: TCB_Resume on cap */
+    OP_SERVE_RECV,    /* serve: cap = its endpoint (or its notification, a = that
+                         notification's index, if it has no endpoint); b = its first local
+                         (SERVE_LOCAL_*); min: 1 if it receives on an endpoint; max: 1
+                         for a passive thread's first receive (NBSendRecv/NBSendWait to
+                         TSLOT_INIT_EP). Recv, or ReplyRecv after a protected handler */
+    OP_SERVE_DISPATCH,/* serve: a = its first local, b = its jump table (SERVE_TABLE
+                         OP_JUMPs: notified(0..61), then protected(0..61)), min = the
+                         pc of its receive: the next handler of the badge, lowest bit
+                         first, or the receive when none is left */
 };
+
+/* A serve step's locals, from its first (OP_SERVE_*.b): the badge left to
+ * dispatch, whether a reply is owed, the release of the jobs it starts. */
+enum serve_local { SERVE_LOCAL_BADGE, SERVE_LOCAL_REPLY, SERVE_LOCAL_RELEASE, SERVE_LOCAL_HINT,
+                   SERVE_LOCALS };
+#define SERVE_CHANNELS (SCN_MAX_BADGE_BIT + 1)
+#define SERVE_TABLE (2 * SERVE_CHANNELS)
 
 struct op {
     uint8_t kind;
@@ -117,6 +133,20 @@ void program_release(struct program *p);
 cptr_t program_slot_endpoint(const struct scenario *s, uint32_t i);
 cptr_t program_slot_notification(const struct scenario *s, uint32_t i);
 cptr_t program_slot_device(const struct scenario *s, uint32_t i);
+
+/* The slot of the badged capability used by step `step` of thread `ti`
+ * (a signal or call with a badge): TSLOT_THREAD - 1 - k for the k-th such
+ * step of the thread's program, in program order. */
+cptr_t program_slot_badged(const struct scenario *s, uint32_t ti, uint32_t step);
+
+/* Call fn(ctx, step index) for every step of thread ti's program, bodies
+ * (job, loop, repeat, serve and its handlers) after the step that owns
+ * them, in program order. */
+void program_visit(const struct scenario *s, uint32_t ti, void (*fn)(void *ctx, uint32_t step),
+                   void *ctx);
+
+/* The rights a badged step's capability needs. */
+unsigned program_badged_rights(const struct scn_step *st);
 
 /* The rights thread `ti` needs on endpoint / notification `i` (0: none, it
  * gets no cap). */

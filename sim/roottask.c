@@ -161,7 +161,8 @@ static void build_devices(struct uworld *w)
 
     for (uint32_t i = 0; i < s->n_devices; i++)
         w->irq_slots[i] = build_irq_handler(w, s->devices[i].irq,
-                                            w->ntfn_slots[s->devices[i].notification], i + 1);
+                                            w->ntfn_slots[s->devices[i].notification],
+                                            s->devices[i].badge ? s->devices[i].badge : i + 1);
     if (w->n_start_times > 0) {
         w->start_ntfn_slot = retype(w, OBJ_NOTIFICATION, 0);
         w->start_irq_slot = build_irq_handler(w, w->start_irq, w->start_ntfn_slot, 1);
@@ -210,6 +211,47 @@ static void grant_objects(struct uworld *w, uint32_t ti, bool *marks)
             mint_into(w, t->cnode_slot, t->cnode_bits, program_slot_device(s, i),
                       w->irq_slots[i], RIGHTS_ALL, 0);
     }
+}
+
+struct badged_grant {
+    struct uworld *w;
+    uint32_t ti;
+};
+
+/* A signal or call with a badge uses a capability of its own, minted
+ * with that badge (program_slot_badged). */
+static void grant_badged_step(void *ctx, uint32_t step)
+{
+    struct badged_grant *g = ctx;
+    struct uworld *w = g->w;
+    const struct scn_step *st = &w->s->steps[step];
+    cptr_t slot;
+
+    if (st->badge == 0)
+        return;
+    slot = program_slot_badged(w->s, g->ti, step);
+    if (slot <= program_slot_server(w->s, w->s->n_threads, 0))
+        uplat_fail(w, "root task: the CNode of %s is full (too many badged capabilities)",
+                   w->s->threads[g->ti].name);
+    mint_into(w, w->threads[g->ti + 1].cnode_slot, THREAD_CNODE_BITS, slot,
+              st->kind == STEP_CALL ? w->ep_slots[st->object] : w->ntfn_slots[st->object],
+              program_badged_rights(st), st->badge);
+}
+
+/* A serve step's notification is bound to its thread, so that its
+ * receive on the endpoint takes signals too (seL4_TCB_BindNotification). */
+static void bind_serve(void *ctx, uint32_t step)
+{
+    struct badged_grant *g = ctx;
+    struct uworld *w = g->w;
+    const struct scn_step *st = &w->s->steps[step];
+    cptr_t ntfn;
+
+    if (st->kind != STEP_SERVE || st->ntfn == SCN_NONE || st->object == SCN_NONE)
+        return;
+    ntfn = w->ntfn_slots[st->ntfn];
+    root_invoke(w, "TCB_BindNotification (serve)", w->threads[g->ti + 1].tcb_slot,
+                INV_TCB_BIND_NOTIFICATION, NULL, 0, &ntfn, 1);
 }
 
 /* A server whose timeout faults a handler serves gets its restart context:
@@ -376,6 +418,9 @@ static void build_thread(struct uworld *w, uint32_t ti, bool *marks)
         mint_into(w, t->cnode_slot, t->cnode_bits, TSLOT_INIT_EP, w->init_ep_slot,
                   RIGHT_WRITE, 0);
     grant_objects(w, ti, marks);
+    struct badged_grant g = {w, ti};
+    program_visit(w->s, ti, grant_badged_step, &g);
+    program_visit(w->s, ti, bind_serve, &g);
 }
 
 /* A passive server is started on a borrowed context, runs to its first

@@ -62,7 +62,18 @@ enum scn_step_kind {
     STEP_POLL,            /* object: notification */
     STEP_IRQ_ACK,         /* object: device */
     STEP_HANDLE_TIMEOUTS, /* timeouts */
+    STEP_SERVE,           /* an event loop: object = endpoint (SCN_NONE: none), ntfn = the
+                             notification bound to the thread (SCN_NONE: none); body: its
+                             STEP_ON_NOTIFIED and STEP_ON_PROTECTED handlers */
+    STEP_ON_NOTIFIED,     /* count = the badge bit; body: the handler's steps */
+    STEP_ON_PROTECTED,    /* count = the call's badge (without SCN_CALL_BADGE); body */
 };
+
+/* The badge bit that marks a call's badge (as Microkit's PPC bit): a serve
+ * step tells a call from a signal by it. Bits 0..SCN_MAX_BADGE_BIT name
+ * signals and calls. */
+#define SCN_CALL_BADGE (1ull << 63)
+#define SCN_MAX_BADGE_BIT 61u
 
 enum scn_timeout_action {
     TIMEOUT_RESET,
@@ -81,7 +92,10 @@ struct scn_step {
     uint32_t object;      /* index into endpoints, notifications or devices */
     uint32_t body_first;
     uint32_t body_count;
-    uint32_t count;       /* STEP_REPEAT */
+    uint32_t count;       /* STEP_REPEAT; the channel of STEP_ON_NOTIFIED/PROTECTED */
+    uint32_t ntfn;        /* STEP_SERVE: the bound notification, or SCN_NONE */
+    uint64_t badge;       /* STEP_SIGNAL, STEP_CALL: the badge of the capability used
+                             (signal: 1 << bit; call: SCN_CALL_BADGE | badge); 0: none */
     cycles_t min, max;    /* STEP_COMPUTE */
     struct {
         uint32_t endpoint;
@@ -90,8 +104,11 @@ struct scn_step {
     } timeouts;
 };
 
+#define SCN_LABEL_MAX 80 /* including the terminating NUL */
+
 struct scn_thread {
     char name[SCN_NAME_MAX];
+    char label[SCN_LABEL_MAX];  /* "" or the name it has elsewhere (a Microkit PD's) */
     struct scn_loc loc;
     uint32_t priority;
     uint32_t mcp;               /* defaults to priority */
@@ -129,6 +146,8 @@ struct scn_device {
     struct scn_loc loc;
     uint32_t irq;
     uint32_t notification;
+    uint64_t badge;            /* the badge its interrupts signal with: 1 << bit, or 0 for
+                                  the default (its index + 1) */
     enum scn_arrival_kind kind;
     cycles_t offset;
     cycles_t period, jitter;   /* periodic */

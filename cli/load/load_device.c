@@ -10,7 +10,8 @@
 
 #define MAX_IRQ (SCN_IRQ_LINES - 1)
 
-static const char *const device_keys[] = {"irq", "notification", "arrivals", "offset", NULL};
+static const char *const device_keys[] = {"irq",    "notification", "arrivals",
+                                          "offset", "bit",          NULL};
 static const char *const arrival_keys[] = {"periodic", "jitter", "sporadic", "at", "burst", NULL};
 /* The forms, in arrival_keys' order and enum scn_arrival_kind's. */
 static const char *const forms[] = {"periodic", "sporadic", "at", "burst", NULL};
@@ -236,6 +237,10 @@ static void device(struct loader *l, const yaml_node_t *key, const yaml_node_t *
     ld_whatf(field, sizeof field, "offset of %s", what);
     if ((n = ld_get(l, map, "offset")) != NULL)
         ld_duration(l, n, field, false, &dev->offset);
+    uint64_t bit;
+    ld_whatf(field, sizeof field, "bit of %s", what);
+    if ((n = ld_get(l, map, "bit")) != NULL && ld_uint(l, n, field, 0, SCN_MAX_BADGE_BIT, &bit))
+        dev->badge = 1ull << bit;
 }
 
 void ld_devices(struct loader *l, const yaml_node_t *n)

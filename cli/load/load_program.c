@@ -33,11 +33,14 @@ static const char *const step_names[] = {
     [STEP_POLL] = "poll",
     [STEP_IRQ_ACK] = "irq_ack",
     [STEP_HANDLE_TIMEOUTS] = "handle_timeouts",
+    [STEP_SERVE] = "serve",
+    [STEP_ON_NOTIFIED] = "notified",
+    [STEP_ON_PROTECTED] = "protected",
 };
 #define N_STEP_KINDS (sizeof step_names / sizeof step_names[0])
 #define STEPS_EXPECTED                                                                             \
     "compute, job, loop, repeat, yield, call, send, nbsend, recv, reply, reply_recv, signal, "     \
-    "wait, poll, irq_ack or handle_timeouts"
+    "wait, poll, irq_ack, handle_timeouts or serve"
 
 static void steps(struct loader *l, const yaml_node_t *seq, const char *what, struct prog_ctx ctx,
                   uint32_t *first, uint32_t *count);
@@ -49,7 +52,8 @@ const char *load_step_name(enum scn_step_kind kind)
 
 static bool step_kind(const char *name, enum scn_step_kind *kind)
 {
-    for (size_t k = 0; k < N_STEP_KINDS; k++) {
+    /* a serve step's handlers are not steps of their own */
+    for (size_t k = 0; k <= STEP_SERVE; k++) {
         if (strcmp(name, step_names[k]) == 0) {
             *kind = (enum scn_step_kind)k;
             return true;
@@ -84,7 +88,7 @@ static void unknown_step(struct loader *l, const yaml_node_t *n, const char *nam
 {
     const char *best = NULL;
     size_t best_d = 3;
-    for (size_t k = 0; k < N_STEP_KINDS; k++) {
+    for (size_t k = 0; k <= STEP_SERVE; k++) {
         size_t d = ld_distance(name, step_names[k]);
         if (d < best_d) {
             best_d = d;
@@ -248,6 +252,124 @@ static void handle_timeouts(struct loader *l, const yaml_node_t *v, const char *
         timeout_action(l, act, field, st);
 }
 
+/* signal: {notification: N, bit: K} and call: {endpoint: E, badge: K}:
+ * the step uses a capability badged with 1 << K (a signal) or with
+ * SCN_CALL_BADGE | K (a call), for a serve step to dispatch on. */
+static void badged(struct loader *l, const yaml_node_t *v, const char *what, struct scn_step *st)
+{
+    static const char *const sig_keys[] = {"notification", "bit", NULL};
+    static const char *const call_keys[] = {"endpoint", "badge", NULL};
+    bool sig = st->kind == STEP_SIGNAL;
+    char field[160];
+    uint64_t k;
+    if (!ld_map(l, v, what, sig ? "{notification: N, bit: K}" : "{endpoint: E, badge: K}",
+                sig ? sig_keys : call_keys))
+        return;
+    const yaml_node_t *obj = ld_need(l, v, sig ? "notification" : "endpoint", what,
+                                     sig ? "notification: the one signalled"
+                                         : "endpoint: the one called");
+    const yaml_node_t *b = ld_need(l, v, sig ? "bit" : "badge", what,
+                                   sig ? "bit: the badge bit, 0 to 61" : "badge: 0 to 61");
+    if (obj)
+        ld_ref(l, obj, sig ? LD_NOTIFICATION : LD_ENDPOINT, what, &st->object);
+    ld_whatf(field, sizeof field, "%s of %s", sig ? "bit" : "badge", what);
+    if (b && ld_uint(l, b, field, 0, SCN_MAX_BADGE_BIT, &k))
+        st->badge = sig ? 1ull << k : SCN_CALL_BADGE | k;
+}
+
+/* The handlers of a serve step, notified: {K: [steps]} or protected: {K:
+ * [steps]}, appended as STEP_ON_* steps from *next. */
+static void handlers(struct loader *l, const yaml_node_t *map, const char *what,
+                     struct prog_ctx ctx, enum scn_step_kind kind, uint32_t *next)
+{
+    char field[200];
+    uint64_t k;
+    if (!ld_want_map(l, map, what, "a mapping of channel numbers (0 to 61) to lists of steps"))
+        return;
+    ld_check_keys(l, map, what, NULL);
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        const yaml_node_t *key = ld_node(l, p->key);
+        uint32_t idx = (*next)++, first = 0, count = 0;
+        ld_whatf(field, sizeof field, "a channel of %s", what);
+        memset(&l->s->steps[idx], 0, sizeof l->s->steps[idx]);
+        l->s->steps[idx].kind = kind;
+        l->s->steps[idx].loc = ld_loc(key);
+        l->s->steps[idx].object = SCN_NONE;
+        l->s->steps[idx].ntfn = SCN_NONE;
+        l->s->steps[idx].timeouts.endpoint = SCN_NONE;
+        if (ld_uint(l, key, field, 0, SCN_MAX_BADGE_BIT, &k))
+            l->s->steps[idx].count = (uint32_t)k;
+        ld_whatf(field, sizeof field, "%s(%s) of %s", load_step_name(kind),
+                 ld_scalar(key) ? ld_scalar(key) : "?", ctx.thread);
+        struct prog_ctx inner = ctx;
+        inner.depth++;
+        inner.in_job = true; /* each handler is one job */
+        steps(l, ld_node(l, p->value), field, inner, &first, &count);
+        l->s->steps[idx].body_first = first;
+        l->s->steps[idx].body_count = count;
+    }
+}
+
+static uint32_t pairs_of(const struct loader *l, const yaml_node_t *map, const char *key)
+{
+    const yaml_node_t *n = ld_get(l, map, key);
+    if (!n || n->type != YAML_MAPPING_NODE)
+        return 0;
+    return (uint32_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+}
+
+/* serve: {endpoint: E, notification: N, notified: {...}, protected: {...}}:
+ * a thread's event loop, as a Microkit PD's (docs/scenario-format.md). */
+static void serve(struct loader *l, const yaml_node_t *v, const char *what, struct prog_ctx ctx,
+                  uint32_t idx)
+{
+    static const char *const keys[] = {"endpoint", "notification", "notified", "protected", NULL};
+    struct scenario *s = l->s;
+    const yaml_node_t *n;
+    char field[160];
+    uint32_t total, first;
+
+    s->steps[idx].ntfn = SCN_NONE;
+    if (ctx.depth > 0 || ctx.in_job)
+        ld_error(l, s->steps[idx].loc,
+                 "%s is inside a job, loop or repeat (expected serve as the last step of the "
+                 "program: it serves for ever)",
+                 what);
+    if (!ld_map(l, v, what, "{endpoint: E, notification: N, notified: {...}, protected: {...}}",
+                keys))
+        return;
+    ld_whatf(field, sizeof field, "endpoint of %s", what);
+    if ((n = ld_get(l, v, "endpoint")) != NULL)
+        ld_ref(l, n, LD_ENDPOINT, field, &s->steps[idx].object);
+    ld_whatf(field, sizeof field, "notification of %s", what);
+    if ((n = ld_get(l, v, "notification")) != NULL)
+        ld_ref(l, n, LD_NOTIFICATION, field, &s->steps[idx].ntfn);
+    if (!ld_get(l, v, "endpoint") && !ld_get(l, v, "notification"))
+        ld_error(l, ld_loc(v), "%s has neither endpoint nor notification (expected one or both)",
+                 what);
+    if (ld_get(l, v, "protected") && !ld_get(l, v, "endpoint"))
+        ld_error(l, ld_loc(ld_get(l, v, "protected")),
+                 "%s has protected handlers but no endpoint (expected endpoint: the one its "
+                 "callers call)",
+                 what);
+    total = pairs_of(l, v, "notified") + pairs_of(l, v, "protected");
+    if (total == 0)
+        return;
+    if (!ld_reserve(l, (void **)&s->steps, &l->cap_steps, s->n_steps + total, sizeof *s->steps))
+        return;
+    first = s->n_steps;
+    s->n_steps += total;
+    s->steps[idx].body_first = first;
+    s->steps[idx].body_count = total;
+    ld_whatf(field, sizeof field, "notified of %s", what);
+    if ((n = ld_get(l, v, "notified")) != NULL)
+        handlers(l, n, field, ctx, STEP_ON_NOTIFIED, &first);
+    ld_whatf(field, sizeof field, "protected of %s", what);
+    if ((n = ld_get(l, v, "protected")) != NULL)
+        handlers(l, n, field, ctx, STEP_ON_PROTECTED, &first);
+}
+
 /* The value `v` of step s->steps[idx], whose kind is known. */
 static void argument(struct loader *l, const yaml_node_t *v, struct prog_ctx ctx, uint32_t idx)
 {
@@ -255,6 +377,14 @@ static void argument(struct loader *l, const yaml_node_t *v, struct prog_ctx ctx
     struct scn_step *st = &l->s->steps[idx];
     int object = object_kind(st->kind);
     ld_whatf(what, sizeof what, "%s in %s", load_step_name(st->kind), ctx.thread);
+    if ((st->kind == STEP_SIGNAL || st->kind == STEP_CALL) && v->type == YAML_MAPPING_NODE) {
+        badged(l, v, what, st);
+        return;
+    }
+    if (st->kind == STEP_SERVE) {
+        serve(l, v, what, ctx, idx);
+        return;
+    }
     if (object >= 0) {
         ld_ref(l, v, (enum ld_kind)object, what, &st->object);
         return;
@@ -316,6 +446,7 @@ static void step(struct loader *l, const yaml_node_t *n, struct prog_ctx ctx, ui
     memset(st, 0, sizeof *st);
     st->loc = ld_loc(n);
     st->object = SCN_NONE;
+    st->ntfn = SCN_NONE;
     st->timeouts.endpoint = SCN_NONE;
     snprintf(where, sizeof where, "a step of %s", ctx.thread);
     if (n->type == YAML_SCALAR_NODE && !ld_is_null(n)) {
@@ -383,6 +514,12 @@ void ld_program(struct loader *l, const yaml_node_t *seq, struct scn_thread *t)
     ld_whatf(thread, sizeof thread, "thread '%s'", t->name);
     ld_whatf(what, sizeof what, "program of %s", thread);
     steps(l, seq, what, ctx, &t->prog_first, &t->prog_count);
+    for (uint32_t i = 0; i + 1 < t->prog_count; i++)
+        if (l->s->steps[t->prog_first + i].kind == STEP_SERVE)
+            ld_error(l, l->s->steps[t->prog_first + i].loc,
+                     "serve in %s is followed by other steps (expected serve last: it serves "
+                     "for ever)",
+                     thread);
 }
 
 const struct scn_step *ld_first_step(const struct scenario *s, uint32_t first, uint32_t count)

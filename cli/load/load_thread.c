@@ -11,7 +11,7 @@
 static const char *const thread_keys[] = {
     "priority",      "mcp",      "criticality", "budget", "period",
     "extra_refills", "sporadic", "deadline",    "start",  "timeout_endpoint",
-    "passive",       "program",  NULL};
+    "passive",       "program",  "label",       NULL};
 
 static void priorities(struct loader *l, const yaml_node_t *map, const char *what,
                        struct scn_thread *t)
@@ -84,6 +84,16 @@ static void passive_start(struct loader *l, const char *what, const struct scn_t
     const struct scn_step *first = ld_first_step(s, t->prog_first, t->prog_count);
     if (!first || first->kind == STEP_RECV)
         return;
+    if (first->kind == STEP_SERVE) {
+        if (first->object == SCN_NONE && first->ntfn != SCN_NONE &&
+            !s->notifications[first->ntfn].sc.present)
+            ld_error(l, first->loc,
+                     "passive %s serves only notification '%s', which has no scheduling "
+                     "context of its own, so nothing could run the thread (expected an "
+                     "endpoint, or budget and period on the notification)",
+                     what, s->notifications[first->ntfn].name);
+        return;
+    }
     if (first->kind == STEP_WAIT && first->object != SCN_NONE &&
         !s->notifications[first->object].sc.present) {
         ld_error(l, first->loc,
@@ -121,6 +131,11 @@ static void thread(struct loader *l, const yaml_node_t *key, const yaml_node_t *
     criticality(l, map, what, t);
     context(l, key, map, what, t);
     timing(l, map, what, t);
+    const yaml_node_t *lab = ld_get(l, map, "label");
+    if (lab && (!ld_scalar(lab) || strlen(ld_scalar(lab)) >= SCN_LABEL_MAX))
+        ld_wrong(l, lab, "label", "a name of at most 79 characters");
+    else if (lab)
+        snprintf(t->label, sizeof t->label, "%s", ld_scalar(lab));
     const yaml_node_t *prog = ld_need(l, map, "program", what, "program: a list of steps");
     if (!prog)
         return;

@@ -82,7 +82,7 @@ static void test_help_format_lists_every_key_and_step(void **state)
         if (!strstr(spawn_out, indented) && !has_word(spawn_out, name, 0))
             fail_msg("mcsim help format does not list the step %s", name);
     }
-    assert_int_equal(steps, 16);
+    assert_int_equal(steps, 19);
     assert_int_equal(workdir_count(), 0);
 }
 

@@ -191,7 +191,7 @@ static const struct bad_case bad_cases[] = {
       "bad_many.yaml:22:5: error: unknown key 'priorty' in thread 'control'; did you "
       "mean 'priority'? (expected one of: priority, mcp, criticality, budget, "
       "period, extra_refills, sporadic, deadline, start, timeout_endpoint, passive, "
-      "program)",
+      "program, label)",
       "bad_many.yaml:24:13: error: budget of thread 'control' (12ms) is longer than "
       "its period (10ms) (expected budget <= period)",
       "bad_many.yaml:27:24: error: min of compute in thread 'control' (3ms) is more "
@@ -201,7 +201,7 @@ static const struct bad_case bad_cases[] = {
       "bad_many.yaml:30:9: error: unknown step 'comput' in the program of thread "
       "'control'; did you mean 'compute'? (expected compute, job, loop, repeat, "
       "yield, call, send, nbsend, recv, reply, reply_recv, signal, wait, poll, "
-      "irq_ack or handle_timeouts)",
+      "irq_ack, handle_timeouts or serve)",
       "bad_many.yaml:31:15: error: job in thread 'control' is inside another job "
       "(expected jobs side by side, not one in another)",
       "bad_many.yaml:32:9: error: loop in thread 'control' would repeat for ever at "
@@ -308,8 +308,8 @@ static const struct bad_case bad_cases[] = {
     {"bad_steps.yaml",
      {"bad_steps.yaml:11:9: error: unknown step 'wiat' in the program of thread 't'; "
       "did you mean 'wait'? (expected compute, job, loop, repeat, yield, call, send, "
-      "nbsend, recv, reply, reply_recv, signal, wait, poll, irq_ack or "
-      "handle_timeouts)",
+      "nbsend, recv, reply, reply_recv, signal, wait, poll, irq_ack, "
+      "handle_timeouts or serve)",
       "bad_steps.yaml:12:9: error: step 'call' in thread 't' needs an argument "
       "(expected call: followed by its value, as in {call: ...})",
       "bad_steps.yaml:13:25: error: min of compute in thread 't' (2ms) is more than "
@@ -393,7 +393,7 @@ static const struct bad_case bad_cases[] = {
       "bad_unknown_key.yaml:10:5: error: unknown key 'dedline' in thread 'a'; did "
       "you mean 'deadline'? (expected one of: priority, mcp, criticality, budget, "
       "period, extra_refills, sporadic, deadline, start, timeout_endpoint, passive, "
-      "program)",
+      "program, label)",
       NULL}},
     {"bad_version.yaml",
      {"bad_version.yaml:1:8: error: format version 2 is not supported (expected "
