@@ -8,6 +8,8 @@
 #ifndef MCSIM_CLI_COMMANDS_H
 #define MCSIM_CLI_COMMANDS_H
 
+#include <stddef.h>
+
 /* Re-evaluate a recorded run's expectations and guarantees from the
  * database alone (cli/check.c). */
 int cmd_check(int argc, char **argv);
@@ -31,6 +33,10 @@ int cmd_qemu(int argc, char **argv);
 
 /* Run a scenario and record it (cli/run.c). */
 int cmd_run(int argc, char **argv);
+
+/* mcsim run with the scenario given as YAML text, named in messages and
+ * the database by argv's scenario argument (cli/run.c; for mcsim sdf run). */
+int cmd_run_text(int argc, char **argv, const char *text, size_t len);
 
 /* Microkit system descriptions: lint, init, export, run (cli/sdf.c). */
 int cmd_sdf(int argc, char **argv);

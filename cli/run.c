@@ -233,7 +233,8 @@ static int run_seeds(const struct run_args *a, const struct scenario *s)
     return status;
 }
 
-int cmd_run(int argc, char **argv)
+/* mcsim run, with the scenario read from `text` (NULL: from the file). */
+static int run_main(int argc, char **argv, const char *text, size_t len)
 {
     struct run_args a = {.gantt = NULL};
     const struct runcmd_option own[] = {{"--gantt", &a.gantt, NULL},
@@ -245,6 +246,8 @@ int cmd_run(int argc, char **argv)
     if ((status = runcmd_parse("run", argc, argv, own, sizeof own / sizeof own[0], &a.common)) != 0)
         return status;
     a.common.stop = &interrupted;
+    a.common.text = text;
+    a.common.text_len = len;
     if (a.gantt && chart_format(a.gantt) == NULL)
         return bad_usage("--gantt %s: the file's extension chooses the format: .svg, .png "
                          "or .pdf",
@@ -262,4 +265,14 @@ int cmd_run(int argc, char **argv)
         status = simulate(&a, &s);
     scenario_release(&s);
     return status;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    return run_main(argc, argv, NULL, 0);
+}
+
+int cmd_run_text(int argc, char **argv, const char *text, size_t len)
+{
+    return run_main(argc, argv, text, len);
 }

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "load/load.h"
+#include "sdf/build.h"
 #include "sdf/lint.h"
 #include "sdf/sdf.h"
 #include "sdf/sidecar.h"
@@ -222,6 +224,99 @@ static int cmd_init(const struct sdf_args *a)
     return rc;
 }
 
+/* The scenario text of the system, checked by the scenario loader. 0, or
+ * 2 after printing why. */
+static int scenario_text(const struct sdf_args *a, struct strbuf *yaml)
+{
+    struct sdf_config cfg;
+    struct sdf_system s;
+    struct sdf_sidecar sc;
+    struct scenario scn;
+    struct diag d;
+    uint32_t core = 0;
+    int rc = import(a, &cfg, &s, &sc);
+
+    if (rc != 0)
+        return rc;
+    if (sc.core >= 0)
+        core = (uint32_t)sc.core;
+    if (a->core && !parse_uint(a->core, 255, &core))
+        rc = usage_error("--core '%s' is not a core number", a->core);
+    diag_init(&d);
+    if (rc == 0 && sdf_build(&s, &sc, core, yaml, &d) != 0)
+        rc = 3;
+    if (rc == 0 && diag_errors(&d) == 0) {
+        if (load_scenario_text(a->file, sb_str(yaml), yaml->len, &scn, &d) == 0)
+            scenario_release(&scn);
+        else
+            fprintf(stderr, "mcsim: sdf: the scenario of %s does not load (see 'mcsim sdf "
+                            "export'): a mcsim bug, or a sidecar value the scenario format "
+                            "refuses:\n",
+                    a->file);
+    }
+    diag_print(&d, stderr);
+    if (rc == 0 && diag_errors(&d) > 0)
+        rc = 2;
+    diag_release(&d);
+    sdf_sidecar_release(&sc);
+    sdf_release(&s);
+    return rc;
+}
+
+static int write_file(const char *path, const struct strbuf *yaml)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 8);
+    FILE *f;
+    int rc = 0;
+
+    if (!tmp)
+        return 3;
+    snprintf(tmp, n + 8, "%s.tmpXX", path);
+    if (!(f = fopen(tmp, "w"))) {
+        fprintf(stderr, "mcsim: sdf export: cannot write %s: %s\n", path, strerror(errno));
+        free(tmp);
+        return 2;
+    }
+    if (fwrite(yaml->buf, 1, yaml->len, f) != yaml->len || fclose(f) != 0 ||
+        rename(tmp, path) != 0) {
+        fprintf(stderr, "mcsim: sdf export: cannot write %s\n", path);
+        remove(tmp);
+        rc = 2;
+    }
+    free(tmp);
+    return rc;
+}
+
+/* export and run: the scenario the system becomes. */
+static int translate(const struct sdf_args *a, const char *cmd, char **rest, int n_rest)
+{
+    struct strbuf yaml = {0};
+    int rc;
+
+    if (strcmp(cmd, "export") == 0 && !a->out) {
+        return usage_error("%s needs -o SCENARIO.yaml", cmd);
+    }
+    rc = scenario_text(a, &yaml);
+    if (rc == 0 && strcmp(cmd, "export") == 0) {
+        rc = write_file(a->out, &yaml);
+    } else if (rc == 0) {
+        char **argv = calloc((size_t)n_rest + 3, sizeof *argv);
+        if (!argv) {
+            sb_release(&yaml);
+            return 3;
+        }
+        argv[0] = "run";
+        argv[1] = (char *)a->file;
+        for (int i = 0; i < n_rest; i++)
+            argv[2 + i] = rest[i];
+        rc = cmd_run_text(n_rest + 2, argv, yaml.buf, yaml.len);
+        free(argv);
+    }
+    sb_release(&yaml);
+    return rc;
+}
+
 int cmd_sdf(int argc, char **argv)
 {
     struct sdf_args a = {0};
@@ -244,7 +339,7 @@ int cmd_sdf(int argc, char **argv)
     else if (strcmp(argv[1], "init") == 0)
         rc = cmd_init(&a);
     else if (strcmp(argv[1], "export") == 0 || run)
-        rc = usage_error("'%s' is not in this build yet (lint and init are)", argv[1]);
+        rc = translate(&a, argv[1], rest, n_rest);
     else
         rc = usage_error("unknown subcommand '%s' (lint, init, export, run)", argv[1]);
     free(rest);

@@ -90,7 +90,8 @@ int runcmd_load(const struct runcmd_args *a, struct scenario *s)
     int rc;
 
     diag_init(&d);
-    rc = load_scenario(a->scenario, s, &d);
+    rc = a->text ? load_scenario_text(a->scenario, a->text, a->text_len, s, &d)
+                 : load_scenario(a->scenario, s, &d);
     diag_print(&d, stderr);
     diag_release(&d);
     return rc == 0 ? 0 : 2;

@@ -28,6 +28,11 @@ struct runcmd_args {
     /* set by the command's SIGINT handler (Ctrl-C), or NULL: the checks
      * and the summary stop at it */
     volatile sig_atomic_t *stop;
+    /* The scenario's YAML when it is not read from `scenario` (mcsim sdf
+     * run: the scenario a Microkit system becomes); `scenario` then names
+     * it in messages and the database. NULL: read the file. */
+    const char *text;
+    size_t text_len;
 };
 
 /* One option of a command's own: `value` takes the next argument, else

@@ -52,7 +52,7 @@ static void pd_block(const struct sdf_system *s, uint32_t p, FILE *f)
             end_line(s, e, o, f, true);
         }
     for (size_t i = 0; i < pd->n_irqs; i++)
-        fprintf(f, "%s      %u: {periodic: 1ms}   # interrupt %llu: no arrivals until set\n",
+        fprintf(f, "%s    #   %u: {periodic: 1ms}   # interrupt %llu: no arrivals until set\n",
                 i == 0 ? "    # interrupts:\n" : "", pd->irqs[i].id,
                 (unsigned long long)pd->irqs[i].irq);
     for (size_t i = 0; i < s->n_chs; i++)
