@@ -70,6 +70,7 @@ cptr_t program_slot_device(const struct scenario *s, uint32_t i)
 
 static void compile_steps(struct builder *b, uint32_t first, uint32_t count);
 static void compile_serve(struct builder *b, uint32_t idx);
+static cptr_t badged_end(const struct scenario *s, uint32_t ti);
 
 static void compile_ipc(struct builder *b, const struct scn_step *st, uint32_t idx, uint8_t kind)
 {
@@ -516,6 +517,8 @@ unsigned program_cnode_bits(const struct scenario *s, uint32_t ti)
 
     if (program_timeout_action(s, ti) >= 0)
         end = program_slot_thread(s, s->n_threads);
+    if (badged_end(s, ti) > end)
+        end = badged_end(s, ti);
     while (((cptr_t)1 << bits) < end)
         bits++;
     return bits;
@@ -569,11 +572,27 @@ static void badged_rank_fn(void *ctx, uint32_t step)
         r->k++;
 }
 
+/* The first badged slot of thread ti: after the scenario's objects, or
+ * after the thread slots of a timeout handler. */
+static cptr_t badged_base(const struct scenario *s, uint32_t ti)
+{
+    return program_timeout_action(s, ti) >= 0 ? program_slot_thread(s, s->n_threads)
+                                              : program_slot_device(s, s->n_devices);
+}
+
 cptr_t program_slot_badged(const struct scenario *s, uint32_t ti, uint32_t step)
 {
     struct badged_rank r = {s, step, 0, false};
     program_visit(s, ti, badged_rank_fn, &r);
-    return TSLOT_THREAD - 1 - r.k;
+    return badged_base(s, ti) + r.k;
+}
+
+/* The end of thread ti's badged slots. */
+static cptr_t badged_end(const struct scenario *s, uint32_t ti)
+{
+    struct badged_rank r = {s, UINT32_MAX, 0, false};
+    program_visit(s, ti, badged_rank_fn, &r);
+    return badged_base(s, ti) + r.k;
 }
 
 unsigned program_badged_rights(const struct scn_step *st)

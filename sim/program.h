@@ -135,8 +135,10 @@ cptr_t program_slot_notification(const struct scenario *s, uint32_t i);
 cptr_t program_slot_device(const struct scenario *s, uint32_t i);
 
 /* The slot of the badged capability used by step `step` of thread `ti`
- * (a signal or call with a badge): TSLOT_THREAD - 1 - k for the k-th such
- * step of the thread's program, in program order. */
+ * (a signal or call with a badge): the k-th such step of the thread's
+ * program (in program order) has the k-th slot after the scenario's
+ * objects, or after the thread slots of a timeout handler; its CNode
+ * (program_cnode_bits) holds them. */
 cptr_t program_slot_badged(const struct scenario *s, uint32_t ti, uint32_t step);
 
 /* Call fn(ctx, step index) for every step of thread ti's program, bodies

@@ -230,10 +230,7 @@ static void grant_badged_step(void *ctx, uint32_t step)
     if (st->badge == 0)
         return;
     slot = program_slot_badged(w->s, g->ti, step);
-    if (slot <= program_slot_server(w->s, w->s->n_threads, 0))
-        uplat_fail(w, "root task: the CNode of %s is full (too many badged capabilities)",
-                   w->s->threads[g->ti].name);
-    mint_into(w, w->threads[g->ti + 1].cnode_slot, THREAD_CNODE_BITS, slot,
+    mint_into(w, w->threads[g->ti + 1].cnode_slot, w->threads[g->ti + 1].cnode_bits, slot,
               st->kind == STEP_CALL ? w->ep_slots[st->object] : w->ntfn_slots[st->object],
               program_badged_rights(st), st->badge);
 }

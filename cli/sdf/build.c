@@ -7,13 +7,15 @@
  */
 #include "sdf/build.h"
 
+#include "scenario.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define BASE_MAX 40
-#define LINE_MAX_SIM 255 /* the highest interrupt line the scenario format takes */
+#define LINE_MAX_SIM (SCN_IRQ_LINES - 1) /* the highest line a scenario takes */
 
 struct bctx {
     const struct sdf_system *s;
