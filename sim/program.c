@@ -384,6 +384,12 @@ static void mark_visit(const struct scn_step *st, void *ctx)
     case STEP_HANDLE_TIMEOUTS:
         m->ep[st->timeouts.endpoint] = true;
         break;
+    case STEP_SERVE: /* receives on its endpoint, or waits on its notification */
+        if (st->object != SCN_NONE)
+            m->ep[st->object] = true;
+        else if (st->ntfn != SCN_NONE)
+            m->ntfn[st->ntfn] = true;
+        break;
     default:
         break;
     }
