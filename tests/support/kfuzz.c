@@ -290,8 +290,10 @@ static unsigned tcb_args(const struct kfuzz_src *src, uint64_t label, uint64_t *
         mr[0] = a_prio(src);
         mr[1] = a_prio(src);
         ex[(*n_ex)++] = pick(src, slots_tcb, 2);
-        ex[(*n_ex)++] = chance(src, 70) ? pick(src, slots_sc, 3) : KS_NULL;
-        ex[(*n_ex)++] = chance(src, 50) ? pick(src, slots_ep, 2) : KS_NULL;
+        ex[(*n_ex)++] = W.scheduler == SCHED_MCS && chance(src, 70) ? pick(src, slots_sc, 3)
+                                                                     : KS_NULL;
+        ex[(*n_ex)++] = W.scheduler == SCHED_MCS && chance(src, 50) ? pick(src, slots_ep, 2)
+                                                                     : KS_NULL;
         return 2;
     case INV_TCB_SET_TIMEOUT_ENDPOINT:
         ex[(*n_ex)++] = chance(src, 80) ? pick(src, slots_ep, 2) : any_slot(src);
@@ -361,6 +363,8 @@ static void invocation(const struct kfuzz_src *src, struct ktest_msg *m, cptr_t 
         m->label = pick(src, label_tcb, KTU_NELEM(label_tcb));
         if (m->label == INV_TCB_CONFIGURE && chance(src, 80)) /* loses its CSpace */
             m->label = pick(src, label_tcb, KTU_NELEM(label_tcb));
+        if (W.scheduler != SCHED_MCS && m->label == INV_TCB_SET_TIMEOUT_ENDPOINT)
+            m->label = INV_TCB_SET_PRIORITY; /* MCS only */
         m->length = tcb_args(src, m->label, m->mr, m->extra, &m->n_extra);
         break;
     case KS_CNODE:
@@ -445,7 +449,7 @@ static void worker_step(const struct kfuzz_src *src, struct kfuzz_stats *st)
     struct ktest_msg m;
     enum syscall sys = SYS_CALL;
     cptr_t cap, reply = 0, srcp = 0;
-    bool is_invocation = chance(src, 85);
+    bool is_invocation = chance(src, 92);
 
     memset(&m, 0, sizeof m);
     if (is_invocation)
@@ -512,17 +516,15 @@ static void root_step(const struct kfuzz_src *src, struct kfuzz_stats *st)
     switch (draw(src, 7)) {
     case 0:
     case 4:
-    case 5: /* break what the first blocked worker from w on waits for */
-        for (unsigned k = 0; k < N_WORKERS; k++) {
+    case 5: /* break what every blocked worker waits for */
+        for (unsigned k = 0; running && k < N_WORKERS; k++) {
             uint32_t state;
 
             tcb = W.worker_tcb[(w + k) % N_WORKERS];
             state = ktu_inspect(tcb).state;
-            if (state == KTU_ST_RUNNING || state == KTU_ST_RESTART)
-                continue;
-            if (root_call(tcb, INV_TCB_SUSPEND, 0, NULL, 0, st))
+            if (state != KTU_ST_RUNNING && state != KTU_ST_RESTART &&
+                root_call(tcb, INV_TCB_SUSPEND, 0, NULL, 0, st))
                 running = root_call(tcb, INV_TCB_RESUME, 0, NULL, 0, st);
-            break;
         }
         break;
     case 1:
