@@ -49,9 +49,15 @@ static void on_fatal(void *ctx, const char *msg)
     fail_msg("kernel fatal error: %s", msg);
 }
 
+/* The debug build's kernel checks itself after every entry and stops at a
+ * broken invariant (on_fatal fails the test): checking again here would
+ * only double the time. */
 static void check_invariants(void)
 {
     const char *what = NULL;
+#ifdef MCSIM_DEBUG
+    return;
+#endif
     if (kernel_check_invariants(&what))
         return;
     if (!T.count_violations)
