@@ -22,6 +22,10 @@ if(MCSIM_AARCH64_CC AND NOT CMAKE_CROSSCOMPILING)
     execute_process(COMMAND ${MCSIM_AARCH64_CC} -print-file-name=include
                     OUTPUT_VARIABLE MCSIM_AARCH64_GCC_INCLUDE OUTPUT_STRIP_TRAILING_WHITESPACE)
     set(_objs "")
+    # Every object depends on every kernel header (the custom command knows
+    # no include scanning): a changed header rebuilds the AArch64 core too.
+    file(GLOB_RECURSE MCSIM_KERNEL_HEADERS CONFIGURE_DEPENDS
+         ${PROJECT_SOURCE_DIR}/kernel-core/*.h)
     foreach(src ${MCSIM_KERNEL_SOURCES})
         file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR}/kernel-core/src ${src})
         string(REPLACE "/" "_" obj ${rel})
@@ -33,7 +37,7 @@ if(MCSIM_AARCH64_CC AND NOT CMAKE_CROSSCOMPILING)
                     -fno-builtin -mgeneral-regs-only -O2 -Wall -Wextra -Werror
                     -I${PROJECT_SOURCE_DIR}/kernel-core/include
                     -I${PROJECT_SOURCE_DIR}/kernel-core/src -c ${src} -o ${out}
-            DEPENDS ${src} VERBATIM)
+            DEPENDS ${src} ${MCSIM_KERNEL_HEADERS} VERBATIM)
         list(APPEND _objs ${out})
     endforeach()
     add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/kernel-aarch64/kernel.o

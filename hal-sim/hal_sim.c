@@ -34,7 +34,6 @@ static struct platform {
     void *memory;              /* root memory + the untyped region */
     uint64_t kernel_cycles;
     uint64_t kernel_entries;
-    uint64_t trace_records;
     struct hal_sim_entry entry; /* the entry in progress */
     uint64_t cost[COST_COUNT];  /* cfg.costs by enum hal_cost: the kernel accounts
                                    several times an entry */
@@ -129,6 +128,7 @@ struct user_context *hal_sim_boot(struct boot_config *cfg)
     cfg->root_mem = (uint8_t *)P.memory + untyped;
     cfg->root_mem_paddr = 0x40000000u + untyped;
     cfg->root_cnode_bits = (uint8_t)P.cfg.root_cnode_bits;
+    cfg->trace_skip = P.cfg.trace_skip;
     P.in_boot = true;
     ctx = kernel_boot(cfg);
     return ctx;
@@ -217,8 +217,11 @@ static void enter(enum hal_sim_entry_kind kind)
 {
     if (!P.in_boot) {
         P.kernel_entries++;
-        P.entry = (struct hal_sim_entry){
-            .kind = kind, .start = P.now, .from = kernel_current_trace_id()};
+        /* only an entry_done callback reads the entry (unrecorded runs
+         * have none) */
+        if (P.cfg.entry_done)
+            P.entry = (struct hal_sim_entry){
+                .kind = kind, .start = P.now, .from = kernel_current_trace_id()};
     }
     charge(P.cfg.costs.entry);
     P.entry_cycle = P.now;
@@ -283,7 +286,7 @@ uint64_t hal_sim_kernel_entries(void)
 
 uint64_t hal_sim_trace_records(void)
 {
-    return P.trace_records;
+    return kernel_trace_records();
 }
 
 /* ------------------------------------------------------ hal.h for the core */
@@ -338,7 +341,6 @@ _Static_assert(TR_COUNT <= 32, "a trace kind is one bit of trace_skip");
  * the call. */
 void hal_trace(const struct trace_record *rec)
 {
-    P.trace_records++;
     if (rec->kind < TR_COUNT && (P.cfg.trace_skip >> rec->kind & 1u))
         return;
     if (P.cfg.trace)

@@ -14,6 +14,7 @@
 #include <mcsim/kernel.h>
 
 #include "hal_sim.h"
+#include "null_sink.h"
 #include "world.h"
 
 /* Memory handed to the kernel: 64 MiB, or more for a scenario whose
@@ -92,7 +93,8 @@ static void on_trace(void *ctx, const struct trace_record *rec, uint64_t entry_c
     struct world *w = ctx;
 
     uworld_observe_trace(&w->u, rec);
-    rec_trace(ctx, rec, entry_cycle, now);
+    if (w->rows)
+        rec_trace(ctx, rec, entry_cycle, now);
 }
 
 static void on_fatal(void *ctx, const char *msg)
@@ -341,12 +343,19 @@ static _Noreturn void no_progress(struct world *w, cycles_t at)
                w->u.s->threads[r->stuck_thread].name, (unsigned long long)at);
 }
 
+/* The loop's own checks (an interrupt asked for, progress to report, time
+ * that stopped) are made every CHECK_TURNS turns, not on every one of the
+ * few turns of each kernel entry. */
+#define CHECK_TURNS 1024u
+
 static void run_loop(struct world *w)
 {
     cycles_t last = hal_sim_now();
     uint64_t still = 0, turns = 0;
 
     while (turn(w)) {
+        if ((++turns & (CHECK_TURNS - 1)) != 0)
+            continue;
         if (w->opt->stop && *w->opt->stop) {
             w->res->status = ENG_INTERRUPTED;
             return;
@@ -354,10 +363,10 @@ static void run_loop(struct world *w)
         if (hal_sim_now() != last) {
             last = hal_sim_now();
             still = 0;
-        } else if (++still > MAX_TURNS_WITHOUT_PROGRESS) {
+        } else if ((still += CHECK_TURNS) > MAX_TURNS_WITHOUT_PROGRESS) {
             no_progress(w, last);
         }
-        if (w->opt->progress && (++turns & 0xfffffu) == 0)
+        if (w->opt->progress && (turns & 0xfffffu) == 0)
             w->opt->progress(w->opt->progress_ctx, last, w->u.duration);
     }
 }
@@ -373,8 +382,8 @@ static void start_run(struct world *w)
         .untyped_bits = untyped_bits(s),
         .root_cnode_bits = uworld_root_cnode_bits(s),
         .trace = on_trace,
-        .trace_skip = ~(UWORLD_TRACE_KINDS | rec_trace_kinds(w)),
-        .entry_done = rec_kernel_entry,
+        .trace_skip = ~(UWORLD_TRACE_KINDS | (w->rows ? rec_trace_kinds(w) : 0)),
+        .entry_done = w->rows ? rec_kernel_entry : NULL,
         .fatal = on_fatal,
         .ctx = w,
     };
@@ -406,6 +415,7 @@ enum eng_status eng_run(const struct scenario *s, const struct eng_options *o,
     static struct world w; /* one run at a time: the kernel is a singleton */
 
     world_begin(&w, s, o, r);
+    w.rows = !null_sink_is(o->sink);
     if (setjmp(w.fatal) == 0) {
         start_run(&w);
         run_loop(&w);

@@ -48,6 +48,7 @@ struct eng_result {
     uint64_t kernel_entries;
     uint64_t kernel_cycles;
     uint64_t trace_records;
+    uint64_t jobs;                 /* jobs begun after boot (recorded or not) */
     cycles_t end;                  /* simulated time reached */
     uint32_t stuck_thread;         /* ENG_NO_PROGRESS: the scenario thread (index into
                                       scenario.threads) running when the run was
@@ -56,7 +57,11 @@ struct eng_result {
 };
 
 /* Run scenario `s` with options `o`. The sink gets run_begin first and
- * run_end(true) only if the run completed. */
+ * run_end(true) only if the run completed. With the null sink
+ * (null_sink_is) the run is unrecorded: the recorder is left out (the
+ * kernel's trace reaches only what user-level code acts on, kernel entries
+ * are not tallied, no row is built), and only the result's counts tell
+ * what happened; the schedule is the same. */
 enum eng_status eng_run(const struct scenario *s, const struct eng_options *o,
                         struct eng_result *r);
 

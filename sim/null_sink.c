@@ -69,3 +69,8 @@ struct trace_sink null_sink(void)
 {
     return (struct trace_sink){.ops = &null_sink_ops, .self = NULL};
 }
+
+bool null_sink_is(struct trace_sink k)
+{
+    return k.ops == &null_sink_ops;
+}

@@ -16,4 +16,8 @@ extern const struct trace_sink_ops null_sink_ops;
  * any number of copies may be used at once and none needs releasing. */
 struct trace_sink null_sink(void);
 
+/* True if k is the null sink: a run that records nothing, which the
+ * engine then makes without its recorder (engine.h). */
+bool null_sink_is(struct trace_sink k);
+
 #endif /* MCSIM_SIM_NULL_SINK_H */

@@ -68,6 +68,8 @@ static bool after_end(const struct world *w, cycles_t time)
 void rec_budget(struct world *w, uint32_t thread, uint32_t sc_thread, cycles_t time,
                 enum sink_budget_kind kind, uint64_t amount)
 {
+    if (!w->rows)
+        return;
     struct sink_budget_event r = {
         .thread = thread, .sc_thread = sc_thread, .time = time, .kind = kind, .amount = amount};
 
@@ -248,6 +250,9 @@ void rec_job_begin(struct world *w, struct uthread *t, cycles_t now)
     t->has_hint = false;
     if (!w->timeline || t->id == 0)
         return;
+    w->res->jobs++;
+    if (!w->rows)
+        return;
     if (t->in_job) /* restarted inside a job (a timeout reset): it never finished */
         emit_job(w, t, 0, false);
     t->in_job = release < w->u.duration;
@@ -260,6 +265,8 @@ void rec_job_begin(struct world *w, struct uthread *t, cycles_t now)
 
 void rec_job_end(struct world *w, struct uthread *t, cycles_t now)
 {
+    if (!w->rows)
+        return;
     if (!t->in_job)
         return;
     t->in_job = false;
@@ -299,6 +306,8 @@ static uint32_t line_waiter(struct world *w, uint32_t line, uint32_t device)
 void rec_irq(struct world *w, uint32_t device, uint32_t line, cycles_t arrival,
              cycles_t delivered, bool lost)
 {
+    if (!w->rows)
+        return;
     emit_irq(w, device, line, arrival, delivered, lost,
              lost ? line_waiter(w, line, device) : SINK_NO_THREAD, SINK_NO_TIME);
 }
@@ -369,6 +378,8 @@ void rec_irq_taken(struct world *w, uint32_t line, cycles_t now)
 {
     struct irq_line_state *l = &w->lines[line];
 
+    if (!w->rows)
+        return;
     if (l->held)
         release_held(w, line, SINK_NO_TIME);
     l->held = true;
@@ -506,6 +517,8 @@ static void record_unstarted_job(struct world *w, struct uthread *t)
 
 void rec_finish(struct world *w, cycles_t end)
 {
+    if (!w->rows)
+        return;
     close_slice(w, end);
     w->cur_id = TRACE_IDLE;
     for (uint32_t i = 1; i < w->u.n_threads; i++) {

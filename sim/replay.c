@@ -212,6 +212,7 @@ enum eng_status replay_run(const struct scenario *s, const struct eng_options *o
     static struct world w; /* as eng_run: one at a time */
 
     world_begin(&w, s, o, r);
+    w.rows = true;
     if (setjmp(w.fatal) == 0) {
         world_sink_begin(&w, meta_hal);
         replay_all(&w, tick_hz, recs, n);

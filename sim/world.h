@@ -71,6 +71,7 @@ struct world {
     jmp_buf fatal;             /* hal_fatal and internal errors land here */
 
     bool timeline;             /* boot is over: time runs and rows are recorded */
+    bool rows;                 /* rows are wanted: the sink is not the null sink */
     struct user_context *cur;  /* the context the kernel runs (NULL: idle) */
     struct uthread *last;      /* the thread the engine last ran (engine.c) */
 

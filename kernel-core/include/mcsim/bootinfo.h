@@ -34,6 +34,10 @@ struct boot_config {
      * means) to ROOT_CNODE_MAX_BITS: a platform running large systems
      * gives its root task room for more objects. */
     uint8_t root_cnode_bits;
+    /* Kinds of trace record the platform does not want, one bit each (0:
+     * it wants them all): the kernel counts them (kernel_trace_records)
+     * but neither builds nor passes them to hal_trace. */
+    uint32_t trace_skip;
     /* Memory for the root task's TCB, CNode and context, reached at vaddr,
      * at least ROOT_MEM_BYTES_FOR(root_cnode_bits) long and aligned to 4 KiB. */
     void *root_mem;

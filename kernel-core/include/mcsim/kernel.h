@@ -37,6 +37,10 @@ struct user_context *kernel_thread_exit(void);
 /* The trace id of the thread the kernel last chose (TRACE_IDLE if idle). */
 uint32_t kernel_current_trace_id(void);
 
+/* Trace records the kernel made since boot, those the platform skips
+ * (boot_config.trace_skip) included. */
+uint64_t kernel_trace_records(void);
+
 /* Run every invariant check (DESIGN.md "Kernel fidelity"). Returns true if
  * all hold; otherwise false with a description of the first failure. */
 bool kernel_check_invariants(const char **what);

@@ -76,8 +76,15 @@ uint64_t ktrace_sc(const struct sched_context *sc)
     return sc ? sc->badge : 0;
 }
 
-void ktrace(enum trace_kind kind, const struct tcb *thread, uint64_t object, uint64_t arg,
-            uint64_t arg2)
+_Static_assert(TR_COUNT <= 32, "a trace kind is one bit of boot_config.trace_skip");
+
+uint64_t kernel_trace_records(void)
+{
+    return ks.trace_records;
+}
+
+void ktrace_emit(enum trace_kind kind, const struct tcb *thread, uint64_t object, uint64_t arg,
+                 uint64_t arg2)
 {
     struct trace_record r = {
         .kind = kind,

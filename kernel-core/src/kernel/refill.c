@@ -20,19 +20,19 @@ static uint16_t refill_index(const struct sched_context *sc, unsigned offset)
 
 struct refill *refill_head(struct sched_context *sc)
 {
-    KASSERT(sc->count > 0);
+    KASSERT_DEBUG(sc->count > 0);
     return &sc->refills[sc->head];
 }
 
 struct refill *refill_tail(struct sched_context *sc)
 {
-    KASSERT(sc->count > 0);
+    KASSERT_DEBUG(sc->count > 0);
     return &sc->refills[refill_index(sc, sc->count - 1u)];
 }
 
 static struct refill *refill_next(struct sched_context *sc)
 {
-    KASSERT(sc->count > 1);
+    KASSERT_DEBUG(sc->count > 1);
     return &sc->refills[refill_index(sc, 1)];
 }
 

@@ -271,6 +271,7 @@ struct kernel_state {
     unsigned n_regions;
 
     unsigned check_cursor;       /* the invariant checker's next root slot (invariants.c) */
+    uint64_t trace_records;      /* made since boot (kernel_trace_records) */
 };
 
 extern struct kernel_state ks;
@@ -280,6 +281,13 @@ extern struct kernel_state ks;
         if (!(c))                                                                              \
             kernel_panic(__FILE__ ":" KSTR(__LINE__) ": assertion failed: " #c);             \
     } while (0)
+/* An assertion in a hot accessor: checked in debug builds (MCSIM_DEBUG,
+ * where the invariant checker also runs), compiled out in release ones. */
+#ifdef MCSIM_DEBUG
+#define KASSERT_DEBUG(c) KASSERT(c)
+#else
+#define KASSERT_DEBUG(c) ((void)0)
+#endif
 #define KSTR2(x) #x
 #define KSTR(x) KSTR2(x)
 
