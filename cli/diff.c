@@ -29,8 +29,14 @@ const char cmd_diff_usage[] =
     "                 the same scenario and scheduler, preferring another hal (so\n"
     "                 `mcsim run` and `mcsim qemu` into one DB compare as they\n"
     "                 are); A is the simulated one of the two\n"
-    "  --tolerance T  how far a response time of B may be from A's, such as 1%\n"
-    "                 (default) or 0.05\n"
+    "  --tolerance T  how far a response time of B may be from A's, a percentage\n"
+    "                 such as 1% (the default) or 0.5%; a bare number is refused\n"
+    "\n"
+    "Each run is named with its own hal, scheduler, seed and duration, and a line\n"
+    "says which of scheduler, seed and duration differ. Per thread: the jobs each\n"
+    "run finished, whether they finished in the same order, the deadlines missed\n"
+    "of all its jobs (finished or not), throttles, and the worst difference of a\n"
+    "response time, in time units.\n"
     "\n"
     "Exit status: 0 if the runs agree, 1 if the completion order differs or a\n"
     "response time differs by more than the tolerance, 2 for bad usage or runs\n"
@@ -184,7 +190,13 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
             const char *v = argv[++i];
             if (arg[2] == 't') {
                 if (!diff_parse_tolerance(v, &a->tolerance))
-                    return diag_usage("diff", "--tolerance takes a percentage such as 1%%, not '%s'", v);
+                    return diag_usage("diff",
+                                      strchr(v, '%') == NULL && strtod(v, &end) > 0 && *end == 0
+                                          ? "--tolerance '%s': give a percentage with its %% "
+                                            "sign, such as 5%% (a bare number could be a "
+                                            "fraction or a percentage)"
+                                          : "--tolerance takes a percentage such as 1%%, not '%s'",
+                                      v);
             } else if (a->n_runs == 2) {
                 return diag_usage("diff", "--run may be given twice only%s", "");
             } else {
@@ -261,16 +273,48 @@ static void print_time(char *buf, size_t len, int64_t cycles, uint64_t hz, bool 
     snprintf(buf, len, "%s%s", sign ? (cycles < 0 ? "-" : "+") : "", t);
 }
 
+/* "run 3 (qemu, mcs, seed 0, 200ms)" */
+static void run_label(char *buf, size_t len, const struct diff_run *r, uint64_t hz)
+{
+    char dur[48];
+    print_time(dur, sizeof dur, (int64_t)r->duration, hz, false);
+    snprintf(buf, len, "run %lld (%s, %s, seed %llu, %s)", (long long)r->run_id, r->hal,
+             r->scheduler, (unsigned long long)r->seed, dur);
+}
+
+/* Which of scheduler, seed and duration differ, in words. */
+static void differences(char *buf, size_t len, const struct diff_run *a, const struct diff_run *b)
+{
+    const char *what[3];
+    size_t n = 0;
+
+    if (strcmp(a->scheduler, b->scheduler) != 0)
+        what[n++] = "scheduler";
+    if (a->seed != b->seed)
+        what[n++] = "seed";
+    if (a->duration != b->duration)
+        what[n++] = "duration";
+    if (n == 0)
+        snprintf(buf, len, "same scheduler, seed and duration");
+    else if (n == 1)
+        snprintf(buf, len, "they differ in %s", what[0]);
+    else if (n == 2)
+        snprintf(buf, len, "they differ in %s and %s", what[0], what[1]);
+    else
+        snprintf(buf, len, "they differ in %s, %s and %s", what[0], what[1], what[2]);
+}
+
 static void print_report(const struct diff_run *a, const struct diff_run *b,
                          const struct diff_report *r, uint64_t hz)
 {
-    char d[64], ra[48], rb[48];
+    char d[64], ra[48], rb[48], la[160], lb[160], diff[96];
 
-    printf("mcsim diff: run %lld (%s) against run %lld (%s): %s, %s, seed %llu\n",
-           (long long)b->run_id, b->hal, (long long)a->run_id, a->hal, a->scenario, a->scheduler,
-           (unsigned long long)a->seed);
-    printf("  %-16s %11s %7s %11s %13s %26s %9s\n", "thread", "jobs A/B", "order", "missed A/B",
-           "throttles A/B", "worst response diff (job)", "over tol");
+    run_label(la, sizeof la, a, hz);
+    run_label(lb, sizeof lb, b, hz);
+    differences(diff, sizeof diff, a, b);
+    printf("mcsim diff: %s: B = %s against A = %s; %s\n", a->scenario, lb, la, diff);
+    printf("  %-16s %12s %7s %16s %13s %26s %9s\n", "thread", "finished A/B", "order",
+           "missed A/B (all)", "throttles A/B", "worst response diff (job)", "over tol");
     for (size_t i = 0; i < r->n_threads; i++) {
         const struct diff_thread_result *t = &r->threads[i];
         char jobs[32], missed[32], thr[48], worst[400];
@@ -285,7 +329,7 @@ static void print_report(const struct diff_run *a, const struct diff_run *b,
         } else {
             snprintf(worst, sizeof worst, "-");
         }
-        printf("  %-16s %11s %7s %11s %13s %26s %9zu\n", t->name, jobs,
+        printf("  %-16s %12s %7s %16s %13s %26s %9zu\n", t->name, jobs,
                t->order_same ? "same" : "DIFFERS", missed, thr, worst, t->over);
     }
     printf("completion order: %s (%zu and %zu jobs finished)",
@@ -309,7 +353,8 @@ static void print_report(const struct diff_run *a, const struct diff_run *b,
                d, 100.0 * (r->worst_diff < 0 ? -r->worst_rel : r->worst_rel), name, r->worst_job,
                ra, (long long)a->run_id, rb, (long long)b->run_id);
     }
-    printf("%zu response times differ by more than %g%%\n", r->over, 100 * r->tolerance);
+    printf("%zu response times (of jobs finished in both runs) differ by more than %g%%\n",
+           r->over, 100 * r->tolerance);
 }
 
 static uint64_t run_cpu_hz(sqlite3 *db, int64_t run)
@@ -342,10 +387,6 @@ static int compare(sqlite3 *db, const struct diff_args *a)
         fprintf(stderr, "mcsim: diff: out of memory\n");
         status = 3;
     } else {
-        if (strcmp(ra.scheduler, rb.scheduler) != 0 || ra.seed != rb.seed ||
-            ra.duration != rb.duration)
-            fprintf(stderr, "mcsim: diff: note: the runs differ in scheduler, seed or "
-                            "duration\n");
         print_report(&ra, &rb, &rep, run_cpu_hz(db, ra.run_id));
         status = diff_differs(&rep) ? 1 : 0;
         diff_report_release(&rep);

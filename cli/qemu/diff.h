@@ -91,7 +91,9 @@ int diff_load(sqlite3 *db, int64_t run_id, struct diff_run *out, char *err, size
 
 void diff_run_release(struct diff_run *r);
 
-/* Parse a tolerance such as "1%", "0.5%" or "0.01" into a fraction. */
+/* Parse a tolerance, a percentage such as "1%" or "0.5%", into a fraction;
+ * false for anything else, a bare number ("0.01": a fraction or a
+ * percentage?) included. */
 bool diff_parse_tolerance(const char *text, double *out);
 
 #endif /* MCSIM_CLI_DIFF_H */

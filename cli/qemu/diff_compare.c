@@ -234,14 +234,9 @@ bool diff_parse_tolerance(const char *text, double *out)
     char *end;
     double v = strtod(text, &end);
 
-    if (end == text || v < 0 || !isfinite(v))
+    if (end == text || v < 0 || !isfinite(v) || *end != '%' || end[1] != '\0')
         return false;
-    if (*end == '%') {
-        v /= 100;
-        end++;
-    }
-    if (*end)
-        return false;
+    v /= 100;
     *out = v;
     return true;
 }

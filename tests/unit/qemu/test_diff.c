@@ -20,6 +20,10 @@
 #include <cmocka.h>
 
 #include "qemu/diff.h"
+#include "spawn.h"
+#include "sqlq.h"
+#include "summary/summary.h"
+#include "workdir.h"
 
 #define T1 1u
 #define T2 2u
@@ -174,8 +178,8 @@ static void test_diff_parse_tolerance(void **state)
     assert_true(v > 0.00999 && v < 0.01001);
     assert_true(diff_parse_tolerance("0.5%", &v));
     assert_true(v > 0.00499 && v < 0.00501);
-    assert_true(diff_parse_tolerance("0.02", &v));
-    assert_true(v > 0.01999 && v < 0.02001);
+    assert_false(diff_parse_tolerance("0.02", &v)); /* a fraction or a percentage? */
+    assert_false(diff_parse_tolerance("5", &v));
     assert_false(diff_parse_tolerance("", &v));
     assert_false(diff_parse_tolerance("1%%", &v));
     assert_false(diff_parse_tolerance("-1%", &v));
@@ -215,6 +219,89 @@ static void test_diff_command(void **state)
     remove(db);
 }
 
+/* The report of two runs with different seeds and durations, line by
+ * line against SQL over their tables. */
+static void test_diff_report_against_tables(void **state)
+{
+    char *out, want[400], sql[600], ra[48], rb[48];
+    sqlite3_stmt *st;
+    sqlite3 *h;
+    (void)state;
+
+    assert_int_equal(workdir_create("diff"), 0);
+    assert_int_equal(spawn_shell("run %s/scenarios/network_driver.yaml -o d.db --quiet "
+                                 "--duration 50ms",
+                                 MCSIM_SOURCE_DIR),
+                     0);
+    assert_int_equal(spawn_shell("run %s/scenarios/network_driver.yaml -o d.db --quiet "
+                                 "--duration 60ms --seed 9",
+                                 MCSIM_SOURCE_DIR),
+                     0);
+    assert_int_equal(spawn_shell("diff d.db --run 1 --run 2"), 1);
+    out = spawn_out;
+    assert_non_null(strstr(out, "mcsim diff: network-driver: B = run 2 (sim, mcs, seed 9, 60ms) "
+                               "against A = run 1 (sim, mcs, seed 0, 50ms); they differ in seed "
+                               "and duration\n"));
+    assert_non_null(strstr(out, "  thread           finished A/B   order missed A/B (all) "
+                               "throttles A/B  worst response diff (job)  over tol\n"));
+    h = sqlq_open(workdir_file("d.db"), false);
+    /* each thread: finished jobs, missed of all jobs, throttles, per run */
+    assert_int_equal(
+        sqlite3_prepare_v2(h,
+                           "SELECT t.name, (SELECT count(finish_time) FROM jobs j WHERE j.run_id "
+                           "= 1 AND j.thread_id = t.thread_id), (SELECT count(finish_time) FROM "
+                           "jobs j WHERE j.run_id = 2 AND j.thread_id = t.thread_id), (SELECT "
+                           "sum(missed) FROM jobs j WHERE j.run_id = 1 AND j.thread_id = "
+                           "t.thread_id), (SELECT sum(missed) FROM jobs j WHERE j.run_id = 2 AND "
+                           "j.thread_id = t.thread_id), (SELECT count(*) FROM budget_events b "
+                           "WHERE b.run_id = 1 AND b.thread_id = t.thread_id AND b.kind = "
+                           "'throttle'), (SELECT count(*) FROM budget_events b WHERE b.run_id = "
+                           "2 AND b.thread_id = t.thread_id AND b.kind = 'throttle') FROM "
+                           "threads t WHERE t.run_id = 1 AND t.thread_id > 0 ORDER BY "
+                           "t.thread_id",
+                           -1, &st, NULL),
+        SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        char fin[32], mis[32], thr[32];
+        snprintf(fin, sizeof fin, "%d/%d", sqlite3_column_int(st, 1), sqlite3_column_int(st, 2));
+        snprintf(mis, sizeof mis, "%d/%d", sqlite3_column_int(st, 3), sqlite3_column_int(st, 4));
+        snprintf(thr, sizeof thr, "%d/%d", sqlite3_column_int(st, 5), sqlite3_column_int(st, 6));
+        /* the order column is between: compare around it */
+        char head[64], tail[64];
+        snprintf(head, sizeof head, "\n  %-16s %12s ", (const char *)sqlite3_column_text(st, 0),
+                 fin);
+        snprintf(tail, sizeof tail, " %16s %13s ", mis, thr);
+        const char *at = strstr(out, head);
+        if (at == NULL || strncmp(at + strlen(head) + 7, tail, strlen(tail)) != 0)
+            fail_msg("expected '%s ... %s' in\n%s", head, tail, out);
+    }
+    sqlite3_finalize(st);
+    /* the worst relative response difference of a job finished in both */
+    snprintf(sql, sizeof sql,
+             "SELECT t.name || ' job ' || a.job, a.response, b.response FROM jobs a JOIN jobs "
+             "b ON b.run_id = 2 AND b.thread_id = a.thread_id AND b.job = a.job JOIN threads t "
+             "ON t.run_id = 1 AND t.thread_id = a.thread_id WHERE a.run_id = 1 AND a.response "
+             "IS NOT NULL AND b.response IS NOT NULL ORDER BY abs(b.response - a.response) * "
+             "1.0 / a.response DESC LIMIT 1");
+    assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    summary_format_time(ra, sizeof ra, (uint64_t)sqlite3_column_int64(st, 1), 1000000000u);
+    summary_format_time(rb, sizeof rb, (uint64_t)sqlite3_column_int64(st, 2), 1000000000u);
+    snprintf(want, sizeof want, "%s: %s in run 1, %s in run 2\n",
+             (const char *)sqlite3_column_text(st, 0), ra, rb);
+    assert_non_null(strstr(out, want));
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    /* a bare tolerance is refused, and said */
+    assert_int_equal(spawn_shell("diff d.db --tolerance 5"), 2);
+    assert_string_equal(spawn_err, "mcsim: diff: --tolerance '5': give a percentage with its % "
+                                   "sign, such as 5% (a bare number could be a fraction or a "
+                                   "percentage)\n(see 'mcsim help diff')\n");
+    assert_int_equal(spawn_shell("diff d.db --run 1 --run 2 --tolerance 50%%"), 1);
+    assert_non_null(strstr(spawn_out, "differ by more than 50%\n"));
+    workdir_teardown(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_diff_two_extra_jobs_of_one_thread),
         cmocka_unit_test(test_diff_parse_tolerance),
         cmocka_unit_test(test_diff_command),
+        cmocka_unit_test(test_diff_report_against_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
