@@ -73,7 +73,7 @@ static int parse_args(int argc, char **argv, struct check_args *a)
         } else if (strcmp(argv[i], "--quiet") == 0) {
             a->quiet = true;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return diag_usage("check", "unknown option '%s'", argv[i]);
+            return diag_unknown_option("check", argv[i], cmd_check_usage);
         } else if (a->db == NULL) {
             a->db = argv[i];
         } else {

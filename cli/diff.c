@@ -205,7 +205,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
                     return diag_usage("diff", "--run takes a run id, not '%s'", v);
             }
         } else if (arg[0] == '-' && arg[1] != '\0') {
-            return diag_usage("diff", "unknown option '%s'", arg);
+            return diag_unknown_option("diff", arg, cmd_diff_usage);
         } else if (a->db == NULL) {
             a->db = arg;
         } else {

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "export/export.h"
+#include "util/diag.h"
 
 const char cmd_export_usage[] =
     "usage: mcsim export DB --format chrome|csv [-o FILE|DIR] [--run N]\n"
@@ -91,7 +92,7 @@ static int parse_option(int argc, char **argv, int *i, struct export_args *a)
     for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
         known |= strcmp(opt, options[k]) == 0;
     if (!known)
-        return bad_usage("unknown option '", opt);
+        return diag_unknown_option("export", opt, cmd_export_usage);
     if (*i + 1 >= argc) {
         fprintf(stderr, "mcsim: export: %s needs a value\n(see 'mcsim help export')\n", opt);
         return 2;

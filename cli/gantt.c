@@ -86,7 +86,7 @@ static int parse_args(int argc, char **argv, struct gantt_args *a)
                 return diag_usage("gantt", "option '%s' needs a value", argv[i]);
             *slot = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return diag_usage("gantt", "unknown option '%s'", argv[i]);
+            return diag_unknown_option("gantt", argv[i], cmd_gantt_usage);
         } else if (a->db == NULL) {
             a->db = argv[i];
         } else {

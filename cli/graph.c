@@ -80,7 +80,7 @@ static int parse_args(int argc, char **argv, struct graph_args *a)
                 return bad_usage("-o needs a file name", NULL);
             a->output = argv[++i];
         } else if (!options_end && argv[i][0] == '-' && argv[i][1] != '\0') {
-            return bad_usage("unknown option '", argv[i]);
+            return diag_unknown_option("graph", argv[i], cmd_graph_usage);
         } else if (a->scenario) {
             return bad_usage("more than one scenario given: '", argv[i]);
         } else {

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "db/db.h"
 #include "util/decimal.h"
+#include "util/diag.h"
 #include "export/export.h"
 #include "summary/summary.h"
 #include "summary/tstats.h"
@@ -74,7 +75,7 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
                 return usage_error("--format takes table, csv or json, not '%s'", argv[i]);
             }
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return usage_error("unknown option '%s'", argv[i]);
+            return diag_unknown_option("stats", argv[i], cmd_stats_usage);
         } else if (a->db == NULL) {
             a->db = argv[i];
         } else {

@@ -106,8 +106,7 @@ static int options(int argc, char **argv, struct validate_opts *opts)
         if (strcmp(argv[i], "--strict") == 0) {
             opts->strict = true;
         } else {
-            fprintf(stderr, "mcsim: validate: unknown option '%s' (see 'mcsim help validate')\n",
-                    argv[i]);
+            diag_unknown_option("validate", argv[i], cmd_validate_usage);
             return -1;
         }
     }

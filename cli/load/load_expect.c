@@ -185,6 +185,9 @@ static bool expect_kind(struct loader *l, const yaml_node_t *map, const char *wh
             *kind = k;
         }
     }
+    for (uint32_t k = 0; !found && kind_keys[k]; k++)
+        if (ld_misspelt(l, map, kind_keys[k]))
+            return false; /* its "did you mean" error says it all */
     if (!found)
         ld_error(l, ld_loc(map), "%s says nothing to check (expected %s)", what, EXPECT_FORMS);
     return found && ok;

@@ -16,6 +16,7 @@
 
 #include "load.h"
 #include "util/diag.h"
+#include "util/suggest.h"
 #include "scenario.h"
 
 /* Steps may nest (job, loop, repeat) this deep; a YAML alias to an
@@ -138,9 +139,12 @@ yaml_node_t *ld_get(const struct loader *l, const yaml_node_t *map, const char *
 yaml_node_t *ld_need(struct loader *l, const yaml_node_t *map, const char *key, const char *what,
                      const char *expected);
 
-/* The edit distance between two short words (SIZE_MAX if either is
- * longer than a name), for "did you mean" hints. */
-size_t ld_distance(const char *a, const char *b);
+/* "Did you mean" hints: suggest_distance (util/suggest.h). */
+
+/* Whether `map` (or a mapping it merges) has an unknown key that is a
+ * misspelling of `key` (within two edits): an error saying `key` is
+ * missing would be a second one for the same mistake. */
+bool ld_misspelt(const struct loader *l, const yaml_node_t *map, const char *key);
 
 /* load_value.c: scalar values */
 

@@ -107,36 +107,13 @@ static bool is_word(const char *key, const char *const *words)
     return false;
 }
 
-size_t ld_distance(const char *a, const char *b)
-{
-    size_t lb = strlen(b), row[SCN_NAME_MAX + 1];
-    if (strlen(a) > SCN_NAME_MAX || lb > SCN_NAME_MAX)
-        return SIZE_MAX;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; a[i - 1]; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            diag = up;
-            row[j] = best;
-        }
-    }
-    return row[lb];
-}
-
 /* "; did you mean 'x'?" for the closest of `words` within 2 edits, else "". */
 static void suggest(const char *key, const char *const *words, char *buf, size_t len)
 {
     const char *best = NULL;
     size_t best_d = 3;
     for (; *words; words++) {
-        size_t d = ld_distance(key, *words);
+        size_t d = suggest_distance(key, *words);
         if (d < best_d) {
             best_d = d;
             best = *words;
@@ -183,8 +160,74 @@ static const yaml_node_pair_t *earlier_key(const struct loader *l, const yaml_no
     return NULL;
 }
 
-bool ld_check_keys(struct loader *l, const yaml_node_t *map, const char *what,
-                   const char *const *keys)
+/* YAML's merge key (`<<: *base`, or `<<: [*a, *b]`): the mappings whose
+ * keys a mapping takes where it has none of its own. At most MERGE_DEPTH
+ * merges deep (a base may merge another). */
+#define MERGE_KEY "<<"
+#define MERGE_DEPTH 8
+
+static const yaml_node_t *merged(const struct loader *l, const yaml_node_t *map)
+{
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        const char *k = ld_scalar(ld_node(l, p->key));
+        if (k && strcmp(k, MERGE_KEY) == 0)
+            return ld_node(l, p->value);
+    }
+    return NULL;
+}
+
+/* The i-th mapping a merge value names (a mapping, or a sequence of them),
+ * or NULL past the last or for anything else. */
+static const yaml_node_t *merged_map(const struct loader *l, const yaml_node_t *v, size_t i)
+{
+    if (v && v->type == YAML_MAPPING_NODE)
+        return i == 0 ? v : NULL;
+    if (!v || v->type != YAML_SEQUENCE_NODE ||
+        i >= (size_t)(v->data.sequence.items.top - v->data.sequence.items.start))
+        return NULL;
+    const yaml_node_t *m = ld_node(l, v->data.sequence.items.start[i]);
+    return m && m->type == YAML_MAPPING_NODE ? m : NULL;
+}
+
+/* The top level of a file may hold keys beginning `x-` that mcsim skips:
+ * a place for anchors (`x-worker: &worker {budget: 1ms}`) to merge from. */
+static bool extension_key(const char *key, const char *const *keys)
+{
+    return keys == load_top_keys && strncmp(key, "x-", 2) == 0;
+}
+
+static bool check_keys(struct loader *l, const yaml_node_t *map, const char *what,
+                       const char *const *keys, int depth);
+
+/* The value of a merge key: mappings (whose keys are checked as the
+ * mapping's own), nothing else. */
+static bool check_merge(struct loader *l, const yaml_node_t *key, const yaml_node_t *v,
+                        const char *what, const char *const *keys, int depth)
+{
+    const yaml_node_t *m;
+    bool ok = true;
+    size_t i = 0;
+
+    if (depth >= MERGE_DEPTH) {
+        ld_error(l, ld_loc(key), "merge keys in %s nest deeper than %d (expected a base that "
+                                 "merges at most %d others in turn)",
+                 what, MERGE_DEPTH, MERGE_DEPTH - 1);
+        return false;
+    }
+    if (!merged_map(l, v, 0)) {
+        ld_error(l, ld_loc(key), "the merge key '<<' in %s takes a mapping or a list of them "
+                                 "(expected <<: *name, the alias of a mapping's anchor)",
+                 what);
+        return false;
+    }
+    while ((m = merged_map(l, v, i++)) != NULL)
+        ok &= check_keys(l, m, what, keys, depth + 1);
+    return ok;
+}
+
+static bool check_keys(struct loader *l, const yaml_node_t *map, const char *what,
+                       const char *const *keys, int depth)
 {
     bool ok = true;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
@@ -203,12 +246,21 @@ bool ld_check_keys(struct loader *l, const yaml_node_t *map, const char *what,
                      "key once)",
                      ld_scalar(key), what, (unsigned)at.line, (unsigned)at.col);
             ok = false;
-        } else if (keys && !is_word(ld_scalar(key), keys)) {
+        } else if (keys && strcmp(ld_scalar(key), MERGE_KEY) == 0) {
+            ok &= check_merge(l, key, ld_node(l, p->value), what, keys, depth);
+        } else if (keys && !is_word(ld_scalar(key), keys) &&
+                   !extension_key(ld_scalar(key), keys)) {
             unknown_key(l, key, what, keys);
             ok = false;
         }
     }
     return ok;
+}
+
+bool ld_check_keys(struct loader *l, const yaml_node_t *map, const char *what,
+                   const char *const *keys)
+{
+    return check_keys(l, map, what, keys, 0);
 }
 
 bool ld_map(struct loader *l, const yaml_node_t *n, const char *what, const char *expected,
@@ -220,8 +272,9 @@ bool ld_map(struct loader *l, const yaml_node_t *n, const char *what, const char
     return true;
 }
 
-yaml_node_t *ld_get(const struct loader *l, const yaml_node_t *map, const char *key)
+static yaml_node_t *get(const struct loader *l, const yaml_node_t *map, const char *key, int depth)
 {
+    const yaml_node_t *m, *v;
     if (!map || map->type != YAML_MAPPING_NODE)
         return NULL;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
@@ -230,14 +283,52 @@ yaml_node_t *ld_get(const struct loader *l, const yaml_node_t *map, const char *
         if (k && strcmp(k, key) == 0)
             return ld_node(l, p->value);
     }
+    /* not its own: the first of the mappings it merges that has it */
+    v = depth < MERGE_DEPTH ? merged(l, map) : NULL;
+    for (size_t i = 0; (m = merged_map(l, v, i)) != NULL; i++) {
+        yaml_node_t *found = get(l, m, key, depth + 1);
+        if (found)
+            return found;
+    }
     return NULL;
+}
+
+yaml_node_t *ld_get(const struct loader *l, const yaml_node_t *map, const char *key)
+{
+    return get(l, map, key, 0);
+}
+
+/* An unknown key of `map` (or of a mapping it merges) that is a misspelling
+ * of `key`: its "did you mean" error says all, a "missing" one would be a
+ * second error for one mistake. */
+static bool misspelt(const struct loader *l, const yaml_node_t *map, const char *key, int depth);
+
+bool ld_misspelt(const struct loader *l, const yaml_node_t *map, const char *key)
+{
+    return map && map->type == YAML_MAPPING_NODE && misspelt(l, map, key, 0);
+}
+
+static bool misspelt(const struct loader *l, const yaml_node_t *map, const char *key, int depth)
+{
+    const yaml_node_t *m;
+    const char *only[2] = {key, NULL};
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        const char *k = ld_scalar(ld_node(l, p->key));
+        if (k && strcmp(k, MERGE_KEY) != 0 && suggest_closest(k, only) != NULL)
+            return true;
+    }
+    for (size_t i = 0; depth < MERGE_DEPTH && (m = merged_map(l, merged(l, map), i)) != NULL; i++)
+        if (misspelt(l, m, key, depth + 1))
+            return true;
+    return false;
 }
 
 yaml_node_t *ld_need(struct loader *l, const yaml_node_t *map, const char *key, const char *what,
                      const char *expected)
 {
     yaml_node_t *v = ld_get(l, map, key);
-    if (!v)
+    if (!v && !ld_misspelt(l, map, key))
         ld_error(l, ld_loc(map), "%s is missing '%s' (expected %s)", what, key, expected);
     return v;
 }

@@ -89,7 +89,7 @@ static void unknown_step(struct loader *l, const yaml_node_t *n, const char *nam
     const char *best = NULL;
     size_t best_d = 3;
     for (size_t k = 0; k <= STEP_SERVE; k++) {
-        size_t d = ld_distance(name, step_names[k]);
+        size_t d = suggest_distance(name, step_names[k]);
         if (d < best_d) {
             best_d = d;
             best = step_names[k];

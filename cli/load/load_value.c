@@ -119,7 +119,14 @@ bool ld_word(struct loader *l, const yaml_node_t *n, const char *what, const cha
         }
     }
     word_list(words, expected, sizeof expected);
-    ld_wrong(l, n, what, expected);
+    const char *meant = text ? suggest_closest(text, words) : NULL;
+    if (meant) {
+        char found[64];
+        ld_error(l, ld_loc(n), "%s is %s; did you mean '%s'? (expected %s)", what,
+                 ld_found(n, found, sizeof found), meant, expected);
+    } else {
+        ld_wrong(l, n, what, expected);
+    }
     return false;
 }
 
@@ -233,7 +240,7 @@ static void closest(const struct scenario *s, enum ld_kind k, const char *name, 
     buf[0] = '\0';
     for (uint32_t i = 0; i < kind_count(s, k); i++) {
         const char *other = kind_name_at(s, k, i, &loc);
-        size_t d = ld_distance(name, other);
+        size_t d = suggest_distance(name, other);
         if (d < best_d) {
             best_d = d;
             best = other;

@@ -49,6 +49,19 @@ static bool *flag_slot(const char *arg, const struct runcmd_option *own, size_t 
     return NULL;
 }
 
+/* An unknown option, with the closest of the common and the command's own
+ * options as a hint. */
+static int unknown_option(const char *cmd, const char *arg, const struct runcmd_option *own,
+                          size_t n_own)
+{
+    char names[512] = " -o --seed --duration --scheduler --trace --quiet";
+    for (size_t i = 0; i < n_own; i++) {
+        size_t k = strlen(names);
+        snprintf(names + k, sizeof names - k, " %s", own[i].name);
+    }
+    return diag_unknown_option(cmd, arg, names);
+}
+
 int runcmd_parse(const char *cmd, int argc, char **argv, const struct runcmd_option *own,
                  size_t n_own, struct runcmd_args *a)
 {
@@ -71,7 +84,7 @@ int runcmd_parse(const char *cmd, int argc, char **argv, const struct runcmd_opt
                 return diag_usage(cmd, "--trace takes 'sched' or 'full'%s", "");
             a->trace_full = strcmp(v, "full") == 0;
         } else if (arg[0] == '-' && arg[1] != '\0') {
-            return diag_usage(cmd, "unknown option '%s'", arg);
+            return unknown_option(cmd, arg, own, n_own);
         } else if (a->scenario == NULL) {
             a->scenario = arg;
         } else {

@@ -4,6 +4,7 @@
  * outlive the loader.
  */
 #include "diag.h"
+#include "suggest.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -37,6 +38,17 @@ int diag_usage(const char *cmd, const char *fmt, const char *arg)
 {
     fprintf(stderr, "mcsim: %s: ", cmd);
     fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see 'mcsim help %s')\n", cmd);
+    return 2;
+}
+
+int diag_unknown_option(const char *cmd, const char *arg, const char *usage)
+{
+    const char *best = suggest_option(arg, usage);
+
+    fprintf(stderr, "mcsim: %s: unknown option '%s'", cmd, arg);
+    if (best)
+        fprintf(stderr, "; did you mean '%s'?", best);
     fprintf(stderr, "\n(see 'mcsim help %s')\n", cmd);
     return 2;
 }

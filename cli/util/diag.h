@@ -85,6 +85,12 @@ void diag_print(const struct diag *d, FILE *f);
  * "(see 'mcsim help CMD')" to stderr; returns 2, the exit status. */
 int diag_usage(const char *cmd, const char *fmt, const char *arg);
 
+/* An unknown command-line option: prints "mcsim: CMD: unknown option
+ * 'ARG'", "; did you mean '--x'?" for the closest option of `usage` (the
+ * command's usage text, util/suggest.h), and the pointer to the help, to
+ * stderr; returns 2, the exit status. */
+int diag_unknown_option(const char *cmd, const char *arg, const char *usage);
+
 /* A malloc'ed copy of `s`, or NULL when memory runs out. */
 char *diag_strdup(const char *s);
 

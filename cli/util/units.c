@@ -4,6 +4,7 @@
  * floating point ever decides a cycle count.
  */
 #include "units.h"
+#include "suggest.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -138,15 +139,47 @@ static bool time_unit(const char *u, enum units_time *out)
     return false;
 }
 
-static void unit_error(const char *unit, const char *expected, char *why, size_t why_len)
+/* Units written as other tools write them, and the unit meant. */
+static const char *const unit_aliases[][2] = {
+    {"usec", "us"}, {"\xc2\xb5s", "us"}, {"\xce\xbcs", "us"}, {"msec", "ms"}, {"msecs", "ms"},
+    {"sec", "s"},   {"secs", "s"},        {"nsec", "ns"},        {"cycles", "c"}, {"cycle", "c"},
+    {"hz", "Hz"},   {"khz", "kHz"},       {"KHz", "kHz"},        {"mhz", "MHz"},  {"ghz", "GHz"},
+    {"min", ""}, /* minutes: no unit of the format, and "ms" is not what was meant */
+};
+
+/* The unit of `units` (NULL-terminated) that `unit` was meant to be, or
+ * NULL: an alias of it, or one within two edits. */
+static const char *meant_unit(const char *unit, const char *const *units)
 {
+    for (size_t i = 0; i < sizeof unit_aliases / sizeof unit_aliases[0]; i++) {
+        if (strcmp(unit, unit_aliases[i][0]) != 0)
+            continue;
+        for (const char *const *u = units; *u; u++)
+            if (strcmp(*u, unit_aliases[i][1]) == 0)
+                return *u;
+        return NULL;
+    }
+    return suggest_closest(unit, units);
+}
+
+static void unit_error(const char *unit, const char *expected, const char *const *units,
+                       char *why, size_t why_len)
+{
+    const char *meant = meant_unit(unit, units);
+
     if (unit[0] == ' ' || unit[0] == '\t')
         snprintf(why, why_len,
                  "there is a space before the unit (expected the unit right "
                  "after the number, as in 1.5ms or 62.5MHz)");
+    else if (meant)
+        snprintf(why, why_len, "unknown unit '%.20s'; did you mean '%s'? (expected %s)", unit,
+                 meant, expected);
     else
         snprintf(why, why_len, "unknown unit '%.20s' (expected %s)", unit, expected);
 }
+
+static const char *const time_units[] = {"s", "ms", "us", "ns", "c", NULL};
+static const char *const frequency_units[] = {"Hz", "kHz", "MHz", "GHz", NULL};
 
 bool units_parse_duration(const char *text, struct units_duration *out, char *why, size_t why_len)
 {
@@ -163,7 +196,7 @@ bool units_parse_duration(const char *text, struct units_duration *out, char *wh
         return false;
     }
     if (!time_unit(unit, &out->unit)) {
-        unit_error(unit, DURATION_EXPECTED, why, why_len);
+        unit_error(unit, DURATION_EXPECTED, time_units, why, why_len);
         return false;
     }
     return true;
@@ -270,7 +303,7 @@ bool units_parse_frequency(const char *text, uint64_t *hz, char *why, size_t why
         return false;
     }
     if (!frequency_exp(unit, &exp)) {
-        unit_error(unit, FREQUENCY_EXPECTED, why, why_len);
+        unit_error(unit, FREQUENCY_EXPECTED, frequency_units, why, why_len);
         return false;
     }
     if (!whole_hz(mantissa, scale, exp, hz, why, why_len))

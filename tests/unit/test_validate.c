@@ -89,8 +89,11 @@ static void test_validate_usage(void **state)
     assert_non_null(
         strstr(spawn_err, "mcsim: validate: no scenario file given\nusage: mcsim validate"));
     assert_int_equal(spawn_shell("validate --bogus x.yaml"), 2);
-    assert_string_equal(spawn_err, "mcsim: validate: unknown option '--bogus' (see 'mcsim help "
+    assert_string_equal(spawn_err, "mcsim: validate: unknown option '--bogus'\n(see 'mcsim help "
                                    "validate')\n");
+    assert_int_equal(spawn_shell("validate --strictt x.yaml"), 2);
+    assert_string_equal(spawn_err, "mcsim: validate: unknown option '--strictt'; did you mean "
+                                   "'--strict'?\n(see 'mcsim help validate')\n");
     assert_int_equal(spawn_shell("validate --help"), 0);
     assert_true(strncmp(spawn_out, "usage: mcsim validate", 21) == 0);
 }

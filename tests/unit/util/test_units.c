@@ -65,6 +65,14 @@ static void test_units_duration_errors(void **state)
               "s, ms, us, ns, c, as in 250us or 1.5ms)"},
         {"5min", "unknown unit 'min' (expected a number and one of the units s, ms, us, ns, "
                  "c, as in 250us or 1.5ms)"},
+        {"10usec", "unknown unit 'usec'; did you mean 'us'? (expected a number and one of the "
+                   "units s, ms, us, ns, c, as in 250us or 1.5ms)"},
+        {"5msec", "unknown unit 'msec'; did you mean 'ms'? (expected a number and one of the "
+                  "units s, ms, us, ns, c, as in 250us or 1.5ms)"},
+        {"3cycles", "unknown unit 'cycles'; did you mean 'c'? (expected a number and one of "
+                    "the units s, ms, us, ns, c, as in 250us or 1.5ms)"},
+        {"2mss", "unknown unit 'mss'; did you mean 'ms'? (expected a number and one of the "
+                 "units s, ms, us, ns, c, as in 250us or 1.5ms)"},
         {"5 ms", "there is a space before the unit (expected the unit right after the "
                  "number, as in 1.5ms or 62.5MHz)"},
         {"-1ms", "a negative value is not allowed (expected a number and one of the units s, "
@@ -136,8 +144,10 @@ static void test_units_frequency_errors(void **state)
     static const struct error_case cases[] = {
         {"1000", "a frequency needs a unit (expected a number and one of the units Hz, kHz, "
                  "MHz, GHz, as in 1GHz or 62.5MHz)"},
-        {"1ghz", "unknown unit 'ghz' (expected a number and one of the units Hz, kHz, MHz, "
-                 "GHz, as in 1GHz or 62.5MHz)"},
+        {"1ghz", "unknown unit 'ghz'; did you mean 'GHz'? (expected a number and one of the "
+                 "units Hz, kHz, MHz, GHz, as in 1GHz or 62.5MHz)"},
+        {"1Mhz", "unknown unit 'Mhz'; did you mean 'MHz'? (expected a number and one of the "
+                 "units Hz, kHz, MHz, GHz, as in 1GHz or 62.5MHz)"},
         {"0.5Hz", "it is not a whole number of Hz (expected a whole number of hertz, as in "
                   "62.5MHz = 62500000Hz)"},
         {"0GHz", "a frequency of 0 is not allowed (expected more than 0Hz)"},
