@@ -79,7 +79,7 @@ static void test_load_merge_errors(void **state)
     static const char *const misspelt_want[] = {
         ":6:7: error: unknown key 'priorty' in thread 'a'; did you mean 'priority'? (expected "
         "one of: priority, mcp, criticality, budget, period, extra_refills, sporadic, deadline, "
-        "start, timeout_endpoint, passive, program)",
+        "start, timeout_endpoint, passive, program, label)",
         NULL};
     static const char bad_merge[] = "mcsim: 1\nname: t\nduration: 10ms\ncriticality: [lo]\n"
                                     "x-n: &n 3\nthreads:\n  a: {<<: *n, priority: 1, "
@@ -95,10 +95,10 @@ static void test_load_merge_errors(void **state)
     static const char *const base_typo_want[] = {
         ":5:10: error: unknown key 'criticalty' in thread 'a'; did you mean 'criticality'? "
         "(expected one of: priority, mcp, criticality, budget, period, extra_refills, sporadic, "
-        "deadline, start, timeout_endpoint, passive, program)",
+        "deadline, start, timeout_endpoint, passive, program, label)",
         ":5:10: error: unknown key 'criticalty' in thread 'b'; did you mean 'criticality'? "
         "(expected one of: priority, mcp, criticality, budget, period, extra_refills, sporadic, "
-        "deadline, start, timeout_endpoint, passive, program)",
+        "deadline, start, timeout_endpoint, passive, program, label)",
         NULL};
     (void)state;
     expect_errors(misspelt, misspelt_want);
