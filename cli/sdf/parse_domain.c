@@ -137,7 +137,7 @@ void sdf_parse_domains(struct sdf_ctx *c, const struct sdf_xml_node *n)
     static const char *const none[] = {NULL};
     const struct sdf_xml_node *sched = NULL;
     size_t explicit_ids = 0, implicit = 0;
-    uint64_t id;
+    uint64_t id, ids[256];
 
     sdf_check_attrs(c, n, none);
     if (c->cfg->cores != 1) {
@@ -149,7 +149,15 @@ void sdf_parse_domains(struct sdf_ctx *c, const struct sdf_xml_node *n)
         const struct sdf_xml_node *k = n->kids[i];
         if (strcmp(k->name, "domain") == 0) {
             int r = parse_domain(c, k, &id);
-            explicit_ids += r == 1;
+            for (size_t j = 0; r == 1 && j < explicit_ids; j++)
+                if (ids[j] == id) {
+                    sdf_err(c, k, "Each <domain>'s id element must be unique found existing "
+                                  "domain with id '%llu'",
+                            (unsigned long long)id);
+                    r = -1;
+                }
+            if (r == 1 && explicit_ids < sizeof ids / sizeof ids[0])
+                ids[explicit_ids++] = id;
             implicit += r == 0;
         } else if (strcmp(k->name, "domain_schedule") == 0) {
             if (sched)

@@ -377,6 +377,39 @@ static void test_examples_import(void **state)
     }
 }
 
+/* Domains with one id twice: Microkit rejects it (its domains tests have
+ * no such file; the rule is in its sdf.rs). */
+static void test_domain_ids(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "<system>\n"
+        "  <domains>\n"
+        "    <domain name=\"a\" id=\"1\" />\n"
+        "    <domain name=\"b\" id=\"1\" />\n"
+        "    <domain_schedule>\n"
+        "      <schedule_entry domain=\"a\" duration=\"100 us\" />\n"
+        "    </domain_schedule>\n"
+        "  </domains>\n"
+        "  <protection_domain name=\"p\" domain=\"a\">\n"
+        "    <program_image path=\"p.elf\" />\n"
+        "  </protection_domain>\n"
+        "</system>\n";
+    struct sdf_config cfg;
+    struct sdf_system s;
+    struct diag d;
+    char buf[512];
+
+    sdf_config_default(&cfg);
+    diag_init(&d);
+    assert_int_equal(sdf_parse_text("d.system", text, sizeof text - 1, &cfg, &s, &d), -1);
+    assert_int_equal(d.count, 1);
+    diag_format(&d.msgs[0], buf, sizeof buf);
+    assert_string_equal(buf, "d.system:4:5: error: Each <domain>'s id element must be unique "
+                             "found existing domain with id '1' on element 'domain'");
+    diag_release(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_upgrade_1x),
         cmocka_unit_test(test_upgrade_not_callable),
         cmocka_unit_test(test_examples_import),
+        cmocka_unit_test(test_domain_ids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
