@@ -10,6 +10,10 @@
 
 #include <stddef.h>
 
+/* Bound every thread's response time without running the scenario
+ * (cli/analyze.c). */
+int cmd_analyze(int argc, char **argv);
+
 /* Re-evaluate a recorded run's expectations and guarantees from the
  * database alone (cli/check.c). */
 int cmd_check(int argc, char **argv);
@@ -55,6 +59,7 @@ int cmd_validate(int argc, char **argv);
 
 /* Each command's usage text, printed by `mcsim help COMMAND` and
  * `mcsim COMMAND --help`: a "usage: ..." line, then one line per option. */
+extern const char cmd_analyze_usage[];
 extern const char cmd_check_usage[];
 extern const char cmd_diff_usage[];
 extern const char cmd_export_usage[];

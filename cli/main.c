@@ -17,6 +17,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+    {"analyze", cmd_analyze, cmd_analyze_usage, "bound every thread's response time, without running"},
     {"check", cmd_check, cmd_check_usage, "re-check a recorded run's expectations and guarantees"},
     {"diff", cmd_diff, cmd_diff_usage, "compare two runs of a scenario (a simulated and a QEMU one)"},
     {"export", cmd_export, cmd_export_usage, "write a recorded run as a Chrome trace or CSV files"},

@@ -18,6 +18,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include <sqlite3.h>
 
 #include "scenario.h"
 
@@ -65,11 +68,20 @@ struct analysis_thread {
     cycles_t bound;
     bool has_deadline;
     cycles_t deadline;
-    /* Terms whose cycles add up to `bound` (when finite), largest first
-     * after TERM_OWN. n_terms <= ANALYSIS_MAX_TERMS; further terms are
-     * folded into the last one. */
+    /* Terms whose cycles add up to `bound` + `later_release` (when the
+     * bound is finite), interference largest first. n_terms <=
+     * ANALYSIS_MAX_TERMS; further interference is folded into the last
+     * term ("N others"). */
     uint32_t n_terms;
     struct analysis_term terms[ANALYSIS_MAX_TERMS];
+    /* The bound is that of job `worst_job` (1 = the first) of a busy
+     * window of the thread's own jobs, released `later_release` cycles
+     * after the window's first (0 for the first job). */
+    uint64_t worst_job;
+    cycles_t later_release;
+    /* Jobs the thread's context may keep throttled: the bound includes
+     * TERM_BUDGET. false: proven never to run out of budget. */
+    bool may_throttle;
     /* Why there is no bound, or what was assumed (may be empty). */
     char reason[ANALYSIS_REASON_MAX];
     /* An arrival of the thread's device can be lost (one pending interrupt
@@ -106,6 +118,29 @@ void analysis_release(struct analysis_result *r);
  * the scenario's cpu_hz. Returns the length it needed, as snprintf. */
 int analysis_compose(const struct scenario *s, const struct analysis_thread *t, char *buf,
                      size_t len);
+
+/* The table of `mcsim analyze`: one line per thread (priority,
+ * criticality, work, bound, deadline, slack, verdict), then each bound's
+ * composition and notes (analysis_print.c). */
+void analysis_print_table(FILE *f, const struct scenario *s, const struct analysis_result *r);
+
+/* Exactly one JSON object on one line: {"scenario", "scheduler",
+ * "threads": [{"name", "priority", "criticality", "work", "bound",
+ * "deadline", "schedulable", "reason", "verdict", "may_throttle",
+ * "may_lose_irq", "worst_job", "later_release", "terms"}], counts}.
+ * Cycles are integers; no bound or no deadline is null; "schedulable" is
+ * null for unknown and for threads without jobs. */
+void analysis_print_json(FILE *f, const struct scenario *s, const struct analysis_result *r);
+
+/* Store `r` as the `analysis` rows of run `run_id` (replacing any), in
+ * one transaction, making the table if the file has none
+ * (analysis_db.c). Returns 0, or -1 with the reason in `err`. */
+int analysis_db_store(sqlite3 *sq, int64_t run_id, const struct scenario *s,
+                      const struct analysis_result *r, char *err, size_t len);
+
+/* The latest finished run of scenario `s` (same file contents, sha256)
+ * under `scheduler`: its run_id, 0 if there is none, -1 on error. */
+int64_t analysis_db_find_run(sqlite3 *sq, const struct scenario *s, uint8_t scheduler);
 
 /* "schedulable", "unschedulable", "unknown" or "no jobs". */
 const char *analysis_verdict_name(enum analysis_verdict v);

@@ -1,0 +1,165 @@
+/*
+ * The analysis's private model, shared by the files of cli/analysis/
+ * (analysis.h is the public surface). docs/analysis.md gives the
+ * equations; the names below follow it.
+ *
+ * Every quantity is in CPU cycles, uint64_t, and saturates at AN_INF
+ * (ANALYSIS_NO_BOUND): "no bound" propagates through sums and products
+ * instead of wrapping.
+ */
+#ifndef MCSIM_ANALYSIS_ANALYSIS_INT_H
+#define MCSIM_ANALYSIS_ANALYSIS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analysis/analysis.h"
+
+#define AN_INF ANALYSIS_NO_BOUND
+#define AN_MAX_CALLS 8      /* server visits per job (nested included) */
+
+/* Saturating arithmetic. */
+uint64_t an_add(uint64_t a, uint64_t b);
+uint64_t an_mul(uint64_t a, uint64_t b);
+uint64_t an_ceil_div(uint64_t a, uint64_t b); /* b > 0; AN_INF stays AN_INF */
+
+/* An arrival curve: releases of a device (SCENARIO-FORMAT.md "devices"). */
+struct an_arrivals {
+    enum scn_arrival_kind kind;
+    cycles_t period, jitter;        /* periodic */
+    cycles_t min;                   /* sporadic: least gap */
+    cycles_t every, gap;            /* burst */
+    uint32_t count;
+    const cycles_t *at;             /* at: ascending */
+    uint32_t n_at;
+};
+
+/* eta(d): the most arrivals in any half-open window of length d (0 for
+ * d = 0). */
+uint64_t an_eta(const struct an_arrivals *a, cycles_t d);
+
+/* delta(q): the least time from the first to the q-th of q arrivals
+ * (delta(1) = 0); AN_INF when q arrivals never happen (at: lists). */
+cycles_t an_delta(const struct an_arrivals *a, uint64_t q);
+
+void an_arrivals_of(const struct scenario *s, uint32_t device, struct an_arrivals *out);
+
+enum an_shape {
+    SHAPE_DEVICE,  /* loop [wait N; job [compute|call ...]; irq_ack D] */
+    SHAPE_SERVER,  /* passive: recv E; loop [compute|call ...; reply_recv E] */
+    SHAPE_HANDLER, /* handle_timeouts */
+    SHAPE_OTHER,   /* anything else: its own jobs are not bounded; as an
+                      interferer only its context can bound it */
+};
+
+enum an_policy { POL_NONE, POL_RESET, POL_EMERGENCY, POL_INHERIT };
+
+/* Per thread, what the scenario says, and what the passes learn. */
+struct an_thread {
+    enum an_shape shape;
+    char why_other[96];        /* SHAPE_OTHER: which rule the program breaks */
+    bool has_jobs;
+    bool may_call;             /* its program has a call step somewhere */
+    uint32_t prio;
+    bool has_sc, rr, sporadic; /* context: present, budget == period, flag */
+    cycles_t budget, period;
+    uint32_t refills;          /* 2 + extra_refills */
+    uint32_t device;           /* SHAPE_DEVICE: its device */
+    struct an_arrivals arr;
+    /* the job: own compute (max, min), server visits (nested included) */
+    cycles_t compute_max, compute_min;
+    uint32_t n_visits;
+    uint32_t visits[AN_MAX_CALLS];  /* server thread indices */
+    uint32_t syscalls;         /* kernel entries a job makes (wait, ack, calls, replies) */
+    cycles_t work;             /* W: compute + server compute + syscalls x E_max */
+    uint32_t p_eff;            /* lowest priority the job runs at */
+    /* SHAPE_SERVER */
+    uint32_t endpoint;
+    cycles_t server_compute;   /* per request, its own */
+    uint32_t nested;           /* server it calls, SCN_NONE */
+    enum an_policy policy;     /* of its timeout endpoint's handler */
+    uint32_t handler;          /* handler thread, SCN_NONE */
+    cycles_t grant;            /* emergency grant */
+    /* learnt by the passes */
+    cycles_t bound;            /* R (AN_INF: none) */
+    bool safe;                 /* proven never to run out of budget */
+    cycles_t lag;              /* sporadic context: how far its refills can lag */
+};
+
+struct an_ctx {
+    const struct scenario *s;
+    uint8_t sched;             /* enum sched_mode */
+    bool mcs;
+    cycles_t e_max;            /* the longest kernel entry */
+    cycles_t min_budget;
+    cycles_t horizon;          /* fixed points past this have no bound */
+    uint32_t n;
+    struct an_thread *t;
+};
+
+/* Build the model of every thread (analysis_model.c). */
+void an_model(struct an_ctx *c);
+
+/* One request to server `k`, nested calls included: compute and kernel
+ * entries (analysis_model.c). */
+cycles_t an_request(const struct an_ctx *c, uint32_t k);
+
+/* True if thread `j`'s job visits server `k` (directly or nested). */
+bool an_visits(const struct an_ctx *c, uint32_t j, uint32_t k);
+
+/* Kernel entries not part of any job, in a window of length d: every
+ * device arrival, timer interrupts of contexts that may run out, classic
+ * ticks, late starts, one entry in progress (analysis_kernel.c). */
+uint64_t an_kernel_entries(const struct an_ctx *c, cycles_t d);
+
+/* Timeout faults that can be raised on servers served by handler `h` in a
+ * window of length d (analysis_kernel.c). */
+uint64_t an_faults(const struct an_ctx *c, uint32_t h, cycles_t d);
+
+/* Kernel entries the handler and the server make per fault, an upper
+ * bound over the three policies (sim/timeouts.c, sim/inherit.c). */
+#define AN_FAULT_ENTRIES 24u
+
+/* One job's window: thread i at `level` (its p_eff); `crit` when no
+ * interferer carries work in from before the window (critical instant). */
+struct an_win {
+    struct an_ctx *c;
+    uint32_t i;
+    uint32_t level;
+    bool crit;
+};
+
+/* Does a request of thread j run on a server at `level` or above? */
+bool an_request_reaches(const struct an_ctx *c, uint32_t j, uint32_t level);
+
+/* Does thread j visit a server whose handler has policy p? */
+bool an_visits_policy(const struct an_ctx *c, uint32_t j, enum an_policy p);
+
+/* I_j(d) on the window's job; *limited: j's context gave the bound
+ * (analysis_rta.c). */
+cycles_t an_interference(const struct an_win *w, uint32_t j, cycles_t d, bool *limited);
+
+/* E K(d): the kernel's own entries in d. */
+cycles_t an_kernel(const struct an_win *w, cycles_t d);
+
+/* E K(d) + sum_j I_j(d). */
+cycles_t an_all_interference(const struct an_win *w, cycles_t d);
+
+/* The least t >= base with t = base + E K(t) + sum_j I_j(t); AN_INF when
+ * it passes the horizon. */
+cycles_t an_fixed_point(const struct an_win *w, cycles_t base);
+
+/* Fill out->terms: the parts of w(q) for the q-th job of thread w->i with
+ * blocking b (by client `who`), throttled or not (analysis_terms.c). */
+void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
+              bool throttles, struct analysis_thread *out);
+
+/* Theta for thread k needing `need` cycles (analysis_bound.c). */
+cycles_t an_throttle_time(const struct an_ctx *c, uint32_t k, cycles_t need);
+
+/* Analyse thread `i` with what is known of the others; updates c->t[i]
+ * and fills `out` (analysis_rta.c). Returns true if anything it learnt
+ * (bound, safety, lag) changed. */
+bool an_thread_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out);
+
+#endif /* MCSIM_ANALYSIS_ANALYSIS_INT_H */

@@ -1,0 +1,284 @@
+/*
+ * From a scenario to the analysis's model (analysis_int.h): which shape
+ * each thread's program has, the work of one job, the servers it visits,
+ * the timeout policy of each server, the longest kernel entry. A program
+ * that is not one of the shapes docs/analysis.md lists is SHAPE_OTHER with
+ * the rule it breaks: its jobs get no bound, and as an interferer only its
+ * scheduling context can bound it.
+ */
+#include "analysis/analysis_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The longest kernel entry of the cost model (KERNEL-SEMANTICS.md 8): one
+ * entry decodes at most one system call or takes one interrupt, makes at
+ * most two message transfers plus a fault message, one scheduling
+ * decision, one timer programming, one classic tick. Every cost is
+ * counted once, so this is an upper bound for any entry. */
+static cycles_t longest_entry(const struct scn_costs *k)
+{
+    return k->entry + k->exit + k->syscall + k->irq + 3 * k->ipc + k->schedule +
+           k->timer_program + k->tick;
+}
+
+static const struct scn_step *step(const struct scenario *s, uint32_t i)
+{
+    return &s->steps[i];
+}
+
+static void other(struct an_thread *t, const char *why)
+{
+    t->shape = SHAPE_OTHER;
+    snprintf(t->why_other, sizeof t->why_other, "%s", why);
+}
+
+/* The passive server receiving on endpoint `ep`, SCN_NONE if none is. */
+static uint32_t server_on(const struct an_ctx *c, uint32_t ep)
+{
+    uint32_t found = SCN_NONE;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->t[i].shape == SHAPE_SERVER && c->t[i].endpoint == ep) {
+            if (found != SCN_NONE)
+                return SCN_NONE; /* two receivers: not modelled */
+            found = i;
+        }
+    return found;
+}
+
+/* The single device signalling notification `n`, SCN_NONE if not exactly one. */
+static uint32_t device_of(const struct scenario *s, uint32_t n)
+{
+    uint32_t found = SCN_NONE;
+    for (uint32_t d = 0; d < s->n_devices; d++)
+        if (s->devices[d].notification == n) {
+            if (found != SCN_NONE)
+                return SCN_NONE;
+            found = d;
+        }
+    return found;
+}
+
+/* Passive server: recv E; loop [compute | call ...; reply_recv E]. */
+static void server_shape(const struct scenario *s, const struct scn_thread *th,
+                         struct an_thread *t)
+{
+    const struct scn_step *p = step(s, th->prog_first), *loop;
+    if (th->prog_count != 2 || p[0].kind != STEP_RECV || p[1].kind != STEP_LOOP) {
+        other(t, "a passive thread that is not recv; loop [...; reply_recv]");
+        return;
+    }
+    loop = &p[1];
+    t->endpoint = p[0].object;
+    t->nested = SCN_NONE;
+    for (uint32_t k = 0; k < loop->body_count; k++) {
+        const struct scn_step *b = step(s, loop->body_first + k);
+        bool last = k + 1 == loop->body_count;
+        if (b->kind == STEP_COMPUTE && !last) {
+            t->server_compute = an_add(t->server_compute, b->max);
+        } else if (b->kind == STEP_CALL && !last && t->nested == SCN_NONE) {
+            t->nested = b->object; /* an endpoint for now, a thread after link */
+        } else if (!(last && b->kind == STEP_REPLY_RECV && b->object == t->endpoint)) {
+            other(t, "a server loop other than compute/one call then reply_recv");
+            return;
+        }
+    }
+    t->shape = SHAPE_SERVER;
+}
+
+/* The job body: compute and call steps only. */
+static bool job_body(const struct scenario *s, const struct scn_step *job, struct an_thread *t)
+{
+    for (uint32_t k = 0; k < job->body_count; k++) {
+        const struct scn_step *b = step(s, job->body_first + k);
+        if (b->kind == STEP_COMPUTE) {
+            t->compute_max = an_add(t->compute_max, b->max);
+            t->compute_min = an_add(t->compute_min, b->min);
+        } else if (b->kind == STEP_CALL && t->n_visits < AN_MAX_CALLS) {
+            t->visits[t->n_visits++] = b->object; /* endpoint until linked */
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Device thread: loop [wait N; job [...]; irq_ack D], D the only device of N. */
+static void device_shape(const struct scenario *s, const struct scn_thread *th,
+                         struct an_thread *t)
+{
+    const struct scn_step *loop = step(s, th->prog_first), *b;
+    if (th->prog_count != 1 || loop->kind != STEP_LOOP || loop->body_count != 3) {
+        other(t, "not loop [wait; job [...]; irq_ack]");
+        return;
+    }
+    b = step(s, loop->body_first);
+    if (b[0].kind != STEP_WAIT || b[1].kind != STEP_JOB || b[2].kind != STEP_IRQ_ACK) {
+        other(t, "not loop [wait; job [...]; irq_ack]");
+        return;
+    }
+    t->device = device_of(s, b[0].object);
+    if (t->device == SCN_NONE || t->device != b[2].object) {
+        other(t, "its notification is not signalled by exactly the device it acknowledges");
+        return;
+    }
+    if (!job_body(s, &b[1], t)) {
+        other(t, "a job with steps other than compute and call");
+        return;
+    }
+    an_arrivals_of(s, t->device, &t->arr);
+    t->shape = SHAPE_DEVICE;
+}
+
+/* True if the steps (bodies included) have a step of `kind`. */
+static bool has_step(const struct scenario *s, uint32_t first, uint32_t count,
+                     enum scn_step_kind kind)
+{
+    for (uint32_t k = 0; k < count; k++) {
+        const struct scn_step *b = step(s, first + k);
+        if (b->kind == kind)
+            return true;
+        if ((b->kind == STEP_LOOP || b->kind == STEP_REPEAT || b->kind == STEP_JOB) &&
+            has_step(s, b->body_first, b->body_count, kind))
+            return true;
+    }
+    return false;
+}
+
+static void context_of(const struct an_ctx *c, const struct scn_thread *th, struct an_thread *t)
+{
+    t->prio = th->priority;
+    t->has_sc = th->sc.present && !th->passive;
+    t->budget = th->sc.budget;
+    t->period = th->sc.period;
+    t->rr = t->has_sc && th->sc.budget == th->sc.period;
+    t->sporadic = th->sc.sporadic;
+    t->refills = 2 + th->sc.extra_refills;
+    (void)c;
+}
+
+static enum an_policy policy_of(const struct scn_step *h)
+{
+    switch (h->timeouts.action) {
+    case TIMEOUT_RESET:
+        return POL_RESET;
+    case TIMEOUT_EMERGENCY_BUDGET:
+        return POL_EMERGENCY;
+    case TIMEOUT_INHERIT:
+        return POL_INHERIT;
+    }
+    return POL_NONE;
+}
+
+/* A server's handler: the thread serving its timeout endpoint. */
+static void link_handler(const struct an_ctx *c, uint32_t i)
+{
+    const struct scenario *s = c->s;
+    struct an_thread *t = &c->t[i];
+    t->handler = SCN_NONE;
+    t->policy = POL_NONE;
+    if (s->threads[i].timeout_endpoint == SCN_NONE)
+        return;
+    for (uint32_t h = 0; h < c->n; h++) {
+        const struct scn_step *p = step(s, s->threads[h].prog_first);
+        if (c->t[h].shape == SHAPE_HANDLER &&
+            p->timeouts.endpoint == s->threads[i].timeout_endpoint) {
+            t->handler = h;
+            t->policy = policy_of(p);
+            t->grant = p->timeouts.emergency;
+            return;
+        }
+    }
+}
+
+/* Endpoints to server threads; clients of unmodelled endpoints are OTHER. */
+static void link_calls(struct an_ctx *c)
+{
+    for (uint32_t i = 0; i < c->n; i++) {
+        struct an_thread *t = &c->t[i];
+        if (t->shape == SHAPE_SERVER && t->nested != SCN_NONE &&
+            (t->nested = server_on(c, t->nested)) == SCN_NONE)
+            other(t, "calls an endpoint no modelled server receives on");
+    }
+    for (uint32_t i = 0; i < c->n; i++) {
+        struct an_thread *t = &c->t[i];
+        for (uint32_t v = 0; t->shape == SHAPE_DEVICE && v < t->n_visits; v++)
+            if ((t->visits[v] = server_on(c, t->visits[v])) == SCN_NONE ||
+                c->t[t->visits[v]].shape != SHAPE_SERVER)
+                other(t, "calls an endpoint no modelled server receives on");
+    }
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->t[i].shape == SHAPE_SERVER)
+            link_handler(c, i);
+}
+
+cycles_t an_request(const struct an_ctx *c, uint32_t k)
+{
+    cycles_t r = 0;
+    /* servers are acyclic only if each nesting ends: stop after n steps */
+    for (uint32_t depth = 0; k != SCN_NONE && depth <= c->n; depth++) {
+        r = an_add(r, an_add(c->t[k].server_compute, an_mul(2, c->e_max)));
+        k = c->t[k].nested;
+        if (depth == c->n)
+            return AN_INF; /* a cycle of nested calls */
+    }
+    return r;
+}
+
+bool an_visits(const struct an_ctx *c, uint32_t j, uint32_t k)
+{
+    const struct an_thread *t = &c->t[j];
+    for (uint32_t v = 0; v < t->n_visits; v++)
+        for (uint32_t s = t->visits[v], d = 0; s != SCN_NONE && d <= c->n;
+             s = c->t[s].nested, d++)
+            if (s == k)
+                return true;
+    return false;
+}
+
+/* W and p_eff of a device thread, once servers are linked. */
+static void job_work(struct an_ctx *c, uint32_t i)
+{
+    struct an_thread *t = &c->t[i];
+    t->syscalls = 2;
+    t->work = an_add(t->compute_max, an_mul(2, c->e_max));
+    t->p_eff = t->prio;
+    for (uint32_t v = 0; v < t->n_visits; v++) {
+        t->work = an_add(t->work, an_request(c, t->visits[v]));
+        for (uint32_t s = t->visits[v], d = 0; s != SCN_NONE && d <= c->n;
+             s = c->t[s].nested, d++)
+            if (c->t[s].prio < t->p_eff)
+                t->p_eff = c->t[s].prio;
+    }
+}
+
+void an_model(struct an_ctx *c)
+{
+    const struct scenario *s = c->s;
+    c->e_max = longest_entry(&s->costs);
+    c->min_budget = scenario_min_budget(s);
+    for (uint32_t i = 0; i < c->n; i++) {
+        const struct scn_thread *th = &s->threads[i];
+        struct an_thread *t = &c->t[i];
+        memset(t, 0, sizeof *t);
+        t->bound = AN_INF;
+        t->nested = SCN_NONE;
+        t->handler = SCN_NONE;
+        t->device = SCN_NONE;
+        context_of(c, th, t);
+        t->has_jobs = has_step(s, th->prog_first, th->prog_count, STEP_JOB);
+        t->may_call = has_step(s, th->prog_first, th->prog_count, STEP_CALL);
+        if (th->prog_count == 1 && step(s, th->prog_first)->kind == STEP_HANDLE_TIMEOUTS)
+            t->shape = SHAPE_HANDLER;
+        else if (th->passive)
+            server_shape(s, th, t);
+        else if (th->timeout_endpoint != SCN_NONE)
+            other(t, "a thread with a context and a timeout endpoint");
+        else
+            device_shape(s, th, t);
+    }
+    link_calls(c);
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->t[i].shape == SHAPE_DEVICE)
+            job_work(c, i);
+}

@@ -1,0 +1,147 @@
+/*
+ * Interference on a job (docs/analysis.md, "Interference"): what every
+ * other thread, and the kernel, can run in a window of length d at or
+ * above the job's level, bounded by the thread's demand and, under MCS,
+ * by its scheduling context; and the fixed point of a busy window.
+ */
+#include "analysis/analysis_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------- interferers */
+
+/* Does a request of thread j run at `level` or above somewhere? */
+bool an_request_reaches(const struct an_ctx *c, uint32_t j, uint32_t level)
+{
+    for (uint32_t k = 0; k < c->n; k++)
+        if (c->t[k].shape == SHAPE_SERVER && c->t[k].prio >= level && an_visits(c, j, k))
+            return true;
+    return false;
+}
+
+bool an_visits_policy(const struct an_ctx *c, uint32_t j, enum an_policy p)
+{
+    for (uint32_t k = 0; k < c->n; k++)
+        if (c->t[k].shape == SHAPE_SERVER && c->t[k].handler != SCN_NONE &&
+            c->t[k].policy == p && an_visits(c, j, k))
+            return true;
+    return false;
+}
+
+static bool any_server_at(const struct an_ctx *c, uint32_t level)
+{
+    for (uint32_t k = 0; k < c->n; k++)
+        if (c->t[k].shape == SHAPE_SERVER && c->t[k].prio >= level)
+            return true;
+    return false;
+}
+
+/* The most CPU time j's context is charged in any window of length d
+ * (MCS): budget + one entry per period window for a constant-bandwidth
+ * context (the kernel's guarantee, KERNEL-SEMANTICS.md 3); a sporadic one
+ * catches up at most its lag (issue 19); emergency grants come on top.
+ * AN_INF when nothing bounds it. */
+static cycles_t supply(const struct an_ctx *c, uint32_t j, cycles_t d)
+{
+    const struct an_thread *t = &c->t[j];
+    cycles_t grants = 0, lag = t->sporadic ? t->lag : 0;
+    if (!c->mcs || !t->has_sc || t->rr || lag == AN_INF || d == AN_INF)
+        return AN_INF;
+    if (an_visits_policy(c, j, POL_INHERIT))
+        return AN_INF; /* its requests may run on other contexts */
+    if (an_visits_policy(c, j, POL_EMERGENCY)) {
+        if (t->shape != SHAPE_DEVICE)
+            return AN_INF;
+        cycles_t g = 0;
+        for (uint32_t k = 0; k < c->n; k++)
+            if (c->t[k].shape == SHAPE_SERVER && c->t[k].policy == POL_EMERGENCY &&
+                c->t[k].grant > g)
+                g = c->t[k].grant;
+        grants = an_mul(an_mul(an_add(an_eta(&t->arr, d), 2), t->n_visits), g);
+    }
+    return an_add(an_mul(an_ceil_div(an_add(d, lag), t->period), an_add(t->budget, c->e_max)),
+                  grants);
+}
+
+/* The work of j's jobs that can run in a window of length d: with the
+ * critical instant, the jobs released in it; otherwise also those
+ * released before and still running (at most one running and one pending
+ * interrupt per line, or those released within j's bound). */
+static cycles_t demand(const struct an_win *w, uint32_t j, cycles_t d)
+{
+    const struct an_ctx *c = w->c;
+    const struct an_thread *t = &c->t[j];
+    cycles_t n;
+    switch (t->shape) {
+    case SHAPE_DEVICE:
+        if (w->crit)
+            return an_mul(an_eta(&t->arr, d), t->work);
+        n = an_add(an_eta(&t->arr, d), 2);
+        if (t->bound != AN_INF && an_eta(&t->arr, an_add(d, t->bound)) < n)
+            n = an_eta(&t->arr, an_add(d, t->bound));
+        return an_mul(n, t->work);
+    case SHAPE_HANDLER:
+        return an_mul(an_faults(c, j, d), an_mul(AN_FAULT_ENTRIES, c->e_max));
+    case SHAPE_SERVER:
+        return 0;
+    case SHAPE_OTHER:
+        break;
+    }
+    return AN_INF;
+}
+
+/* Interference of thread j on a job at w->level in a window of length d;
+ * *limited says the context's budget was the smaller bound. */
+cycles_t an_interference(const struct an_win *w, uint32_t j, cycles_t d, bool *limited)
+{
+    const struct an_ctx *c = w->c;
+    const struct an_thread *t = &c->t[j];
+    cycles_t dm, sp, req = 0;
+    *limited = false;
+    if (j == w->i || t->shape == SHAPE_SERVER)
+        return 0;
+    if (t->prio >= w->level) {
+        dm = demand(w, j, d);
+        sp = supply(c, j, d);
+        *limited = sp < dm;
+        return sp < dm ? sp : dm;
+    }
+    /* below the level: only its requests to servers at the level or above */
+    if (t->shape == SHAPE_DEVICE && an_request_reaches(c, j, w->level)) {
+        for (uint32_t v = 0; v < t->n_visits; v++)
+            req = an_add(req, an_request(c, t->visits[v]));
+        return an_mul(an_add(an_eta(&t->arr, d), 2), req);
+    }
+    if (t->shape == SHAPE_OTHER && t->may_call && any_server_at(c, w->level))
+        return AN_INF;
+    return 0;
+}
+
+cycles_t an_kernel(const struct an_win *w, cycles_t d)
+{
+    return an_mul(an_kernel_entries(w->c, d), w->c->e_max);
+}
+
+cycles_t an_all_interference(const struct an_win *w, cycles_t d)
+{
+    cycles_t sum = an_kernel(w, d);
+    bool lim;
+    for (uint32_t j = 0; j < w->c->n && sum != AN_INF; j++)
+        sum = an_add(sum, an_interference(w, j, d, &lim));
+    return sum;
+}
+
+/* Least t >= base with t = base + all_interference(t); AN_INF past the
+ * horizon. */
+cycles_t an_fixed_point(const struct an_win *w, cycles_t base)
+{
+    cycles_t t = base, next;
+    while (t != AN_INF && t <= w->c->horizon) {
+        next = an_add(base, an_all_interference(w, t));
+        if (next == t)
+            return t;
+        t = next;
+    }
+    return AN_INF;
+}
