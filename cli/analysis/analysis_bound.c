@@ -23,11 +23,11 @@
  * refused, B12) twice, one kernel entry, and for a context that may get an
  * emergency grant the refills the reconfiguration moves (sim/timeouts.c:
  * refill_update schedules the rest one period later). */
-static cycles_t margin(const struct an_ctx *c, uint32_t k)
+static cycles_t margin(const struct an_ctx *c, uint32_t k, bool may_run_out)
 {
     const struct an_thread *t = &c->t[k];
     cycles_t m = an_add(an_mul(2, c->min_budget), c->e_max);
-    if (an_visits_policy(c, k, POL_EMERGENCY))
+    if (may_run_out && an_visits_policy(c, k, POL_EMERGENCY))
         m = an_add(m, t->budget);
     return m;
 }
@@ -38,20 +38,24 @@ static cycles_t margin(const struct an_ctx *c, uint32_t k)
  * least b - m and lie, disjoint, in (x, x + T]: each refill ends at most T
  * after the consumption it replaces ended (seL4 refill_budget_check and
  * schedule_used; also after a full list's merge), so the throttled time
- * in (x, x + T] is at most c = T - b + m, and before the next throttle the
- * context runs at least b - m - MIN_BUDGET. Hence at most
- * 1 + floor(need / (b - m - MIN_BUDGET)) episodes of c.
+ * in (x, x + T] is at most c = T - b + m, and a throttle after x + T
+ * comes only after the context ran at least b - m - MIN_BUDGET since x.
+ * In a window where the thread needs `need`, an episode begun before the
+ * window, the first one in it (whose run may lie before the window) and
+ * one per b - m - MIN_BUDGET run in it: 2 + floor(need / (b - m -
+ * MIN_BUDGET)) episodes of c (the soundness test found the second: a
+ * burst that starts while an earlier episode is under way).
  */
 cycles_t an_throttle_time(const struct an_ctx *c, uint32_t k, cycles_t need)
 {
     const struct an_thread *t = &c->t[k];
-    cycles_t m = margin(c, k), run;
+    cycles_t m = margin(c, k, true), run;
     if (!c->mcs || !t->has_sc || t->rr)
         return 0;
     if (need == AN_INF || t->budget <= an_add(m, c->min_budget))
         return AN_INF;
     run = t->budget - m - c->min_budget;
-    return an_mul(an_add(1, need / run), t->period - t->budget + m);
+    return an_mul(an_add(2, need / run), t->period - t->budget + m);
 }
 
 /* ------------------------------------------------------------ blocking */
@@ -65,11 +69,16 @@ static cycles_t handler_latency(const struct an_ctx *c, uint32_t h, uint32_t lev
     return an_mul(AN_FAULT_ENTRIES, c->e_max);
 }
 
-/* The wait, beyond the request's own execution, behind client k's request
- * on server s whose context runs out: by the policy of the server where it
- * runs out (issue 15: each policy its own term). */
+/* The wait behind client k's request on server s whose context runs out,
+ * by the policy of the server where it runs out (issue 15: each policy its
+ * own term): without a handler the server waits for k's refills, then
+ * finishes the request; `reset` aborts it once the handler ran; an
+ * emergency grant lets it finish (a second fault is handled as reset);
+ * `inherit` finishes it on the highest queued client's context, which may
+ * run out too. The request's rest is counted here even though the
+ * interference of k's requests counts it as well (an overestimate). */
 static cycles_t policy_wait(const struct an_ctx *c, uint32_t k, uint32_t s, uint32_t level,
-                            uint32_t self)
+                            uint32_t self, bool *idle)
 {
     cycles_t r = an_request(c, s), worst = 0, w;
     for (uint32_t d = 0; s != SCN_NONE && d <= c->n; s = c->t[s].nested, d++) {
@@ -77,22 +86,24 @@ static cycles_t policy_wait(const struct an_ctx *c, uint32_t k, uint32_t s, uint
         if (sv->handler == SCN_NONE && c->s->threads[s].timeout_endpoint != SCN_NONE)
             return AN_INF; /* a fault nobody answers: the server never resumes */
         switch (sv->handler == SCN_NONE ? POL_NONE : sv->policy) {
-        case POL_NONE: /* the server waits for k's refills */
-            w = an_throttle_time(c, k, r);
+        case POL_NONE:
+            w = an_add(r, an_throttle_time(c, k, r));
+            *idle = true;
             break;
-        case POL_RESET: /* the request is aborted after the handler ran */
+        case POL_RESET:
             w = handler_latency(c, sv->handler, level);
             break;
-        case POL_EMERGENCY: /* a grant; a second fault is handled as reset */
-            w = an_mul(2, handler_latency(c, sv->handler, level));
+        case POL_EMERGENCY:
+            w = an_add(r, an_mul(2, handler_latency(c, sv->handler, level)));
             break;
-        case POL_INHERIT: /* the highest queued client pays; if its context
-                             runs out too, the server waits for its refills */
-            w = handler_latency(c, sv->handler, level);
+        case POL_INHERIT:
+            w = an_add(r, handler_latency(c, sv->handler, level));
             for (uint32_t p = 0; p < c->n; p++)
                 if (p != k && p != self && c->t[p].shape == SHAPE_DEVICE && an_visits(c, p, s) &&
-                    !c->t[p].safe)
+                    !c->t[p].safe) {
                     w = an_add(w, an_throttle_time(c, p, r));
+                    *idle = true;
+                }
             break;
         default:
             w = AN_INF;
@@ -105,11 +116,13 @@ static cycles_t policy_wait(const struct an_ctx *c, uint32_t k, uint32_t s, uint
 
 /* B: for each server thread i visits, the longest wait behind another
  * client's request whose context can run out (*who: the client). */
-static cycles_t blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uint32_t *who)
+static cycles_t blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uint32_t *who,
+                         bool *idle)
 {
     const struct an_thread *t = &c->t[i];
     cycles_t b = 0;
     *who = SCN_NONE;
+    *idle = false;
     if (!c->mcs)
         return 0; /* classic: no budgets run out; queued requests are interference */
     for (uint32_t v = 0; v < t->n_visits; v++)
@@ -124,7 +137,7 @@ static cycles_t blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uin
                     return AN_INF; /* its requests are not modelled */
                 if (o->shape != SHAPE_DEVICE || !an_visits(c, k, s) || o->rr || o->safe)
                     continue;
-                w = policy_wait(c, k, s, level, i);
+                w = policy_wait(c, k, s, level, i, idle);
                 if (w > worst) {
                     worst = w;
                     *who = k;
@@ -177,6 +190,7 @@ struct an_busy {
     uint64_t q;      /* the worst job of the window */
     uint64_t jobs;   /* jobs in the window */
     bool lose;       /* a third arrival can come before a job's irq_ack */
+    bool two;        /* the bound is two_jobs()'s */
     const char *why; /* no bound: why */
 };
 
@@ -216,7 +230,9 @@ static void busy_window(const struct an_win *w, cycles_t b, bool throttles, stru
 /* ---------------------------------------------------------- own budget */
 
 /* Kernel entries that can preempt (switch away from) a job of i in d:
- * each makes its context a new refill (constant bandwidth, B8). */
+ * each makes its context a new refill (constant bandwidth, B8). A lower
+ * thread's request can start, and later preempt i, only while i waits on
+ * an idle CPU (w->idle). */
 static uint64_t preemptions(const struct an_win *w, cycles_t d)
 {
     const struct an_ctx *c = w->c;
@@ -225,13 +241,21 @@ static uint64_t preemptions(const struct an_win *w, cycles_t d)
         const struct an_thread *t = &c->t[j];
         if (j == w->i || t->shape == SHAPE_SERVER)
             continue;
-        if (t->shape == SHAPE_HANDLER && t->prio >= w->level)
-            n = an_add(n, an_faults(c, j, d));
-        else if (t->shape == SHAPE_OTHER && t->prio >= w->level)
+        /* a fault is raised while the server that faults runs, so i is not
+         * running then, and its handler does not split i's consumption */
+        if (t->shape == SHAPE_HANDLER)
+            continue;
+        if (t->shape == SHAPE_OTHER && t->prio >= w->level)
             return AN_INF;
         else if (t->shape == SHAPE_DEVICE &&
-                 (t->prio >= w->level || an_request_reaches(c, j, w->level))) {
-            n = an_add(n, an_add(an_eta(&t->arr, d), 2));
+                 (t->prio >= w->level ||
+                  (w->idle && an_request_reaches(c, j, w->level)))) {
+            cycles_t jobs = an_add(an_eta(&t->arr, d), 2), sp = an_supply(c, j, d);
+            /* a context that limits it runs at most its supply's worth of jobs */
+            if (sp != AN_INF && t->compute_min > 0 &&
+                an_add(sp / t->compute_min, 2) < jobs)
+                jobs = an_add(sp / t->compute_min, 2);
+            n = an_add(n, jobs);
             if (t->has_sc && !t->rr && !t->safe)
                 n = an_add(n, an_mul(3u * t->refills, an_add(an_ceil_div(d, t->period), 1)));
         }
@@ -240,8 +264,10 @@ static uint64_t preemptions(const struct an_win *w, cycles_t d)
 }
 
 /* Requests of others that i's context may pay for (inherit) in d. */
-static cycles_t payments(const struct an_ctx *c, uint32_t i, cycles_t d)
+static cycles_t payments(const struct an_win *w, cycles_t d)
 {
+    const struct an_ctx *c = w->c;
+    uint32_t i = w->i;
     cycles_t p = 0;
     for (uint32_t s = 0; s < c->n; s++) {
         if (c->t[s].shape != SHAPE_SERVER || c->t[s].policy != POL_INHERIT ||
@@ -253,8 +279,11 @@ static cycles_t payments(const struct an_ctx *c, uint32_t i, cycles_t d)
                 continue;
             if (o->shape != SHAPE_DEVICE)
                 return AN_INF;
-            if (!o->safe && !o->rr)
-                p = an_add(p, an_mul(an_add(an_eta(&o->arr, d), 2), an_request(c, s)));
+            if (!o->safe && !o->rr) /* a lower client: only its request in progress */
+                p = an_add(p, an_mul(o->prio < w->level && !w->idle
+                                         ? 1
+                                         : an_add(an_eta(&o->arr, d), 2),
+                                     an_request(c, s)));
         }
     }
     return p;
@@ -273,21 +302,29 @@ static bool never_runs_out(const struct an_win *w, cycles_t r)
     const struct an_ctx *c = w->c;
     const struct an_thread *t = &c->t[w->i];
     cycles_t own, cons, x, per_job, jobs;
+    bool one_per_period;
     if (!c->mcs || t->rr)
         return true;
-    own = an_add(an_add(t->work, an_kernel(w, r)), payments(c, w->i, r));
+    own = an_add(an_add(t->work, an_kernel(w, r)), payments(w, r));
     per_job = an_add(1, t->n_visits);
     if (!t->sporadic)
         per_job = an_add(per_job, preemptions(w, r));
     jobs = an_eta(&t->arr, an_add(t->period, r));
-    if (an_mul(jobs, per_job) > t->refills - 1)
-        return false; /* the list may overflow and delay a refill */
     x = r > t->work ? r - t->work : 0;
-    if (an_delta(&t->arr, 2) >= t->period && r <= an_delta(&t->arr, 2))
+    one_per_period = an_delta(&t->arr, 2) >= t->period && r <= an_delta(&t->arr, 2);
+    /* The list may overflow (and delay a refill, seL4 schedule_used) only
+     * if more chunks than it holds are not yet due at a commit. With one
+     * chunk per job and one job per period, the previous job's chunk is
+     * still not due at this job's only commit (its end) only if it started
+     * later than this job's least compute after its release. */
+    if (an_mul(jobs, per_job) > t->refills - 1 &&
+        !(per_job == 1 && one_per_period && x <= t->compute_min))
+        return false;
+    if (one_per_period)
         cons = an_add(own, own < x ? own : x);
     else
         cons = an_mul(jobs, own);
-    return an_add(cons, margin(c, w->i)) <= t->budget;
+    return an_add(cons, margin(c, w->i, false)) <= t->budget;
 }
 
 /* A handler's context runs out only if the faults of two periods need
@@ -299,7 +336,7 @@ static bool handler_never_runs_out(const struct an_ctx *c, uint32_t h)
         return true;
     cycles_t need = an_mul(an_faults(c, h, an_mul(2, t->period)),
                            an_mul(AN_FAULT_ENTRIES, c->e_max));
-    return an_add(need, margin(c, h)) <= t->budget;
+    return an_add(need, margin(c, h, false)) <= t->budget;
 }
 
 /* How far a sporadic context's refills can lag behind now: the busy
@@ -308,7 +345,7 @@ static bool handler_never_runs_out(const struct an_ctx *c, uint32_t h)
 static cycles_t sporadic_lag(const struct an_ctx *c, uint32_t i)
 {
     const struct an_thread *t = &c->t[i];
-    struct an_win w = {(struct an_ctx *)c, i, t->prio, false};
+    struct an_win w = {(struct an_ctx *)c, i, t->prio, false, true};
     cycles_t l = t->budget, next;
     while (l <= c->horizon) {
         next = an_add(an_mul(an_ceil_div(l, t->period), t->budget), an_all_interference(&w, l));
@@ -356,16 +393,45 @@ static void verdict(const struct scenario *s, uint32_t i, struct analysis_thread
         out->verdict = ANALYSIS_UNSCHEDULABLE;
 }
 
+/*
+ * One pending interrupt per line (SCENARIO-FORMAT.md "devices"): when a
+ * job's interrupt arrives, at most the job before it is still in
+ * progress (its own interrupt was delivered, the line is masked until its
+ * irq_ack, later arrivals are lost). So a job ends within the time to do
+ * two jobs from its arrival, whatever came before: a bound even where the
+ * busy window of all arrivals has no end (floods, overruns), with the
+ * interference of any window (carry-in included).
+ */
+static void two_jobs(const struct an_win *win, cycles_t b, struct an_busy *r)
+{
+    struct an_ctx *c = win->c;
+    struct an_thread *t = &c->t[win->i];
+    struct an_win w = *win;
+    cycles_t need = an_mul(2, t->work), theta = 0, w2;
+    w.crit = false;
+    if (!t->safe && c->mcs && !t->rr)
+        theta = an_throttle_time(c, win->i, need);
+    w2 = an_fixed_point(&w, an_add(an_add(need, an_mul(2, b)), theta));
+    if (w2 < r->bound) {
+        r->bound = w2;
+        r->w = w2;
+        r->q = 2;
+        r->two = true;
+        r->lose = r->lose || r->jobs == 0 || r->why != NULL;
+    }
+}
+
 /* The device thread's bound: first as if its context never runs out
  * (with the critical instant where it holds); if that cannot be shown,
  * with its throttling. */
 static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
 {
     struct an_thread *t = &c->t[i];
-    struct an_win w = {c, i, t->p_eff, false};
+    struct an_win w = {c, i, t->p_eff, false, false};
     struct an_busy r;
     uint32_t who;
-    cycles_t b = blocking(c, i, t->p_eff, &who);
+    bool idle;
+    cycles_t b = blocking(c, i, t->p_eff, &who, &idle);
     if (b == AN_INF) {
         t->bound = AN_INF;
         set_reason(out, "%s", "unbounded waiting in a server: another client's request can "
@@ -373,12 +439,15 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
         return;
     }
     w.crit = critical_instant(c, i, t->p_eff);
+    w.idle = idle;
     busy_window(&w, b, false, &r);
     t->safe = r.bound != AN_INF && never_runs_out(&w, r.bound);
     if (!t->safe && c->mcs && !t->rr) {
         w.crit = false;
+        w.idle = true;
         busy_window(&w, b, true, &r);
     }
+    two_jobs(&w, b, &r);
     t->bound = r.bound;
     out->may_throttle = !t->safe;
     out->may_lose_irq = r.lose || r.bound == AN_INF;
@@ -386,8 +455,10 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
         set_reason(out, "%s", r.why ? r.why : "no bound");
         return;
     }
-    an_terms(&w, b, who, r.q, r.w, !t->safe, out);
-    out->worst_job = r.q;
+    if (r.two)
+        w.crit = false;
+    an_terms(&w, b, who, r.q, r.w, !t->safe, r.two, out);
+    out->worst_job = r.two ? 1 : r.q;
     out->later_release = r.w - r.bound;
     if (who != SCN_NONE && c->s->threads[who].criticality < c->s->threads[i].criticality)
         snprintf(out->reason, sizeof out->reason,

@@ -127,6 +127,9 @@ struct an_win {
     uint32_t i;
     uint32_t level;
     bool crit;
+    /* the job may wait with the CPU idle (throttled, or behind a server
+     * waiting for refills): lower threads may then start requests */
+    bool idle;
 };
 
 /* Does a request of thread j run on a server at `level` or above? */
@@ -134,6 +137,10 @@ bool an_request_reaches(const struct an_ctx *c, uint32_t j, uint32_t level);
 
 /* Does thread j visit a server whose handler has policy p? */
 bool an_visits_policy(const struct an_ctx *c, uint32_t j, enum an_policy p);
+
+/* The most CPU time thread j's context can be charged in any window of
+ * length d (MCS); AN_INF if nothing bounds it (analysis_rta.c). */
+cycles_t an_supply(const struct an_ctx *c, uint32_t j, cycles_t d);
 
 /* I_j(d) on the window's job; *limited: j's context gave the bound
  * (analysis_rta.c). */
@@ -150,9 +157,10 @@ cycles_t an_all_interference(const struct an_win *w, cycles_t d);
 cycles_t an_fixed_point(const struct an_win *w, cycles_t base);
 
 /* Fill out->terms: the parts of w(q) for the q-th job of thread w->i with
- * blocking b (by client `who`), throttled or not (analysis_terms.c). */
+ * blocking b (by client `who`), throttled or not, q = 2 meaning one job
+ * ahead when `ahead` (analysis_terms.c). */
 void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
-              bool throttles, struct analysis_thread *out);
+              bool throttles, bool ahead, struct analysis_thread *out);
 
 /* Theta for thread k needing `need` cycles (analysis_bound.c). */
 cycles_t an_throttle_time(const struct an_ctx *c, uint32_t k, cycles_t need);

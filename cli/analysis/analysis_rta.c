@@ -42,7 +42,7 @@ static bool any_server_at(const struct an_ctx *c, uint32_t level)
  * context (the kernel's guarantee, KERNEL-SEMANTICS.md 3); a sporadic one
  * catches up at most its lag (issue 19); emergency grants come on top.
  * AN_INF when nothing bounds it. */
-static cycles_t supply(const struct an_ctx *c, uint32_t j, cycles_t d)
+cycles_t an_supply(const struct an_ctx *c, uint32_t j, cycles_t d)
 {
     const struct an_thread *t = &c->t[j];
     cycles_t grants = 0, lag = t->sporadic ? t->lag : 0;
@@ -103,15 +103,18 @@ cycles_t an_interference(const struct an_win *w, uint32_t j, cycles_t d, bool *l
         return 0;
     if (t->prio >= w->level) {
         dm = demand(w, j, d);
-        sp = supply(c, j, d);
+        sp = an_supply(c, j, d);
         *limited = sp < dm;
         return sp < dm ? sp : dm;
     }
-    /* below the level: only its requests to servers at the level or above */
+    /* below the level: only its requests to servers at the level or above;
+     * it cannot run to make one while the window keeps the CPU at the
+     * level, so only the one in progress at the start, unless the job
+     * waits on an idle CPU */
     if (t->shape == SHAPE_DEVICE && an_request_reaches(c, j, w->level)) {
         for (uint32_t v = 0; v < t->n_visits; v++)
             req = an_add(req, an_request(c, t->visits[v]));
-        return an_mul(an_add(an_eta(&t->arr, d), 2), req);
+        return an_mul(w->idle ? an_add(an_eta(&t->arr, d), 2) : 1, req);
     }
     if (t->shape == SHAPE_OTHER && t->may_call && any_server_at(c, w->level))
         return AN_INF;

@@ -81,14 +81,16 @@ static void interference_terms(const struct an_win *w, cycles_t wq, struct analy
 }
 
 void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
-              bool throttles, struct analysis_thread *out)
+              bool throttles, bool ahead, struct analysis_thread *out)
 {
     const struct an_ctx *c = w->c;
     const struct an_thread *t = &c->t[w->i];
     cycles_t need = an_mul(q, t->work);
     char text[96], bb[DEC_BUF], pp[DEC_BUF];
     out->n_terms = 0;
-    if (q > 1)
+    if (ahead)
+        snprintf(text, sizeof text, "own + the job ahead");
+    else if (q > 1)
         snprintf(text, sizeof text, "own (%llu jobs queued)", (unsigned long long)q);
     else
         snprintf(text, sizeof text, "own");
