@@ -17,6 +17,7 @@
 
 #include "chart/chart.h"
 #include "commands.h"
+#include "analysis/analysis.h"
 #include "db/db.h"
 #include "util/diag.h"
 #include "engine.h"
@@ -30,7 +31,7 @@
 
 const char cmd_run_usage[] =
     "usage: mcsim run SCENARIO [-o DB] [--seed N] [--duration D] [--scheduler mcs|classic]\n"
-    "                 [--trace sched|full] [--gantt FILE] [--quiet]\n"
+    "                 [--trace sched|full] [--gantt FILE] [--analyze] [--quiet]\n"
     "       mcsim run SCENARIO --seeds A..B|N [--record [-o DB]] [...]\n"
     "\n"
     "Run a scenario on the simulated platform, record its schedule and check\n"
@@ -46,6 +47,11 @@ const char cmd_run_usage[] =
     "  --trace sched|full       what to record: the schedule (default), or also every\n"
     "                           kernel event in the events table\n"
     "  --gantt FILE             also draw a Gantt chart of the run to FILE (svg, png, pdf)\n"
+    "  --analyze                also bound every thread's response time (mcsim analyze),\n"
+    "                           store the bounds with the run (the analysis table) and\n"
+    "                           print each next to the observed worst; an observed\n"
+    "                           response above its bound fails the run (a bug in the\n"
+    "                           analysis or the simulator)\n"
     "  --quiet                  print only failed expectations and errors\n"
     "  --seeds A..B|N           run every seed from A to B (N: 0 to N-1); print each\n"
     "                           expectation over all seeds and per thread the jobs,\n"
@@ -54,14 +60,16 @@ const char cmd_run_usage[] =
     "  --record                 with --seeds: record every seed's run into DB (by\n"
     "                           default they are kept in memory only)\n"
     "\n"
-    "Exit status: 0 if every expectation held, 1 if one failed, 2 for bad usage\n"
-    "or input, 3 for an internal error, 130 if interrupted (Ctrl-C): the run is\n"
-    "marked finished only once its verdicts are stored.\n";
+    "Exit status: 0 if every expectation held (and, with --analyze, every observed\n"
+    "response is within its bound), 1 if one failed, 2 for bad usage or input, 3\n"
+    "for an internal error, 130 if interrupted (Ctrl-C): the run is marked\n"
+    "finished only once its verdicts are stored.\n";
 
-/* The common options, --gantt, --seeds and --record. */
+/* The common options, --gantt, --analyze, --seeds and --record. */
 struct run_args {
     struct runcmd_args common;
     const char *gantt;
+    bool analyze;
     const char *seeds;
     bool record;
 };
@@ -163,6 +171,39 @@ static int draw_gantt(const struct run_args *a, struct db *db, int status)
     return status;
 }
 
+/* --analyze: bound the run's scenario under its scheduler, store the
+ * bounds with the run and compare them with the observed responses. */
+static int analyze(const struct run_args *a, struct db *db, const struct scenario *s,
+                   const struct eng_result *er, int status)
+{
+    struct analysis_result r;
+    char err[DB_ERRMSG_MAX];
+    cycles_t *seen = calloc(s->n_threads ? s->n_threads : 1, sizeof *seen);
+    uint32_t over;
+    if (!seen || analysis_run(s, s->scheduler, &r) != 0) {
+        free(seen);
+        fprintf(stderr, "mcsim: run: --analyze: out of memory\n");
+        return 3;
+    }
+    if (analysis_db_store(db_sqlite(db), db_run_id(db), s, &r, err, sizeof err) != 0 ||
+        analysis_db_observed(db_sqlite(db), db_run_id(db), s, er->end, seen) != 0) {
+        fprintf(stderr, "mcsim: run: --analyze: %s\n", err[0] ? err : db_errmsg(db));
+        status = 3;
+    } else {
+        over = analysis_print_against(a->common.quiet ? stderr : stdout, s, &r, seen);
+        if (over > 0) {
+            fprintf(stderr,
+                    "mcsim: run: --analyze: %u observed response%s above the bound: a bug in "
+                    "the analysis or in the simulator\n",
+                    over, over == 1 ? " is" : "s are");
+            status = status > 1 ? status : 1;
+        }
+    }
+    analysis_release(&r);
+    free(seen);
+    return status;
+}
+
 static int simulate(const struct run_args *a, const struct scenario *s)
 {
     struct db *db;
@@ -193,13 +234,15 @@ static int simulate(const struct run_args *a, const struct scenario *s)
     }
     status = runcmd_report("run", &a->common, db, s, &r);
     signal(SIGINT, SIG_DFL);
+    if (a->analyze && status != 3)
+        status = analyze(a, db, s, &r, status);
     if (a->gantt && status != 3)
         status = draw_gantt(a, db, status);
     db_close(db);
     return status;
 }
 
-/* --seeds excludes --seed and --gantt; --record needs --seeds. */
+/* --seeds excludes --seed, --gantt and --analyze; --record needs --seeds. */
 static int check_seeds_options(const struct run_args *a)
 {
     uint64_t first, last;
@@ -213,6 +256,10 @@ static int check_seeds_options(const struct run_args *a)
                          a->seeds);
     if (a->common.seed)
         return bad_usage("--seeds and --seed do not go together%s", "");
+    if (a->analyze)
+        return bad_usage("--analyze compares one run with the bounds: run one seed with "
+                         "--seed S --analyze%s",
+                         "");
     if (a->gantt)
         return bad_usage("--gantt draws one run: draw the worst seed's with --seed S "
                          "--gantt FILE%s",
@@ -236,8 +283,9 @@ static int run_seeds(const struct run_args *a, const struct scenario *s)
 /* mcsim run, with the scenario read from `text` (NULL: from the file). */
 static int run_main(int argc, char **argv, const char *text, size_t len)
 {
-    struct run_args a = {.gantt = NULL};
+    struct run_args a = {.gantt = NULL, .analyze = false};
     const struct runcmd_option own[] = {{"--gantt", &a.gantt, NULL},
+                                        {"--analyze", NULL, &a.analyze},
                                         {"--seeds", &a.seeds, NULL},
                                         {"--record", NULL, &a.record}};
     struct scenario s;

