@@ -14,7 +14,7 @@
 
 #include <mcsim/bootinfo.h>
 
-#define AN_PASSES 6
+#define AN_PASSES 3
 
 /* Fixed points past this many times the longest period, deadline or
  * arrival gap have no bound (overload). */
@@ -97,12 +97,20 @@ int analysis_run(const struct scenario *s, uint8_t scheduler, struct analysis_re
     }
     r->scheduler = scheduler;
     r->n_threads = c.n;
-    an_model(&c);
+    if (an_model(&c) != 0) {
+        free(c.visits);
+        free(c.hvisits);
+        free(c.t);
+        analysis_release(r);
+        return -1;
+    }
     for (uint32_t i = 0; i < c.n; i++) {
         c.t[i].lag = AN_INF;
         c.t[i].safe = !c.mcs || c.t[i].rr;
     }
     if (!(o = order(&c))) {
+        free(c.visits);
+        free(c.hvisits);
         free(c.t);
         analysis_release(r);
         return -1;
@@ -115,6 +123,8 @@ int analysis_run(const struct scenario *s, uint8_t scheduler, struct analysis_re
             break;
     }
     free(o);
+    free(c.visits);
+    free(c.hvisits);
     free(c.t);
     count(r);
     return 0;

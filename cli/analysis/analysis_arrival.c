@@ -78,9 +78,39 @@ cycles_t an_delta(const struct an_arrivals *a, uint64_t q)
     return best;
 }
 
+/* Bursts: from each arrival s of a burst, the arrivals within d are m
+ * whole patterns (m = floor(d / every)) and those of one more pattern
+ * whose offset from s is below the rest of d. */
+static uint64_t burst_eta(const struct an_arrivals *a, cycles_t d)
+{
+    uint64_t m = d / a->every, best = 0;
+    cycles_t rest = d - m * a->every;
+    for (uint64_t s = 0; s < a->count; s++) {
+        uint64_t n = 0;
+        for (uint64_t k = 0; k < a->count; k++)
+            n += burst_time(a, s + k) - burst_time(a, s) < rest;
+        if (n > best)
+            best = n;
+    }
+    return an_add(an_mul(m, a->count), best);
+}
+
+/* A list: from each time, the times within d after it. */
+static uint64_t at_eta(const struct an_arrivals *a, cycles_t d)
+{
+    uint64_t best = 0;
+    for (uint32_t s = 0; s < a->n_at; s++) {
+        uint64_t n = 0;
+        for (uint32_t k = s; k < a->n_at && a->at[k] - a->at[s] < d; k++)
+            n++;
+        if (n > best)
+            best = n;
+    }
+    return best;
+}
+
 uint64_t an_eta(const struct an_arrivals *a, cycles_t d)
 {
-    uint64_t lo = 1, hi;
     if (d == 0)
         return 0;
     if (d == AN_INF)
@@ -91,23 +121,9 @@ uint64_t an_eta(const struct an_arrivals *a, cycles_t d)
     case ARRIVAL_SPORADIC:
         return an_ceil_div(d, a->min);
     case ARRIVAL_BURST:
-        hi = an_mul(an_add(d / a->every, 2), a->count);
-        break;
+        return burst_eta(a, d);
     case ARRIVAL_AT:
-        if (a->n_at == 0)
-            return 0;
-        hi = a->n_at;
-        break;
-    default:
-        return AN_INF;
+        return at_eta(a, d);
     }
-    /* the largest q with delta(q) < d: delta is non-decreasing in q */
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo + 1) / 2;
-        if (an_delta(a, mid) < d)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
+    return AN_INF;
 }

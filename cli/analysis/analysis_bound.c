@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define AN_MAX_JOBS 4096u /* jobs of one busy window examined at most */
+#define AN_MAX_JOBS 256u /* jobs of one busy window examined at most */
 
 /* ------------------------------------------------------------- budgets */
 
@@ -194,7 +194,11 @@ struct an_busy {
     const char *why; /* no bound: why */
 };
 
-static void busy_window(const struct an_win *w, cycles_t b, bool throttles, struct an_busy *r)
+/* The busy window of the thread's own jobs; it gives up (no bound) once
+ * its bound passes `cap`, a bound already known (the two-job one), since
+ * the smaller is kept. */
+static void busy_window(const struct an_win *w, cycles_t b, bool throttles, cycles_t cap,
+                        struct an_busy *r)
 {
     const struct an_ctx *c = w->c;
     const struct an_thread *t = &c->t[w->i];
@@ -213,6 +217,12 @@ static void busy_window(const struct an_win *w, cycles_t b, bool throttles, stru
             r->bound = wq - (dq < wq ? dq : wq);
             r->w = wq;
             r->q = q;
+        }
+        if (r->bound > cap) {
+            r->bound = AN_INF;
+            r->why = "overload: the busy window has no end below the horizon";
+            r->lose = true;
+            return;
         }
         if (wq > an_delta(&t->arr, q + 2))
             r->lose = true;
@@ -438,16 +448,29 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
                               "stop it for ever (a fault nobody answers, an unmodelled caller)");
         return;
     }
+    struct an_busy two;
     w.crit = critical_instant(c, i, t->p_eff);
     w.idle = idle;
-    busy_window(&w, b, false, &r);
+    /* as if the context never ran out: the two-job bound caps the busy
+     * window (the smaller of the two is kept, so the cap loses nothing) */
+    t->safe = true;
+    memset(&two, 0, sizeof two);
+    two.bound = AN_INF;
+    two_jobs(&w, b, &two);
+    busy_window(&w, b, false, two.bound, &r);
+    if (two.two && two.bound < r.bound)
+        r = two;
     t->safe = r.bound != AN_INF && never_runs_out(&w, r.bound);
     if (!t->safe && c->mcs && !t->rr) {
         w.crit = false;
         w.idle = true;
-        busy_window(&w, b, true, &r);
+        memset(&two, 0, sizeof two);
+        two.bound = AN_INF;
+        two_jobs(&w, b, &two);
+        busy_window(&w, b, true, two.bound, &r);
+        if (two.two && two.bound < r.bound)
+            r = two;
     }
-    two_jobs(&w, b, &r);
     t->bound = r.bound;
     out->may_throttle = !t->safe;
     out->may_lose_irq = r.lose || r.bound == AN_INF;

@@ -80,6 +80,10 @@ struct an_thread {
     enum an_policy policy;     /* of its timeout endpoint's handler */
     uint32_t handler;          /* handler thread, SCN_NONE */
     cycles_t grant;            /* emergency grant */
+    /* derived once the servers are linked (an_model) */
+    uint32_t chain_prio;       /* highest priority of a server it visits, 0 if none */
+    bool visits_inherit, visits_emergency;
+    cycles_t requests;         /* its requests' time per job, nested included */
     /* learnt by the passes */
     cycles_t bound;            /* R (AN_INF: none) */
     bool safe;                 /* proven never to run out of budget */
@@ -95,10 +99,15 @@ struct an_ctx {
     cycles_t horizon;          /* fixed points past this have no bound */
     uint32_t n;
     struct an_thread *t;
+    uint8_t *visits;           /* n x n: visits[j * n + k], j visits server k */
+    uint32_t *hvisits;         /* n x n: servers of handler h that j visits */
+    uint32_t top_server;       /* highest server priority, 0 if none */
+    cycles_t max_grant;        /* largest emergency grant */
 };
 
-/* Build the model of every thread (analysis_model.c). */
-void an_model(struct an_ctx *c);
+/* Build the model of every thread (analysis_model.c); -1 out of memory
+ * (c->visits and c->hvisits are then freed by the caller too). */
+int an_model(struct an_ctx *c);
 
 /* One request to server `k`, nested calls included: compute and kernel
  * entries (analysis_model.c). */

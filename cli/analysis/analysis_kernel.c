@@ -52,17 +52,14 @@ uint64_t an_faults(const struct an_ctx *c, uint32_t h, cycles_t d)
     uint64_t n = 0;
     if (!c->mcs)
         return 0; /* classic: no timeout faults */
-    for (uint32_t k = 0; k < c->n; k++) {
-        if (c->t[k].shape != SHAPE_SERVER || c->t[k].handler != h)
+    for (uint32_t j = 0; j < c->n; j++) {
+        const struct an_thread *t = &c->t[j];
+        uint32_t v = c->hvisits[(size_t)j * c->n + h];
+        if (t->shape == SHAPE_OTHER && t->may_call && c->top_server > 0)
+            return AN_INF; /* its calls are not modelled */
+        if (v == 0 || t->rr || t->safe)
             continue;
-        for (uint32_t j = 0; j < c->n; j++) {
-            const struct an_thread *t = &c->t[j];
-            if (t->shape == SHAPE_OTHER && t->may_call)
-                return AN_INF; /* its calls are not modelled */
-            if (t->shape != SHAPE_DEVICE || !an_visits(c, j, k) || t->rr || t->safe)
-                continue;
-            n = an_add(n, an_add(an_eta(&t->arr, d), 2));
-        }
+        n = an_add(n, an_mul(v, an_add(an_eta(&t->arr, d), 2)));
     }
     return n;
 }

@@ -9,6 +9,7 @@
 #include "analysis/analysis_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The longest kernel entry of the cost model (KERNEL-SEMANTICS.md 8): one
@@ -225,7 +226,9 @@ cycles_t an_request(const struct an_ctx *c, uint32_t k)
     return r;
 }
 
-bool an_visits(const struct an_ctx *c, uint32_t j, uint32_t k)
+/* Whether j's job visits server k, following the chains (before the
+ * matrix exists). */
+static bool walk_visits(const struct an_ctx *c, uint32_t j, uint32_t k)
 {
     const struct an_thread *t = &c->t[j];
     for (uint32_t v = 0; v < t->n_visits; v++)
@@ -252,7 +255,48 @@ static void job_work(struct an_ctx *c, uint32_t i)
     }
 }
 
-void an_model(struct an_ctx *c)
+bool an_visits(const struct an_ctx *c, uint32_t j, uint32_t k)
+{
+    return c->visits[(size_t)j * c->n + k] != 0;
+}
+
+/* The matrices and per-thread summaries the passes read in O(1). */
+static int derive(struct an_ctx *c)
+{
+    size_t n = c->n ? c->n : 1;
+    c->visits = calloc(n * n, 1);
+    c->hvisits = calloc(n * n, sizeof *c->hvisits);
+    if (!c->visits || !c->hvisits)
+        return -1;
+    for (uint32_t k = 0; k < c->n; k++) {
+        const struct an_thread *sv = &c->t[k];
+        if (sv->shape != SHAPE_SERVER)
+            continue;
+        if (sv->prio > c->top_server)
+            c->top_server = sv->prio;
+        if (sv->handler != SCN_NONE && sv->policy == POL_EMERGENCY && sv->grant > c->max_grant)
+            c->max_grant = sv->grant;
+        for (uint32_t j = 0; j < c->n; j++) {
+            struct an_thread *t = &c->t[j];
+            if (t->shape != SHAPE_DEVICE || !walk_visits(c, j, k))
+                continue;
+            c->visits[(size_t)j * c->n + k] = 1;
+            if (sv->prio > t->chain_prio)
+                t->chain_prio = sv->prio;
+            if (sv->handler != SCN_NONE) {
+                c->hvisits[(size_t)j * c->n + sv->handler]++;
+                t->visits_inherit |= sv->policy == POL_INHERIT;
+                t->visits_emergency |= sv->policy == POL_EMERGENCY;
+            }
+        }
+    }
+    for (uint32_t j = 0; j < c->n; j++)
+        for (uint32_t v = 0; v < c->t[j].n_visits; v++)
+            c->t[j].requests = an_add(c->t[j].requests, an_request(c, c->t[j].visits[v]));
+    return 0;
+}
+
+int an_model(struct an_ctx *c)
 {
     const struct scenario *s = c->s;
     c->e_max = longest_entry(&s->costs);
@@ -281,4 +325,5 @@ void an_model(struct an_ctx *c)
     for (uint32_t i = 0; i < c->n; i++)
         if (c->t[i].shape == SHAPE_DEVICE)
             job_work(c, i);
+    return derive(c);
 }

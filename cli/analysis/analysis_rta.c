@@ -9,32 +9,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#define AN_MAX_STEPS 2000u
+
 /* ---------------------------------------------------------- interferers */
 
-/* Does a request of thread j run at `level` or above somewhere? */
 bool an_request_reaches(const struct an_ctx *c, uint32_t j, uint32_t level)
 {
-    for (uint32_t k = 0; k < c->n; k++)
-        if (c->t[k].shape == SHAPE_SERVER && c->t[k].prio >= level && an_visits(c, j, k))
-            return true;
-    return false;
+    return c->t[j].n_visits > 0 && c->t[j].chain_prio >= level;
 }
 
 bool an_visits_policy(const struct an_ctx *c, uint32_t j, enum an_policy p)
 {
-    for (uint32_t k = 0; k < c->n; k++)
-        if (c->t[k].shape == SHAPE_SERVER && c->t[k].handler != SCN_NONE &&
-            c->t[k].policy == p && an_visits(c, j, k))
-            return true;
-    return false;
-}
-
-static bool any_server_at(const struct an_ctx *c, uint32_t level)
-{
-    for (uint32_t k = 0; k < c->n; k++)
-        if (c->t[k].shape == SHAPE_SERVER && c->t[k].prio >= level)
-            return true;
-    return false;
+    return p == POL_INHERIT ? c->t[j].visits_inherit : c->t[j].visits_emergency;
 }
 
 /* The most CPU time j's context is charged in any window of length d
@@ -53,12 +39,7 @@ cycles_t an_supply(const struct an_ctx *c, uint32_t j, cycles_t d)
     if (an_visits_policy(c, j, POL_EMERGENCY)) {
         if (t->shape != SHAPE_DEVICE)
             return AN_INF;
-        cycles_t g = 0;
-        for (uint32_t k = 0; k < c->n; k++)
-            if (c->t[k].shape == SHAPE_SERVER && c->t[k].policy == POL_EMERGENCY &&
-                c->t[k].grant > g)
-                g = c->t[k].grant;
-        grants = an_mul(an_mul(an_add(an_eta(&t->arr, d), 2), t->n_visits), g);
+        grants = an_mul(an_mul(an_add(an_eta(&t->arr, d), 2), t->n_visits), c->max_grant);
     }
     return an_add(an_mul(an_ceil_div(an_add(d, lag), t->period), an_add(t->budget, c->e_max)),
                   grants);
@@ -97,7 +78,7 @@ cycles_t an_interference(const struct an_win *w, uint32_t j, cycles_t d, bool *l
 {
     const struct an_ctx *c = w->c;
     const struct an_thread *t = &c->t[j];
-    cycles_t dm, sp, req = 0;
+    cycles_t dm, sp;
     *limited = false;
     if (j == w->i || t->shape == SHAPE_SERVER)
         return 0;
@@ -111,12 +92,9 @@ cycles_t an_interference(const struct an_win *w, uint32_t j, cycles_t d, bool *l
      * it cannot run to make one while the window keeps the CPU at the
      * level, so only the one in progress at the start, unless the job
      * waits on an idle CPU */
-    if (t->shape == SHAPE_DEVICE && an_request_reaches(c, j, w->level)) {
-        for (uint32_t v = 0; v < t->n_visits; v++)
-            req = an_add(req, an_request(c, t->visits[v]));
-        return an_mul(w->idle ? an_add(an_eta(&t->arr, d), 2) : 1, req);
-    }
-    if (t->shape == SHAPE_OTHER && t->may_call && any_server_at(c, w->level))
+    if (t->shape == SHAPE_DEVICE && an_request_reaches(c, j, w->level))
+        return an_mul(w->idle ? an_add(an_eta(&t->arr, d), 2) : 1, t->requests);
+    if (t->shape == SHAPE_OTHER && t->may_call && c->top_server >= w->level)
         return AN_INF;
     return 0;
 }
@@ -140,7 +118,10 @@ cycles_t an_all_interference(const struct an_win *w, cycles_t d)
 cycles_t an_fixed_point(const struct an_win *w, cycles_t base)
 {
     cycles_t t = base, next;
-    while (t != AN_INF && t <= w->c->horizon) {
+    /* a fixed point that takes this many steps is treated as none: each
+     * step grows t, so stopping early only loses a bound */
+    for (uint32_t steps = 0; t != AN_INF && t <= w->c->horizon && steps < AN_MAX_STEPS;
+         steps++) {
         next = an_add(base, an_all_interference(w, t));
         if (next == t)
             return t;
