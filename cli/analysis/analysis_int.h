@@ -166,10 +166,10 @@ cycles_t an_all_interference(const struct an_win *w, cycles_t d);
 cycles_t an_fixed_point(const struct an_win *w, cycles_t base);
 
 /* Fill out->terms: the parts of w(q) for the q-th job of thread w->i with
- * blocking b (by client `who`), throttled or not, q = 2 meaning one job
- * ahead when `ahead` (analysis_terms.c). */
+ * blocking b (by client `who`), throttled for `theta`, q = 2 meaning one
+ * job ahead when `ahead` (analysis_terms.c). */
 void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
-              bool throttles, bool ahead, struct analysis_thread *out);
+              cycles_t theta, bool ahead, struct analysis_thread *out);
 
 /* Theta for thread k needing `need` cycles (analysis_bound.c). */
 cycles_t an_throttle_time(const struct an_ctx *c, uint32_t k, cycles_t need);

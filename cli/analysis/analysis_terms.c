@@ -81,7 +81,7 @@ static void interference_terms(const struct an_win *w, cycles_t wq, struct analy
 }
 
 void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
-              bool throttles, bool ahead, struct analysis_thread *out)
+              cycles_t theta, bool ahead, struct analysis_thread *out)
 {
     const struct an_ctx *c = w->c;
     const struct an_thread *t = &c->t[w->i];
@@ -98,11 +98,11 @@ void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycl
     snprintf(text, sizeof text, "waiting in servers behind %s",
              who != SCN_NONE ? c->s->threads[who].name : "another client");
     term(out, TERM_BLOCKING, who, an_mul(q, b), text);
-    if (throttles) {
+    if (theta > 0) {
         dec_duration(bb, sizeof bb, t->budget, c->s->cpu_hz);
         dec_duration(pp, sizeof pp, t->period, c->s->cpu_hz);
         snprintf(text, sizeof text, "throttled (own budget %s/%s)", bb, pp);
-        term(out, TERM_BUDGET, w->i, an_throttle_time(c, w->i, need), text);
+        term(out, TERM_BUDGET, w->i, theta, text);
     }
     term(out, TERM_KERNEL, SCN_NONE, an_kernel(w, wq), "kernel");
     interference_terms(w, wq, out);
