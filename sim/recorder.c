@@ -261,6 +261,7 @@ void rec_job_begin(struct world *w, struct uthread *t, cycles_t now)
     t->jobs++;
     t->job_release = release;
     t->job_start = now;
+    t->start_pending = true;
 }
 
 void rec_job_end(struct world *w, struct uthread *t, cycles_t now)
@@ -425,6 +426,27 @@ static void irq_handlers_run(struct world *w, const struct hal_sim_entry *e)
         release_held(w, due[i], e->start + e->cycles);
 }
 
+/* jobs.start_time is the first instant the job's thread runs it: the job
+ * marker's instant if the thread then runs for at least a cycle or makes
+ * a system call, else (an interrupt or the timer took the CPU in the very
+ * cycle it began the job) the end of the kernel entry that next returns
+ * to it, and so on until it has run (issue 13: a zero-length dispatch
+ * before a same-cycle preemption is not a start). */
+static void settle_job_start(struct world *w, const struct hal_sim_entry *e)
+{
+    if (e->from != 0 && e->from < w->u.n_threads) {
+        struct uthread *t = &w->u.threads[e->from];
+        if (t->in_job && t->start_pending &&
+            (e->start > t->job_start || e->kind == HAL_SIM_ENTRY_SYSCALL || e->kind == HAL_SIM_ENTRY_EXIT))
+            t->start_pending = false; /* it ran [job_start, e->start), or trapped */
+    }
+    if (e->to != 0 && e->to < w->u.n_threads) {
+        struct uthread *t = &w->u.threads[e->to];
+        if (t->in_job && t->start_pending)
+            t->job_start = e->start + e->cycles;
+    }
+}
+
 void rec_kernel_entry(void *ctx, const struct hal_sim_entry *e)
 {
     struct world *w = ctx;
@@ -432,6 +454,7 @@ void rec_kernel_entry(void *ctx, const struct hal_sim_entry *e)
 
     if (!w->timeline)
         return;
+    settle_job_start(w, e);
     k->entries++;
     k->cycles += e->cycles;
     k->decisions += e->scheduled;

@@ -64,6 +64,8 @@ struct uthread {
     bool in_job;
     uint32_t jobs;
     cycles_t job_release, job_start;
+    bool start_pending;     /* the open job has not run for a cycle yet: its start
+                               moves to where the thread next resumes (recorder) */
     cycles_t yield_release; /* set by a throttle during its yield */
     bool yielding;
     uint32_t signal_set;    /* the notification its last signal made pending,

@@ -9,7 +9,8 @@
  * throttled in a flood), shared_server under classic (control, starved
  * for 199 of 200 ms: 19 jobs, 18 of them releases lost with their
  * interrupt, all 19 missed) and under mcs (telemetry's 20 aborted calls,
- * store's 20 timeout faults, its work charged to control's context).
+ * store's 20 timeout faults, its work charged to control's context); and
+ * jobs.start_time of a job preempted in the cycle it began.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -268,6 +269,40 @@ static void test_accounting_runs(void **state)
                                       "        5ms sim  yes      failed 1 of 1\n"));
 }
 
+/* jobs.start_time is the first instant the job runs: `a` is woken at 1ms
+ * and begins its job in the cycle `b`'s interrupt, taken in the same
+ * cycle, preempts it; it first runs at 1.12ms, when b is done (it read
+ * 1ms before, a zero-length dispatch). b's job starts at once. */
+static void test_accounting_start_time(void **state)
+{
+    (void)state;
+    workdir_write("first.yaml",
+                  "mcsim: 1\n"
+                  "name: first-cycle\n"
+                  "duration: 10ms\n"
+                  "platform: {kernel_costs: {entry: 0, exit: 0, syscall: 0, ipc: 0, schedule: 0,"
+                  " timer_program: 0, irq: 0, tick: 0}}\n"
+                  "notifications: [a_go, b_go]\n"
+                  "devices:\n"
+                  "  a_dev: {irq: 20, notification: a_go, arrivals: {at: [1ms]}}\n"
+                  "  b_dev: {irq: 21, notification: b_go, arrivals: {at: [1ms]}}\n"
+                  "threads:\n"
+                  "  a: {priority: 100, criticality: lo, budget: 5ms, period: 10ms,\n"
+                  "      program: [{wait: a_go}, {job: [{compute: 1ms}]}]}\n"
+                  "  b: {priority: 200, criticality: hi, budget: 5ms, period: 10ms,\n"
+                  "      program: [{wait: b_go}, {job: [{compute: 120us}]}]}\n");
+    assert_int_equal(spawn_mcsim("run", "first.yaml", "-o", "f.db", "--quiet", NULL), 0);
+    sqlq_assert_path_rows(workdir_file("f.db"),
+                          "SELECT thread_id, job, release_time, start_time, finish_time FROM jobs"
+                          " ORDER BY thread_id",
+                          "1|1|1000000|1120000|2120000\n"
+                          "2|1|1000000|1000000|1120000\n");
+    sqlq_assert_path_rows(workdir_file("f.db"),
+                          "SELECT thread_id, start_time, end_time FROM slices ORDER BY start_time",
+                          "2|1000000|1120000\n"
+                          "1|1120000|2120000\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +310,7 @@ int main(void)
         cmocka_unit_test_setup(test_accounting_shared_server, workdir_empty),
         cmocka_unit_test_setup(test_accounting_formats, workdir_empty),
         cmocka_unit_test_setup(test_accounting_runs, workdir_empty),
+        cmocka_unit_test_setup(test_accounting_start_time, workdir_empty),
     };
     return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }
