@@ -25,6 +25,7 @@
 #include "check/expect.h"
 #include "load/load.h"
 #include "util/sha256.h"
+#include "summary/summary.h"
 #include "summary/tstats.h"
 
 const char cmd_check_usage[] =
@@ -347,7 +348,7 @@ static int guarantee_budget(sqlite3 *db, int64_t run_id, const struct scenario *
  * compared as they come; a window function over them sorts as much and
  * costs four times as long. */
 static int guarantee_one_cpu(sqlite3 *db, const char *db_path, int64_t run_id,
-                             struct expect_result *out)
+                             uint64_t cpu_hz, struct expect_result *out)
 {
     sqlite3_stmt *st;
     int64_t slices = 0, prev_end = 0, overlap = 0;
@@ -374,9 +375,14 @@ static int guarantee_one_cpu(sqlite3 *db, const char *db_path, int64_t run_id,
         return sql_error(db, db_path);
     out->applicable = true;
     out->passed = !found;
-    if (found)
+    if (found) {
+        char at[32];
+
+        summary_format_time(at, sizeof at, (uint64_t)overlap, cpu_hz);
         snprintf(out->detail, sizeof out->detail,
-                 "a slice starts at %lld before the one before it ended", (long long)overlap);
+                 "a slice starts at %s (cycle %lld) before the one before it ended", at,
+                 (long long)overlap);
+    }
     else
         snprintf(out->detail, sizeof out->detail, "%lld slices, none overlapping",
                  (long long)slices);
@@ -397,7 +403,7 @@ static int check_guarantees(sqlite3 *db, const char *db_path, int64_t run_id,
     int rc = guarantee_budget(db, run_id, s, &r[0]);
 
     if (rc == 0)
-        rc = guarantee_one_cpu(db, db_path, run_id, &r[1]);
+        rc = guarantee_one_cpu(db, db_path, run_id, s->cpu_hz, &r[1]);
     if (rc == 0 && expect_progress(db, run_id, s, &r[2]) != 0)
         rc = sql_error(db, db_path);
     if (rc != 0)

@@ -12,6 +12,8 @@
 
 #include <mcsim/bootinfo.h>
 
+#include "util/decimal.h"
+
 cycles_t expect_entry_allowance(const struct scn_costs *c)
 {
     return c->entry + c->syscall + 2 * c->ipc + c->schedule + c->timer_program + c->exit;
@@ -90,23 +92,10 @@ void expect_detail(struct expect_result *out, const char *fmt, ...)
     va_end(ap);
 }
 
-/* A duration for people: "3.2ms", "250us", exact to six digits. */
-static void expect_fmt_time(char *buf, size_t n, int64_t cycles, uint64_t cpu_hz)
+/* A duration or instant for people, exact: dec_duration. */
+void expect_fmt_time(char *buf, size_t n, int64_t cycles, uint64_t cpu_hz)
 {
-    static const struct {
-        double scale;
-        const char *unit;
-    } units[] = {{1, "s"}, {1e3, "ms"}, {1e6, "us"}, {1e9, "ns"}};
-    double sec = cpu_hz ? (double)cycles / (double)cpu_hz : 0;
-    size_t i = 0;
-
-    if (cycles == 0 || cpu_hz == 0) {
-        snprintf(buf, n, cpu_hz ? "0" : "%lld cycles", (long long)cycles);
-        return;
-    }
-    while (i + 1 < sizeof units / sizeof units[0] && sec * units[i].scale < 1)
-        i++;
-    snprintf(buf, n, "%.6g%s", sec * units[i].scale, units[i].unit);
+    dec_duration(buf, n, cycles > 0 ? (uint64_t)cycles : 0, cpu_hz);
 }
 
 const char *expect_thread_name(const struct expect_run *run, uint32_t thread)
@@ -163,8 +152,8 @@ static void expect_set_name(const struct expect_run *run, const struct scn_expec
     }
 }
 
-/* "first: job 7 of control released at 70000000 finished 80000123
- * deadline 80000000": the miss with the earliest deadline. */
+/* "; first: job 7 of control released at 70ms finished 80.000123ms,
+ * deadline 80ms": the failed job with the earliest deadline. */
 static int expect_first_miss(struct expect_run *run, const char *set, char *buf, size_t n)
 {
     sqlite3_stmt *st = expect_prepare(
@@ -182,15 +171,17 @@ static int expect_first_miss(struct expect_run *run, const char *set, char *buf,
     sqlite3_bind_int64(st, 2, (sqlite3_int64)run->duration);
     rc = expect_step(run, st, &row);
     buf[0] = '\0';
-    if (rc == 0 && row && sqlite3_column_type(st, 3) == SQLITE_NULL)
-        snprintf(buf, n, "; first: job %lld of %s released at %lld unfinished, deadline %lld",
-                 sqlite3_column_int64(st, 1), (const char *)sqlite3_column_text(st, 0),
-                 sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 4));
-    else if (rc == 0 && row)
-        snprintf(buf, n, "; first: job %lld of %s released at %lld finished %lld deadline %lld",
-                 sqlite3_column_int64(st, 1), (const char *)sqlite3_column_text(st, 0),
-                 sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
-                 sqlite3_column_int64(st, 4));
+    if (rc == 0 && row) {
+        char rel[32], fin[32], dl[32];
+
+        expect_fmt_time(rel, sizeof rel, sqlite3_column_int64(st, 2), run->cpu_hz);
+        expect_fmt_time(fin, sizeof fin, sqlite3_column_int64(st, 3), run->cpu_hz);
+        expect_fmt_time(dl, sizeof dl, sqlite3_column_int64(st, 4), run->cpu_hz);
+        snprintf(buf, n, "; first: job %lld of %s released at %s %s%s, deadline %s",
+                 sqlite3_column_int64(st, 1), (const char *)sqlite3_column_text(st, 0), rel,
+                 sqlite3_column_type(st, 3) == SQLITE_NULL ? "unfinished" : "finished ",
+                 sqlite3_column_type(st, 3) == SQLITE_NULL ? "" : fin, dl);
+    }
     sqlite3_finalize(st);
     return rc;
 }

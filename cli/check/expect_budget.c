@@ -498,36 +498,47 @@ static int budget_notifications(struct expect_run *run, struct budget_verdict *v
     return 0;
 }
 
-/* "control ran 2000121 cycles in [0, 10000000), allowed 2000120 (budget
- * 2000000 + entry 120)"; a sporadic context's: "s ran 5000000 cycles in
- * [0, 50000000), 5 periods from when its refills were dated, allowed
- * 5000000 (5 x budget 1000000 + entry 0)" */
+/* "control ran 2.000121ms (2000121 cycles) in [0, 10ms), allowed 2.00012ms
+ * (2000120 cycles: budget 2ms + entry 120ns)"; a sporadic context's: "s
+ * ran 5ms (5000000 cycles) in [0, 50ms), 5 periods from when its refills
+ * were dated, allowed 5ms (5000000 cycles: 5 x budget 1ms + entry 0)".
+ * Times in units of the run's cpu_hz; the two figures compared also in
+ * cycles, where they may differ by one. */
 static void budget_detail(struct expect_result *out, const struct budget_verdict *v,
-                          int64_t allowance)
+                          const struct expect_run *run)
 {
     const struct budget_window *w = &v->worst;
     char grants[48] = "", budget[64], periods[80] = "";
+    char ran[32], from[32], to[32], allowed[32], b[32], entry[32];
 
     if (!w->any) {
         expect_detail(out, v->contexts ? "%u contexts, none ran" : "no scheduling contexts",
                       v->contexts);
         return;
     }
-    if (w->grants)
-        snprintf(grants, sizeof grants, " + emergency %lld", (long long)w->grants);
-    snprintf(budget, sizeof budget, "budget %lld", (long long)w->ctx.budget);
+    if (w->grants) {
+        char g[32];
+        expect_fmt_time(g, sizeof g, w->grants, run->cpu_hz);
+        snprintf(grants, sizeof grants, " + emergency %s", g);
+    }
+    expect_fmt_time(b, sizeof b, w->ctx.budget, run->cpu_hz);
+    snprintf(budget, sizeof budget, "budget %s", b);
     if (w->k > 0) {
         snprintf(periods, sizeof periods, ", %lld period%s from when its refills were dated",
                  (long long)w->k, w->k == 1 ? "" : "s");
-        snprintf(budget, sizeof budget, "%lld x budget %lld", (long long)w->k,
-                 (long long)w->ctx.budget);
+        snprintf(budget, sizeof budget, "%lld x budget %s", (long long)w->k, b);
     }
+    expect_fmt_time(ran, sizeof ran, w->paid, run->cpu_hz);
+    expect_fmt_time(from, sizeof from, w->start, run->cpu_hz);
+    expect_fmt_time(to, sizeof to, w->end, run->cpu_hz);
+    expect_fmt_time(allowed, sizeof allowed, w->paid - w->excess, run->cpu_hz);
+    expect_fmt_time(entry, sizeof entry, (int64_t)run->allowance, run->cpu_hz);
     expect_detail(out,
-                  "%u of %u contexts over budget; %s: %s ran %lld cycles in [%lld, %lld)%s,"
-                  " allowed %lld (%s + entry %lld%s)",
-                  v->over, v->contexts, v->over ? "worst" : "tightest", w->ctx.name,
-                  (long long)w->paid, (long long)w->start, (long long)w->end, periods,
-                  (long long)(w->paid - w->excess), budget, (long long)allowance, grants);
+                  "%u of %u contexts over budget; %s: %s ran %s (%lld cycles) in [%s, %s)%s,"
+                  " allowed %s (%lld cycles: %s + entry %s%s)",
+                  v->over, v->contexts, v->over ? "worst" : "tightest", w->ctx.name, ran,
+                  (long long)w->paid, from, to, periods, allowed, (long long)(w->paid - w->excess),
+                  budget, entry, grants);
 }
 
 int expect_budget(struct expect_run *run, struct expect_result *out)
@@ -537,6 +548,6 @@ int expect_budget(struct expect_run *run, struct expect_result *out)
     if (budget_threads(run, &v) != 0 || budget_notifications(run, &v) != 0)
         return -1;
     out->passed = v.over == 0;
-    budget_detail(out, &v, (int64_t)run->allowance);
+    budget_detail(out, &v, run);
     return 0;
 }

@@ -59,6 +59,11 @@ int expect_step(struct expect_run *run, sqlite3_stmt *st, bool *row);
  * set (0 when no row or NULL), or -1 with the diagnostic set. */
 int expect_query_int(struct expect_run *run, sqlite3_stmt *st, int64_t *out);
 
+/* A duration or an instant in cycles at cpu_hz, exactly, in the largest
+ * unit of s, ms, us, ns that keeps it at least 1, with up to six decimals
+ * (dec_duration: "4.5ms", "12.06611ms", "120ns"; "0" for 0). */
+void expect_fmt_time(char *buf, size_t n, int64_t cycles, uint64_t cpu_hz);
+
 /* Format out->detail, truncating to EXPECT_DETAIL_MAX. */
 void expect_detail(struct expect_result *out, const char *fmt, ...);
 

@@ -65,7 +65,7 @@ static void print_header(FILE *f, const struct scenario *s, const struct eng_res
 /* The overheads of run_stats: cycles per scheduling decision (all entries
  * and system calls) and interrupt latency (arrival to the handler's first
  * instruction). */
-static void print_overheads(FILE *f, sqlite3 *db, int64_t run_id)
+static void print_overheads(FILE *f, sqlite3 *db, int64_t run_id, uint64_t cpu_hz)
 {
     sqlite3_stmt *st;
 
@@ -82,12 +82,18 @@ static void print_overheads(FILE *f, sqlite3 *db, int64_t run_id)
                 " call), %" PRId64 " timer reprogrammings\n",
                 (int64_t)sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1),
                 sqlite3_column_double(st, 2), (int64_t)sqlite3_column_int64(st, 3));
-        if (sqlite3_column_int64(st, 4) > 0)
+        if (sqlite3_column_int64(st, 4) > 0) {
+            int64_t worst = sqlite3_column_int64(st, 5);
+            int64_t avg = (int64_t)(sqlite3_column_double(st, 6) + 0.5);
+            char w[32], a[32];
+
+            summary_format_time(w, sizeof w, worst > 0 ? (uint64_t)worst : 0, cpu_hz);
+            summary_format_time(a, sizeof a, avg > 0 ? (uint64_t)avg : 0, cpu_hz);
             fprintf(f,
-                    "irq latency (arrival to the handler's first instruction): worst %" PRId64
-                    " cycles, average %.0f, over %" PRId64 " interrupts\n",
-                    (int64_t)sqlite3_column_int64(st, 5), sqlite3_column_double(st, 6),
-                    (int64_t)sqlite3_column_int64(st, 4));
+                    "irq latency (arrival to the handler's first instruction): worst %s (%" PRId64
+                    " cycles), average %s (%" PRId64 "), over %" PRId64 " interrupts\n",
+                    w, worst, a, avg, (int64_t)sqlite3_column_int64(st, 4));
+        }
     }
     sqlite3_finalize(st);
 }
@@ -147,7 +153,7 @@ void summary_print(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *
     char err[256];
 
     print_header(f, s, r, run_id, db_path);
-    print_overheads(f, db, run_id);
+    print_overheads(f, db, run_id, s->cpu_hz);
     if (tstats_load(db, run_id, &ts, err, sizeof err) != 0) {
         fprintf(f, "(no per-thread summary: %s)\n", err);
         return;

@@ -167,7 +167,7 @@ static void test_check_catches_broken_guarantees(void **state)
     assert_non_null(strstr(spawn_out, "FAIL  guarantee: every context kept its budget"));
     assert_non_null(strstr(spawn_out, "FAIL  guarantee: one slice at a time"));
     assert_non_null(
-        strstr(spawn_out, "(a slice starts at 10000240 before the one before it ended)"));
+        strstr(spawn_out, "(a slice starts at 10ms (cycle 10000240) before the one before it ended)"));
 }
 
 /* A 100us / 1000.9us context on a 1 MHz timer with no kernel costs (issue
@@ -181,9 +181,9 @@ static void test_check_coarse_timer(void **state)
     assert_int_equal(spawn_mcsim("run", DATA_DIR "coarse_timer.yaml", "-o", "c.db", "--quiet", NULL),
                      0);
     assert_int_equal(spawn_mcsim("check", "c.db", NULL), 0);
-    assert_non_null(strstr(spawn_out, "PASS  budget: respected  (0 of 1 contexts over budget;"
-                                      " tightest: a ran 100000 cycles in [0, 1000000), allowed"
-                                      " 100000 (budget 100000 + entry 0))\n"));
+    assert_non_null(strstr(spawn_out, "PASS  budget: respected  (0 of 1 contexts over budget; tightest: a ran 100us "
+                                      "(100000 cycles) in [0, 1ms), allowed 100us (100000 cycles: budget 100us + "
+                                      "entry 0))\n"));
     assert_int_equal(sqlq_path_int(workdir_file("c.db"),
                                    "SELECT count(*) FROM slices WHERE thread_id = 1"
                                    " AND end_time - start_time = 100000"),
@@ -207,10 +207,9 @@ static void test_check_sporadic_guarantee(void **state)
                           " ORDER BY start_time",
                           "0|1000000\n10000000|10500000\n40500000|44000000\n50000000|51000000\n");
     assert_int_equal(spawn_mcsim("check", "s.db", NULL), 0);
-    assert_non_null(strstr(spawn_out, "PASS  budget: respected  (0 of 2 contexts over budget;"
-                                      " tightest: s ran 1000000 cycles in [0, 10000000), 1"
-                                      " period from when its refills were dated, allowed 1000000"
-                                      " (1 x budget 1000000 + entry 0))\n"));
+    assert_non_null(strstr(spawn_out, "PASS  budget: respected  (0 of 2 contexts over budget; tightest: s ran 1ms "
+                                      "(1000000 cycles) in [0, 10ms), 1 period from when its refills were dated, "
+                                      "allowed 1ms (1000000 cycles: 1 x budget 1ms + entry 0))\n"));
     /* and at the bound again in [0, 50ms), after its catch-up */
     assert_int_equal(sqlq_path_int(workdir_file("s.db"),
                                    "SELECT sum(min(end_time, 50000000) - start_time) FROM slices"
@@ -219,10 +218,9 @@ static void test_check_sporadic_guarantee(void **state)
     sqlq_exec(workdir_file("s.db"),
               "UPDATE slices SET end_time = 1500000 WHERE thread_id = 1 AND start_time = 0");
     assert_int_equal(spawn_mcsim("check", "s.db", NULL), 1);
-    assert_non_null(strstr(spawn_out, "FAIL  budget: respected  (1 of 2 contexts over budget;"
-                                      " worst: s ran 1500000 cycles in [0, 10000000), 1 period"
-                                      " from when its refills were dated, allowed 1000000"
-                                      " (1 x budget 1000000 + entry 0))\n"));
+    assert_non_null(strstr(spawn_out, "FAIL  budget: respected  (1 of 2 contexts over budget; worst: s ran 1.5ms "
+                                      "(1500000 cycles) in [0, 10ms), 1 period from when its refills were dated, "
+                                      "allowed 1ms (1000000 cycles: 1 x budget 1ms + entry 0))\n"));
 }
 
 /* seL4/microkit #285 (issue 19 item 4): a 2us round-robin context, 590

@@ -273,8 +273,8 @@ static void test_expect_deadline_boundary(void **state)
     fx_count(f, EV_DEADLINE_MISS, CONTROL, SCN_NONE, "count: deadline_miss of control");
     fx_eval(f);
     assert_verdict(f, 0, "FAIL",
-                   "2 of 4 jobs of control missed; first: job 3 of control released at 20000"
-                   " finished 30001 deadline 30000");
+                   "2 of 4 jobs of control missed; first: job 3 of control released at 20us "
+                   "finished 30.001us, deadline 30us");
     assert_verdict(f, 1, "PASS", "deadline_miss of control: 2 (no bound)");
     fx_end(f);
 }
@@ -297,11 +297,11 @@ static void test_expect_unfinished(void **state)
     fx_eval(f);
     assert_verdict(f, 0, "PASS", "none of 1 jobs of control missed");
     assert_verdict(f, 1, "FAIL",
-                   "1 of 1 jobs of logger missed; first: job 1 of logger released at 90000"
-                   " unfinished, deadline 95000");
+                   "1 of 1 jobs of logger missed; first: job 1 of logger released at 90us "
+                   "unfinished, deadline 95us");
     assert_verdict(f, 2, "PASS",
-                   "1 of 1 jobs of logger missed; first: job 1 of logger released at 90000"
-                   " unfinished, deadline 95000");
+                   "1 of 1 jobs of logger missed; first: job 1 of logger released at 90us "
+                   "unfinished, deadline 95us");
     assert_verdict(f, 3, "PASS", "deadline_miss: 1 (no bound)");
     assert_verdict(f, 4, "PASS", "job: 2 (no bound)");
     fx_end(f);
@@ -327,13 +327,13 @@ static void test_expect_deadline_sets(void **state)
     assert_verdict(f, 0, "PASS", "none of 2 jobs of threads of criticality hi or above missed");
     assert_verdict(f, 1, "FAIL",
                    "1 of 4 jobs of threads of criticality lo or above missed; first: job 2 of"
-                   " logger released at 5000 finished 12000 deadline 10000");
+                   " logger released at 5us finished 12us, deadline 10us");
     assert_verdict(f, 2, "FAIL",
-                   "1 of 4 jobs of all threads missed; first: job 2 of logger released at 5000"
-                   " finished 12000 deadline 10000");
+                   "1 of 4 jobs of all threads missed; first: job 2 of logger released at 5us "
+                   "finished 12us, deadline 10us");
     assert_verdict(f, 3, "PASS",
-                   "1 of 2 jobs of logger missed; first: job 2 of logger released at 5000"
-                   " finished 12000 deadline 10000");
+                   "1 of 2 jobs of logger missed; first: job 2 of logger released at 5us finished "
+                   "12us, deadline 10us");
     assert_verdict(f, 4, "FAIL", "none of 2 jobs of control, net_driver missed");
     assert_verdict(f, 5, "PASS", "no jobs of server");
     fx_end(f);
@@ -367,7 +367,7 @@ static void test_expect_max_response(void **state)
     fx_eval(f);
     assert_verdict(f, 0, "PASS", "worst response of control 3.2ms (job 1) <= 4ms");
     assert_verdict(f, 1, "PASS", "worst response of control 3.2ms (job 1) <= 3.2ms");
-    assert_verdict(f, 2, "FAIL", "worst response of control 3.2ms (job 1) > 3.2ms");
+    assert_verdict(f, 2, "FAIL", "worst response of control 3.2ms (job 1) > 3.199999ms");
     assert_verdict(f, 3, "FAIL", "job 1 of logger unfinished after 5ms > 4ms");
     assert_verdict(f, 4, "PASS", "no finished jobs of logger");
     assert_verdict(f, 5, "PASS", "no finished jobs of server");
@@ -457,8 +457,8 @@ static void test_expect_not_applicable(void **state)
     fx_eval(f);
     assert_verdict(f, 0, "N/A", "checked only under mcs; this run used classic");
     assert_verdict(f, 1, "PASS",
-                   "1 of 1 jobs of control missed; first: job 1 of control released at 0"
-                   " finished 12000 deadline 10000");
+                   "1 of 1 jobs of control missed; first: job 1 of control released at 0 finished "
+                   "12us, deadline 10us");
     assert_verdict(f, 2, "N/A", "no scheduling contexts under classic");
     assert_true(f->results[0].passed);
     assert_int_equal(expect_failures(&f->s, f->results), 0);
@@ -489,12 +489,12 @@ static void test_expect_budget_boundary(void **state)
         fx_eval(f);
         if (over)
             assert_verdict(f, 0, "FAIL",
-                           "1 of 4 contexts over budget; worst: control ran 2101 cycles in"
-                           " [9000, 19000), allowed 2100 (budget 2000 + entry 100)");
+                           "1 of 4 contexts over budget; worst: control ran 2.101us (2101 cycles) in "
+                           "[9us, 19us), allowed 2.1us (2100 cycles: budget 2us + entry 100ns)");
         else
             assert_verdict(f, 0, "PASS",
-                           "0 of 4 contexts over budget; tightest: control ran 2100 cycles in"
-                           " [9000, 19000), allowed 2100 (budget 2000 + entry 100)");
+                           "0 of 4 contexts over budget; tightest: control ran 2.1us (2100 cycles) in "
+                           "[9us, 19us), allowed 2.1us (2100 cycles: budget 2us + entry 100ns)");
         fx_end(f);
     }
 }
@@ -514,17 +514,21 @@ struct sporadic_case {
 
 static const struct sporadic_case sporadic_cases[] = {
     {"at the bound", {{1000, 2100}}, 0, "PASS",
-     "0 of 4 contexts over budget; tightest: logger ran 1100 cycles in [0, 5000), 1 period from"
-     " when its refills were dated, allowed 1100 (1 x budget 1000 + entry 100)"},
+     "0 of 4 contexts over budget; tightest: logger ran 1.1us (1100 cycles) in [0, "
+     "5us), 1 period from when its refills were dated, allowed 1.1us (1100 cycles: "
+     "1 x budget 1us + entry 100ns)"},
     {"one over", {{1000, 2101}}, 0, "FAIL",
-     "1 of 4 contexts over budget; worst: logger ran 1101 cycles in [0, 5000), 1 period from"
-     " when its refills were dated, allowed 1100 (1 x budget 1000 + entry 100)"},
+     "1 of 4 contexts over budget; worst: logger ran 1.101us (1101 cycles) in [0, "
+     "5us), 1 period from when its refills were dated, allowed 1.1us (1100 cycles: "
+     "1 x budget 1us + entry 100ns)"},
     {"a catch-up", {{1000, 2000}, {30000, 33000}}, 0, "PASS",
-     "0 of 4 contexts over budget; tightest: logger ran 1000 cycles in [0, 5000), 1 period from"
-     " when its refills were dated, allowed 1100 (1 x budget 1000 + entry 100)"},
+     "0 of 4 contexts over budget; tightest: logger ran 1us (1000 cycles) in [0, "
+     "5us), 1 period from when its refills were dated, allowed 1.1us (1100 cycles: "
+     "1 x budget 1us + entry 100ns)"},
     {"after a wake-up", {{1000, 2000}, {20000, 21200}}, 20000, "FAIL",
-     "1 of 4 contexts over budget; worst: logger ran 1200 cycles in [20000, 25000), 1 period"
-     " from when its refills were dated, allowed 1100 (1 x budget 1000 + entry 100)"},
+     "1 of 4 contexts over budget; worst: logger ran 1.2us (1200 cycles) in [20us, "
+     "25us), 1 period from when its refills were dated, allowed 1.1us (1100 cycles: "
+     "1 x budget 1us + entry 100ns)"},
 };
 
 static void test_expect_budget_sporadic(void **state)
@@ -562,10 +566,10 @@ static void test_expect_budget_notification(void **state)
         fx_budget_expect(f);
         fx_eval(f);
         assert_verdict(f, 0, over ? "FAIL" : "PASS",
-                       over ? "1 of 4 contexts over budget; worst: net_rx ran 301 cycles in"
-                              " [5000, 6000), allowed 300 (budget 200 + entry 100)"
-                            : "0 of 4 contexts over budget; tightest: net_rx ran 300 cycles in"
-                              " [5000, 6000), allowed 300 (budget 200 + entry 100)");
+                       over ? "1 of 4 contexts over budget; worst: net_rx ran 301ns (301 cycles) in [5us, "
+                              "6us), allowed 300ns (300 cycles: budget 200ns + entry 100ns)"
+                            : "0 of 4 contexts over budget; tightest: net_rx ran 300ns (300 cycles) in [5us, "
+                              "6us), allowed 300ns (300 cycles: budget 200ns + entry 100ns)");
         fx_end(f);
     }
 }
@@ -581,8 +585,8 @@ static void test_expect_budget_long_slice(void **state)
     fx_budget_expect(f);
     fx_eval(f);
     assert_verdict(f, 0, "FAIL",
-                   "1 of 4 contexts over budget; worst: net_driver ran 10000 cycles in"
-                   " [0, 10000), allowed 600 (budget 500 + entry 100)");
+                   "1 of 4 contexts over budget; worst: net_driver ran 10us (10000 cycles) in [0, "
+                   "10us), allowed 600ns (600 cycles: budget 500ns + entry 100ns)");
     fx_end(f);
 }
 
@@ -598,8 +602,9 @@ static void test_expect_budget_emergency(void **state)
     fx_budget_expect(f);
     fx_eval(f);
     assert_verdict(f, 0, "PASS",
-                   "0 of 4 contexts over budget; tightest: control ran 2600 cycles in"
-                   " [20000, 30000), allowed 2600 (budget 2000 + entry 100 + emergency 500)");
+                   "0 of 4 contexts over budget; tightest: control ran 2.6us (2600 cycles) in "
+                   "[20us, 30us), allowed 2.6us (2600 cycles: budget 2us + entry 100ns + "
+                   "emergency 500ns)");
     fx_end(f);
 
     /* A window starting in the period after the grant holds it (the server
@@ -611,8 +616,8 @@ static void test_expect_budget_emergency(void **state)
     fx_budget_expect(f);
     fx_eval(f);
     assert_verdict(f, 0, "FAIL",
-                   "1 of 4 contexts over budget; worst: control ran 3000 cycles in"
-                   " [25000, 35000), allowed 2100 (budget 2000 + entry 100)");
+                   "1 of 4 contexts over budget; worst: control ran 3us (3000 cycles) in [25us, "
+                   "35us), allowed 2.1us (2100 cycles: budget 2us + entry 100ns)");
     fx_end(f);
 
     /* Nor does the window that ends just before it. */
@@ -622,8 +627,8 @@ static void test_expect_budget_emergency(void **state)
     fx_budget_expect(f);
     fx_eval(f);
     assert_verdict(f, 0, "FAIL",
-                   "1 of 4 contexts over budget; worst: control ran 3000 cycles in"
-                   " [0, 10000), allowed 2100 (budget 2000 + entry 100)");
+                   "1 of 4 contexts over budget; worst: control ran 3us (3000 cycles) in [0, "
+                   "10us), allowed 2.1us (2100 cycles: budget 2us + entry 100ns)");
     fx_end(f);
 }
 
@@ -716,7 +721,8 @@ static bool random_case(struct fx *f, int64_t period, int64_t budget)
     want = ns ? brute_excess(sl, ns, gr, ng, period, budget + 10) : 0;
     p = strstr(f->results[0].detail, " ran ");
     if (ns &&
-        (!p || sscanf(p, " ran %lld cycles in [%*d, %*d), allowed %lld", &ran, &allowed) != 2))
+        (!p || sscanf(p, " ran %*s (%lld cycles) in [%*[^)]), allowed %*s (%lld cycles", &ran,
+                      &allowed) != 2))
         fail_msg("unexpected detail: %s", f->results[0].detail);
     if (ns && (ran - allowed != want || f->results[0].passed != (want <= 0)))
         fail_msg("worst excess %lld, brute force %lld (%s)", ran - allowed, (long long)want,
@@ -765,7 +771,7 @@ static void test_expect_record_and_print(void **state)
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     assert_string_equal((const char *)sqlite3_column_text(st, 0),
                         "0|0|1|deadlines: met, threads: [control]|1 of 1 jobs of control missed;"
-                        " first: job 1 of control released at 0 finished 12000 deadline 10000\n"
+                        " first: job 1 of control released at 0 finished 12us, deadline 10us\n"
                         "1|1|0|deadlines: met, scheduler: mcs|checked only under mcs; this run"
                         " used classic\n"
                         "2|1|1|count: {event: job, at_least: 1}|job of control: 1 (at least 1)");
@@ -774,9 +780,8 @@ static void test_expect_record_and_print(void **state)
     expect_print(out, &f->s, f->results);
     rewind(out);
     assert_non_null(fgets(line, sizeof line, out));
-    assert_string_equal(line, "FAIL  deadlines: met, threads: [control]  (1 of 1 jobs of control"
-                              " missed; first: job 1 of control released at 0 finished 12000"
-                              " deadline 10000)\n");
+    assert_string_equal(line, "FAIL  deadlines: met, threads: [control]  (1 of 1 jobs of control missed; "
+                              "first: job 1 of control released at 0 finished 12us, deadline 10us)\n");
     assert_non_null(fgets(line, sizeof line, out));
     assert_string_equal(line, "N/A   deadlines: met, scheduler: mcs  (checked only under mcs;"
                               " this run used classic)\n");
