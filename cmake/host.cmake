@@ -39,3 +39,14 @@ endif()
 
 add_executable(mcsim ${PROJECT_SOURCE_DIR}/cli/main.c)
 target_link_libraries(mcsim PRIVATE mcsim_cli)
+
+# `cmake --install BUILD [--prefix P]`: the command, its manual page and the
+# user's documentation with the example scenarios (tests/install_check.cmake
+# checks the layout).
+include(GNUInstallDirs)
+install(TARGETS mcsim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/docs/mcsim.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+file(GLOB MCSIM_DOCS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${MCSIM_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples
+    FILES_MATCHING PATTERN "*.yaml")

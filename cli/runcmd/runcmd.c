@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <mcsim/bootinfo.h>
@@ -62,6 +63,24 @@ static int unknown_option(const char *cmd, const char *arg, const struct runcmd_
     return diag_unknown_option(cmd, arg, names);
 }
 
+/* -o names the database; a name that looks like a chart or an export
+ * was most likely meant for --gantt or mcsim export: said, not refused. */
+static void warn_db_name(const char *cmd, const char *path)
+{
+    static const char *const others[] = {".png", ".svg", ".pdf", ".json", NULL};
+    size_t n = strlen(path);
+
+    for (const char *const *e = others; *e; e++)
+        if (n > strlen(*e) && strcasecmp(path + n - strlen(*e), *e) == 0) {
+            fprintf(stderr,
+                    "mcsim: %s: warning: -o %s is the SQLite database the run is recorded "
+                    "to, not a %s file (a chart: --gantt FILE%s; a trace: mcsim export DB "
+                    "--format chrome -o FILE.json)\n",
+                    cmd, path, *e + 1, strcmp(*e, ".json") == 0 ? ".svg" : *e);
+            return;
+        }
+}
+
 int runcmd_parse(const char *cmd, int argc, char **argv, const struct runcmd_option *own,
                  size_t n_own, struct runcmd_args *a)
 {
@@ -94,6 +113,7 @@ int runcmd_parse(const char *cmd, int argc, char **argv, const struct runcmd_opt
     }
     if (a->scenario == NULL)
         return diag_usage(cmd, "no scenario file given%s", "");
+    warn_db_name(cmd, a->db);
     return 0;
 }
 
