@@ -3,7 +3,8 @@
  * command table of cli/main.c. A command gets its own arguments (argv[0] is
  * the command's name), prints what it has to say and returns the exit
  * status: 0 success, 1 an expectation or guarantee failed, 2 bad usage or
- * input, 3 internal error.
+ * input, 3 internal error, 4 the environment failed while recording
+ * (DB_EXIT_ENVIRONMENT: disk full, database locked).
  */
 #ifndef MCSIM_CLI_COMMANDS_H
 #define MCSIM_CLI_COMMANDS_H

@@ -210,8 +210,8 @@ static int record(const struct qemu_args *a, const struct scenario *s, const str
     };
     int status;
 
-    if (runcmd_open_db(&a->common, &db, &o.sink) != 0)
-        return 2;
+    if ((status = runcmd_open_db(&a->common, &db, &o.sink)) != 0)
+        return status;
     replay_run(s, &o, "qemu", t->hello.u.hello.tick_hz, t->recs, t->n, &r);
     if (r.status != ENG_OK) {
         fprintf(stderr, "mcsim: qemu: %s%s%s\n",

@@ -2,8 +2,9 @@
  * mcsim run: load a scenario, run it on kernel-core and hal-sim, record the
  * schedule to SQLite, check the expectations, print the verdicts and a
  * summary. Exit status 0 (all held), 1 (one failed), 2 (bad usage or
- * input: nothing is written), 3 (internal error), 130 (interrupted: the
- * run stays unfinished in the database).
+ * input: nothing is written), 3 (internal error), 4 (the environment:
+ * disk full, database locked), 130 (interrupted: the run stays unfinished
+ * in the database).
  */
 #include <errno.h>
 #include <signal.h>
@@ -61,9 +62,13 @@ const char cmd_run_usage[] =
     "                           default they are kept in memory only)\n"
     "\n"
     "Exit status: 0 if every expectation held (and, with --analyze, every observed\n"
-    "response is within its bound), 1 if one failed, 2 for bad usage or input, 3\n"
-    "for an internal error, 130 if interrupted (Ctrl-C): the run is marked\n"
-    "finished only once its verdicts are stored.\n";
+    "response is within its bound), 1 if one failed, 2 for bad usage or input (a\n"
+    "livelock of the scenario's threads included), 3 for an internal error\n"
+    "(mcsim's own bug), 4 when the environment failed while recording (the disk\n"
+    "full, the database locked by another process for more than 5 s, an I/O\n"
+    "error, a file or folder that cannot be written: the run is left unfinished,\n"
+    "the file's earlier runs untouched), 130 if interrupted (Ctrl-C): the run is\n"
+    "marked finished only once its verdicts are stored.\n";
 
 /* The common options, --gantt, --analyze, --seeds and --record. */
 struct run_args {
@@ -139,8 +144,15 @@ static int report_failure(const struct eng_result *r, const struct run_args *a, 
                 at, (unsigned long long)r->end, (long long)db_run_id(db), a->common.db);
         return 130;
     }
-    if (r->status == ENG_SINK_ERROR)
-        fprintf(stderr, "mcsim: run: %s: %s\n", r->error, db_errmsg(db));
+    if (r->status == ENG_SINK_ERROR) {
+        char err[DB_ERRMSG_MAX + 300];
+        int status;
+
+        snprintf(err, sizeof err, "mcsim: run: %s: %s", r->error, db_errmsg(db));
+        if ((status = runcmd_environment_failed("run", &a->common, db, err, db_failure_advice(db))) != 0)
+            return status;
+        fprintf(stderr, "%s\n", err);
+    }
     else
         fprintf(stderr, "mcsim: run: internal error: %s\n", r->error);
     return 3;
@@ -218,8 +230,8 @@ static int simulate(const struct run_args *a, const struct scenario *s)
     };
     int status;
 
-    if (runcmd_open_db(&a->common, &db, &o.sink) != 0)
-        return 2;
+    if ((status = runcmd_open_db(&a->common, &db, &o.sink)) != 0)
+        return status;
     if (!a->common.quiet && isatty(STDERR_FILENO))
         o.progress = progress;
     signal(SIGINT, on_sigint);

@@ -26,6 +26,7 @@ void db_error(struct db *db, const char *fmt, ...)
 
 void db_sqlite_error(struct db *db)
 {
+    db->code = sqlite3_extended_errcode(db->sq);
     db_error(db, "%s", sqlite3_errmsg(db->sq));
 }
 
@@ -188,8 +189,44 @@ static int db_tune(struct db *db)
     return db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
 }
 
+static const char *advice_of(int code)
+{
+    switch (code & 0xff) {
+    case SQLITE_FULL:
+        return "the disk is full: free space on it, or record to a file on another disk "
+               "with -o";
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return "another process kept the file locked for more than 5 s: let it finish (another "
+               "mcsim recording to it, an sqlite3 session with a transaction open) or record to "
+               "another file with -o";
+    case SQLITE_IOERR:
+        return "the disk failed to read or write it: check the disk, or record to a file on "
+               "another disk with -o";
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+        return "the file or its folder cannot be written: check their permissions, or record "
+               "to another file with -o";
+    default:
+        return NULL;
+    }
+}
+
+const char *db_environment_advice(sqlite3 *sq)
+{
+    return sq ? advice_of(sqlite3_extended_errcode(sq)) : NULL;
+}
+
+const char *db_failure_advice(const struct db *db)
+{
+    return advice_of(db->code);
+}
+
 int db_open(const char *path, struct db **out, char *errmsg, size_t errmsg_size)
 {
+    const char *advice;
+    int rc;
     struct db *db = calloc(1, sizeof *db);
 
     *out = NULL;
@@ -214,9 +251,11 @@ int db_open(const char *path, struct db **out, char *errmsg, size_t errmsg_size)
             return 0;
         }
     }
-    snprintf(errmsg, errmsg_size, "%s", db->errmsg);
+    advice = db_failure_advice(db);
+    rc = advice ? DB_ENVIRONMENT : -1;
+    snprintf(errmsg, errmsg_size, "%s%s%s", db->errmsg, advice ? ": " : "", advice ? advice : "");
     db_close(db);
-    return -1;
+    return rc;
 }
 
 void db_close(struct db *db)

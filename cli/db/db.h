@@ -97,6 +97,27 @@
 
 struct db;
 
+/* db_open's return when the environment, not the file's content, failed:
+ * the file or its folder cannot be opened or written, the disk is full, an
+ * I/O error, or another process kept the file locked past the 5 s wait. */
+#define DB_ENVIRONMENT (-2)
+
+/* The exit status of a command stopped by such a failure (distinct from 2,
+ * bad input, and 3, mcsim's own bug). */
+#define DB_EXIT_ENVIRONMENT 4
+
+/*
+ * Whether the last failure on connection `sq` (any mcsim connection) was
+ * the environment's, as DB_ENVIRONMENT: then what to do about it, one
+ * clause ("free space on its disk, or record to another file with -o");
+ * else NULL (the file's content, or mcsim's bug).
+ */
+const char *db_environment_advice(sqlite3 *sq);
+
+/* As db_environment_advice, for the last failure of `db` or its sink
+ * (kept: a rollback after it resets the connection's error code). */
+const char *db_failure_advice(const struct db *db);
+
 /*
  * Open the database at `path` for reading and appending, creating the file
  * and the schema when the file does not exist or is empty. The handle and
@@ -104,9 +125,11 @@ struct db;
  * multi-thread mode: the connection takes no lock of its own). On success
  * stores a handle in *out (release it with db_close) and returns 0. On
  * failure returns -1, sets *out to NULL and writes the diagnostic into
- * errmsg (errmsg_size bytes, DB_ERRMSG_MAX is enough): the file cannot be
- * opened, is not an SQLite database, holds another program's tables, or
- * was written by a newer mcsim (a higher schema version).
+ * errmsg (errmsg_size bytes, DB_ERRMSG_MAX is enough): the file is not an
+ * SQLite database, holds another program's tables, or was written by a
+ * newer mcsim (a higher schema version). Returns DB_ENVIRONMENT instead
+ * when the environment failed (db_environment_advice), the advice then
+ * ending errmsg.
  */
 int db_open(const char *path, struct db **out, char *errmsg, size_t errmsg_size);
 

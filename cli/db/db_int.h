@@ -73,6 +73,7 @@ struct db {
     int64_t created_at;
     uint32_t pending; /* rows in the open batch, queued ones included */
     bool failed;      /* the run in progress hit an error: refuse the rest */
+    int code;         /* SQLite's extended code of the last error (db_sqlite_error) */
     bool defer_finish; /* run_end leaves finished = 0: db_finish_run marks it */
 };
 

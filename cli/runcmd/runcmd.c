@@ -199,24 +199,43 @@ static int interrupted_report(const char *cmd, const struct runcmd_args *a, stru
     return 130;
 }
 
+int runcmd_environment_failed(const char *cmd, const struct runcmd_args *a, struct db *db,
+                              const char *err, const char *advice)
+{
+    if (advice == NULL)
+        return 0;
+    fprintf(stderr,
+            "%s\nmcsim: %s: cannot record to %s: %s; run %lld is left unfinished "
+            "(finished = 0), the file's earlier runs are untouched\n",
+            err, cmd, a->db, advice, (long long)db_run_id(db));
+    return DB_EXIT_ENVIRONMENT;
+}
+
 /* Record the verdicts and mark the run finished, in one transaction. */
+/* *advice: what to do if the environment failed (taken before the
+ * rollback, which resets the connection's error), else NULL. */
 static int record_verdicts(struct db *db, const struct scenario *s,
-                           const struct expect_result *r, char *err, size_t err_len)
+                           const struct expect_result *r, char *err, size_t err_len,
+                           const char **advice)
 {
     sqlite3 *sq = db_sqlite(db);
 
+    *advice = NULL;
     if (sqlite3_exec(sq, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
         snprintf(err, err_len, "mcsim: %s", sqlite3_errmsg(sq));
+        *advice = db_environment_advice(sq);
         return -1;
     }
     if (expect_record(sq, db_run_id(db), s, r, err, err_len) != 0 || db_finish_run(db) != 0) {
         if (err[0] == '\0')
             snprintf(err, err_len, "%s", db_errmsg(db));
+        *advice = db_environment_advice(sq) ? db_environment_advice(sq) : db_failure_advice(db);
         sqlite3_exec(sq, "ROLLBACK", NULL, NULL, NULL);
         return -1;
     }
     if (sqlite3_exec(sq, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
         snprintf(err, err_len, "mcsim: %s", sqlite3_errmsg(sq));
+        *advice = db_environment_advice(sq);
         sqlite3_exec(sq, "ROLLBACK", NULL, NULL, NULL);
         return -1;
     }
@@ -230,6 +249,7 @@ static int verdicts(const char *cmd, const struct runcmd_args *a, struct db *db,
 {
     struct expect_result *r = calloc(s->n_expects ? s->n_expects : 1, sizeof *r);
     char err[DB_ERRMSG_MAX] = "";
+    const char *advice = NULL;
     int status;
 
     if (r == NULL) {
@@ -240,10 +260,12 @@ static int verdicts(const char *cmd, const struct runcmd_args *a, struct db *db,
     if (expect_evaluate(db_sqlite(db), db_run_id(db), s, expect_entry_allowance(&s->costs), r, err,
                         sizeof err) != 0 ||
         stop_requested((void *)a->stop) ||
-        record_verdicts(db, s, r, err, sizeof err) != 0) {
+        record_verdicts(db, s, r, err, sizeof err, &advice) != 0) {
         free(r);
         if (stop_requested((void *)a->stop))
             return interrupted_report(cmd, a, db, "while checking the expectations", false);
+        if ((status = runcmd_environment_failed(cmd, a, db, err, advice)) != 0)
+            return status;
         fprintf(stderr, "%s\n", err);
         return 3;
     }
@@ -277,9 +299,11 @@ int runcmd_open_db(const struct runcmd_args *a, struct db **db, struct trace_sin
 {
     char err[DB_ERRMSG_MAX];
 
-    if (db_open(a->db, db, err, sizeof err) != 0) {
+    int rc = db_open(a->db, db, err, sizeof err);
+
+    if (rc != 0) {
         fprintf(stderr, "%s\n", err);
-        return 2;
+        return rc == DB_ENVIRONMENT ? DB_EXIT_ENVIRONMENT : 2;
     }
     *sink = db_sink(*db, (int64_t)time(NULL));
     db_defer_finish(*db);

@@ -75,7 +75,8 @@ int runcmd_scheduler(const char *cmd, const struct runcmd_args *a, struct scenar
 /* Open the run's database (-o) and the sink recording into it, stamped
  * with the wall-clock time; the run it records is marked finished only
  * with its verdicts (runcmd_report). Returns 0, or 2 after printing why
- * the database cannot be opened (nothing is written then). */
+ * the database cannot be opened (nothing is written then), or
+ * DB_EXIT_ENVIRONMENT when the environment failed (cli/db/db.h). */
 int runcmd_open_db(const struct runcmd_args *a, struct db **db, struct trace_sink *sink);
 
 /*
@@ -87,6 +88,17 @@ int runcmd_open_db(const struct runcmd_args *a, struct db **db, struct trace_sin
  * (Ctrl-C) before the verdicts were stored (the run stays unfinished) or
  * during the summary (the run is finished), each said on stderr.
  */
+/*
+ * If a failure recording to `db` was the environment's (the disk full, the
+ * file locked by another process, an I/O error: `advice` is then what
+ * db_environment_advice or db_failure_advice said, else NULL),
+ * print `err` with what to do, and that the run is left unfinished and the
+ * file's earlier runs untouched, and return DB_EXIT_ENVIRONMENT; else
+ * return 0, printing nothing.
+ */
+int runcmd_environment_failed(const char *cmd, const struct runcmd_args *a, struct db *db,
+                              const char *err, const char *advice);
+
 int runcmd_report(const char *cmd, const struct runcmd_args *a, struct db *db,
                   const struct scenario *s, const struct eng_result *r);
 
