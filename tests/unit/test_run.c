@@ -382,6 +382,25 @@ static void test_run_bad_usage(void **state)
     free(before), free(after);
 }
 
+/* -o names the database: a chart's or a trace's name is warned about,
+ * the run still recorded there (a SQLite file, whatever its name). */
+static void test_run_db_name_warning(void **state)
+{
+    (void)state;
+    const char *good = DATA_DIR "expect_holds.yaml";
+
+    assert_int_equal(spawn_mcsim("run", good, "-o", "chart.PNG", "--quiet", NULL), 0);
+    assert_string_equal(spawn_err, "mcsim: run: warning: -o chart.PNG is the SQLite database the "
+                                   "run is recorded to, not a png file (a chart: --gantt "
+                                   "FILE.png; a trace: mcsim export DB --format chrome -o "
+                                   "FILE.json)\n");
+    assert_int_equal(sqlq_path_int(workdir_file("chart.PNG"), "SELECT count(*) FROM runs"), 1);
+    assert_int_equal(spawn_mcsim("run", good, "-o", "t.json", "--quiet", NULL), 0);
+    assert_non_null(strstr(spawn_err, "not a json file (a chart: --gantt FILE.svg;"));
+    assert_int_equal(spawn_mcsim("run", good, "-o", "x.db", "--quiet", NULL), 0);
+    assert_string_equal(spawn_err, "");
+}
+
 /* --------------------------------------------------- unfinished runs */
 
 static double seconds_since(const struct timespec *t0)
@@ -590,6 +609,7 @@ int main(void)
         cmocka_unit_test_setup(test_run_extra_thread_keeps_arrivals, workdir_empty),
         cmocka_unit_test_setup(test_run_bad_scenario, workdir_empty),
         cmocka_unit_test_setup(test_run_bad_usage, workdir_empty),
+        cmocka_unit_test_setup(test_run_db_name_warning, workdir_empty),
         cmocka_unit_test_setup(test_run_interrupted_stays_unfinished, workdir_empty),
         cmocka_unit_test_setup(test_run_exit_status_expectations, workdir_empty),
         cmocka_unit_test_setup(test_run_nothing_after_the_end, workdir_empty),
