@@ -46,6 +46,7 @@ const char cmd_analyze_usage[] =
 
 struct analyze_args {
     const char *scenario, *scheduler, *db;
+    const char *run; /* the command that records a run of it: "mcsim run" or "mcsim sdf run" */
     bool json;
 };
 
@@ -94,9 +95,10 @@ static int store(const struct analyze_args *a, const struct scenario *s,
     if (run <= 0) {
         fprintf(stderr,
                 "mcsim: analyze: %s has no finished run of %s under %s: record one with "
-                "'mcsim run %s%s -o %s' (or 'mcsim run --analyze')\n",
-                a->db, a->scenario, r->scheduler == SCHED_CLASSIC ? "classic" : "mcs",
-                a->scenario, r->scheduler == SCHED_CLASSIC ? " --scheduler classic" : "", a->db);
+                "'%s %s%s -o %s' (or '%s --analyze')\n",
+                a->db, a->scenario, r->scheduler == SCHED_CLASSIC ? "classic" : "mcs", a->run,
+                a->scenario, r->scheduler == SCHED_CLASSIC ? " --scheduler classic" : "", a->db,
+                a->run);
         db_close(db);
         return run < 0 ? 3 : 2;
     }
@@ -111,9 +113,10 @@ static int store(const struct analyze_args *a, const struct scenario *s,
     return 0;
 }
 
-int cmd_analyze(int argc, char **argv)
+/* mcsim analyze of the file argv names, or of `text` (len bytes) named so. */
+static int analyze_main(int argc, char **argv, const char *text, size_t len)
 {
-    struct analyze_args a = {0};
+    struct analyze_args a = {.run = text ? "mcsim sdf run" : "mcsim run"};
     struct scenario s;
     struct analysis_result r;
     struct diag d;
@@ -121,7 +124,8 @@ int cmd_analyze(int argc, char **argv)
     if ((status = parse(argc, argv, &a)) != 0)
         return status;
     diag_init(&d);
-    if (load_scenario(a.scenario, &s, &d) != 0) {
+    if ((text ? load_scenario_text(a.scenario, text, len, &s, &d)
+              : load_scenario(a.scenario, &s, &d)) != 0) {
         diag_print(&d, stderr);
         diag_release(&d);
         return 2;
@@ -146,4 +150,14 @@ int cmd_analyze(int argc, char **argv)
     analysis_release(&r);
     scenario_release(&s);
     return status;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+    return analyze_main(argc, argv, NULL, 0);
+}
+
+int cmd_analyze_text(int argc, char **argv, const char *text, size_t len)
+{
+    return analyze_main(argc, argv, text, len);
 }

@@ -43,7 +43,11 @@ int cmd_run(int argc, char **argv);
  * the database by argv's scenario argument (cli/run.c; for mcsim sdf run). */
 int cmd_run_text(int argc, char **argv, const char *text, size_t len);
 
-/* Microkit system descriptions: lint, init, export, run (cli/sdf.c). */
+/* mcsim analyze with the scenario given as YAML text, named in messages
+ * by argv's scenario argument (cli/analyze.c; for mcsim sdf analyze). */
+int cmd_analyze_text(int argc, char **argv, const char *text, size_t len);
+
+/* Microkit system descriptions: lint, init, export, run, analyze (cli/sdf.c). */
 int cmd_sdf(int argc, char **argv);
 /* Generate, analyse and simulate task sets from a sweep spec, locally or
  * through Slurm (cli/sweep.c). */

@@ -26,7 +26,7 @@ static const struct command commands[] = {
     {"qemu", cmd_qemu, cmd_qemu_usage, "run a scenario on the kernel image under QEMU, record it"},
     {"run", cmd_run, cmd_run_usage, "run a scenario, record its schedule, check its expectations"},
     {"runs", cmd_runs, cmd_runs_usage, "list the runs a database holds, with their verdicts"},
-    {"sdf", cmd_sdf, cmd_sdf_usage, "Microkit .system files: lint, init, export, run"},
+    {"sdf", cmd_sdf, cmd_sdf_usage, "Microkit .system files: lint, init, export, run, analyze"},
     {"stats", cmd_stats, cmd_stats_usage, "per-thread accounting of a recorded run"},
     {"sweep", cmd_sweep, cmd_sweep_usage, "analyse and simulate generated task sets (or Slurm)"},
     {"validate", cmd_validate, cmd_validate_usage, "check scenario files, report every error"},

@@ -2,8 +2,9 @@
  * mcsim sdf: Microkit system descriptions as input. `lint` checks a
  * .system file with Microkit 2.3's rules and then mcsim's own; `init`
  * writes a sidecar skeleton; `export` writes the scenario the system
- * becomes; `run` runs it as `mcsim run` would. The reading, the lints, the
- * sidecar and the translation live in cli/sdf/.
+ * becomes; `run` runs it as `mcsim run` would, `analyze` analyses it as
+ * `mcsim analyze` would. The reading, the lints, the sidecar and the
+ * translation live in cli/sdf/.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -25,12 +26,18 @@ const char cmd_sdf_usage[] =
     "       mcsim sdf init FILE.system [-o SIDECAR]\n"
     "       mcsim sdf export FILE.system [--sidecar S] [--core N] -o SCENARIO.yaml\n"
     "       mcsim sdf run FILE.system [--sidecar S] [--core N] [run options]\n"
+    "       mcsim sdf analyze FILE.system [--sidecar S] [--core N] [--scheduler mcs|classic]\n"
+    "                         [--json] [-o DB]\n"
     "  lint     Microkit's errors (all of them, each at its element), then mcsim's findings\n"
     "           (FILE:LINE:COL: note|warning|error: ...); exit 0 clean, 1 a warning or\n"
     "           error, 2 an unreadable or invalid file\n"
     "  init     write a sidecar skeleton (default FILE.mcsim.yaml; never overwritten)\n"
     "  export   the scenario the system becomes, for `mcsim run` or editing\n"
     "  run      import the system and run it: `mcsim run`'s options, database and report\n"
+    "  analyze  import the system and bound every PD's response time without running it:\n"
+    "           `mcsim analyze`'s options, table, --json and exit status (0 every PD with\n"
+    "           a deadline shown schedulable, 1 not, 2 bad input); -o DB stores the bounds\n"
+    "           with the latest `mcsim sdf run` of the same system in DB\n"
     "  --sidecar S     the sidecar (default: FILE.mcsim.yaml next to FILE when it exists)\n"
     "  --cores N       cores of the kernel build (Microkit rejects cpu >= N); default 1,\n"
     "                  or the sidecar's cores\n"
@@ -70,8 +77,18 @@ static char *default_sidecar(const char *file, bool must_exist)
     return p;
 }
 
+/* Options of `mcsim run` and `mcsim analyze` that take no value. */
+static bool is_flag(const char *o)
+{
+    static const char *const flags[] = {"--quiet", "--json", "--analyze", "--record"};
+    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+        if (strcmp(o, flags[k]) == 0)
+            return true;
+    return false;
+}
+
 /* Split argv after the subcommand into `a`; options it does not know go
- * to `rest` (for run). Returns 0 or 2. */
+ * to `rest` (for run and analyze). Returns 0 or 2. */
 static int parse_args(int argc, char **argv, struct sdf_args *a, char **rest, int *n_rest)
 {
     struct {
@@ -90,7 +107,7 @@ static int parse_args(int argc, char **argv, struct sdf_args *a, char **rest, in
             *opts[k].slot = argv[++i];
         } else if (rest && argv[i][0] == '-') {
             rest[(*n_rest)++] = argv[i];
-            if (i + 1 < argc && argv[i + 1][0] != '-' && strcmp(argv[i], "--quiet") != 0)
+            if (i + 1 < argc && argv[i + 1][0] != '-' && !is_flag(argv[i]))
                 rest[(*n_rest)++] = argv[++i];
         } else if (argv[i][0] == '-' || a->file) {
             return usage_error("unexpected argument '%s'", argv[i]);
@@ -288,7 +305,7 @@ static int write_file(const char *path, const struct strbuf *yaml)
     return rc;
 }
 
-/* export and run: the scenario the system becomes. */
+/* export, run and analyze: the scenario the system becomes. */
 static int translate(const struct sdf_args *a, const char *cmd, char **rest, int n_rest)
 {
     struct strbuf yaml = {0};
@@ -306,11 +323,12 @@ static int translate(const struct sdf_args *a, const char *cmd, char **rest, int
             sb_release(&yaml);
             return 3;
         }
-        argv[0] = "run";
+        bool run = strcmp(cmd, "run") == 0;
+        argv[0] = run ? "run" : "analyze";
         argv[1] = (char *)a->file;
         for (int i = 0; i < n_rest; i++)
             argv[2 + i] = rest[i];
-        rc = cmd_run_text(n_rest + 2, argv, yaml.buf, yaml.len);
+        rc = (run ? cmd_run_text : cmd_analyze_text)(n_rest + 2, argv, yaml.buf, yaml.len);
         free(argv);
     }
     sb_release(&yaml);
@@ -327,9 +345,9 @@ int cmd_sdf(int argc, char **argv)
         return 3;
     if (argc < 2) {
         free(rest);
-        return usage_error("%s", "needs a subcommand: lint, init, export or run");
+        return usage_error("%s", "needs a subcommand: lint, init, export, run or analyze");
     }
-    bool run = strcmp(argv[1], "run") == 0;
+    bool run = strcmp(argv[1], "run") == 0 || strcmp(argv[1], "analyze") == 0;
     if ((rc = parse_args(argc, argv, &a, run ? rest : NULL, &n_rest)) != 0) {
         free(rest);
         return rc;
@@ -341,7 +359,7 @@ int cmd_sdf(int argc, char **argv)
     else if (strcmp(argv[1], "export") == 0 || run)
         rc = translate(&a, argv[1], rest, n_rest);
     else
-        rc = usage_error("unknown subcommand '%s' (lint, init, export, run)", argv[1]);
+        rc = usage_error("unknown subcommand '%s' (lint, init, export, run, analyze)", argv[1]);
     free(rest);
     return rc;
 }

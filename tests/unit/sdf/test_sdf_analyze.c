@@ -1,0 +1,162 @@
+/*
+ * mcsim sdf analyze: a Microkit system imported and analysed as `mcsim
+ * analyze` analyses the scenario `mcsim sdf export` writes of it: the same
+ * table, JSON and exit status, byte for byte, for the examples with their
+ * sidecars; the exact verdicts of the passive_server and timer examples;
+ * -o DB stores the bounds with the latest `mcsim sdf run` of the system;
+ * bad input exits 2 and writes nothing.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "spawn.h"
+#include "sqlq.h"
+#include "workdir.h"
+
+#define DIR MCSIM_SOURCE_DIR "/tests/data/sdf/"
+
+static int setup(void **state)
+{
+    (void)state;
+    return workdir_create("sdf_analyze");
+}
+
+static void clean(void)
+{
+    static const char *const files[] = {"e.yaml", "r.db"};
+    static const char *const suffixes[] = {"", "-wal", "-shm"};
+    char path[1024];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        for (size_t k = 0; k < 3; k++) {
+            snprintf(path, sizeof path, "%s%s", workdir_file(files[i]), suffixes[k]);
+            remove(path);
+        }
+}
+
+static const struct {
+    const char *system, *sidecar; /* sidecar NULL: none */
+} systems[] = {
+    {"microkit-passive_server.system", "passive_server.mcsim.yaml"},
+    {"microkit-timer.system", "timer.mcsim.yaml"},
+    {"sddf-echo_server-maaxboard.system", "echo_server_flood.mcsim.yaml"},
+    {"lionsos-firewall.system", "firewall_flood.mcsim.yaml"},
+    {"microkit-hello.system", NULL},
+};
+
+/* `sdf analyze S` = `analyze` of `sdf export S`: stdout and status, with
+ * the table, with --json and under classic. */
+static void test_same_as_export(void **state)
+{
+    static const char *const modes[][2] = {{NULL, NULL}, {"--json", NULL},
+                                           {"--scheduler", "classic"}};
+    (void)state;
+    for (size_t i = 0; i < sizeof systems / sizeof systems[0]; i++) {
+        char sys[512], side[512];
+        snprintf(sys, sizeof sys, DIR "examples/%s", systems[i].system);
+        snprintf(side, sizeof side, DIR "sidecars/%s", systems[i].sidecar ? systems[i].sidecar : "");
+        /* without a sidecar, --core 0 (the default) stands in the argument list */
+        const char *sc = systems[i].sidecar ? "--sidecar" : "--core";
+        if (!systems[i].sidecar)
+            strcpy(side, "0");
+        assert_int_equal(spawn_mcsim("sdf", "export", sys, "-o", "e.yaml", sc, side, NULL), 0);
+        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+            int want = spawn_mcsim("analyze", workdir_file("e.yaml"), modes[m][0], modes[m][1],
+                                   NULL);
+            char *out = strdup(spawn_out);
+            /* the scenario's name is the system's: the export names it alike */
+            int got = spawn_mcsim("sdf", "analyze", sys, sc, side, modes[m][0], modes[m][1], NULL);
+            assert_true(want == 0 || want == 1);
+            if (got != want || strcmp(out, spawn_out) != 0)
+                fail_msg("%s %s: analyze of the export (exit %d):\n%s\nsdf analyze (exit "
+                         "%d):\n%s%s",
+                         systems[i].system, modes[m][0] ? modes[m][0] : "", want, out, got,
+                         spawn_out, spawn_err);
+            free(out);
+        }
+        clean();
+    }
+}
+
+/* Microkit's passive_server: the server has no jobs of its own (its time
+ * is its callers'), the client's init-then-serve program is not one the
+ * analysis models: unknown, with the reason, exit 1. */
+static void test_passive_server(void **state)
+{
+    (void)state;
+    assert_int_equal(spawn_mcsim("sdf", "analyze", DIR "examples/microkit-passive_server.system",
+                                 "--sidecar", DIR "sidecars/passive_server.mcsim.yaml", NULL),
+                     1);
+    assert_string_equal(
+        spawn_out,
+        "analysis of microkit_passive_server under mcs (bounds on the response time of every "
+        "job)\n"
+        "  thread           prio crit        work      bound   deadline      slack  verdict\n"
+        "  server            100 lo             -          -          -          -  no jobs\n"
+        "  client             99 lo             0          -        1ms          -  unknown\n"
+        "  server: no bound: no job steps\n"
+        "  client: no bound: program not modelled: not loop [wait; job [...]; irq_ack]\n");
+}
+
+/* -o DB: the bounds stored with the latest `sdf run` of the same system
+ * (the same scenario text); with no such run, exit 2 and no file. */
+static void test_store(void **state)
+{
+    const char *sys = DIR "examples/microkit-passive_server.system";
+    const char *side = DIR "sidecars/passive_server.mcsim.yaml";
+    (void)state;
+    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "-o", "r.db", NULL),
+                     2);
+    assert_non_null(strstr(spawn_err, "r.db: no such database (record a run first)"));
+    assert_int_equal(workdir_count(), 0);
+    assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db", "--quiet",
+                                 NULL),
+                     0);
+    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "-o", "r.db",
+                                 "--scheduler", "classic", NULL),
+                     2);
+    assert_non_null(strstr(spawn_err, "record one with 'mcsim sdf run "));
+    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "-o", "r.db", NULL),
+                     1);
+    assert_non_null(strstr(spawn_out, "stored as the analysis of run 1 in r.db\n"));
+    sqlq_assert_path_rows(workdir_file("r.db"),
+                          "SELECT t.name, a.verdict, a.bound IS NULL FROM analysis a JOIN threads"
+                          " t ON t.run_id = a.run_id AND t.thread_id = a.thread_id ORDER BY"
+                          " t.name",
+                          "client|unknown|1\nserver|no jobs|1\n");
+    clean();
+}
+
+/* Bad input: exit 2, nothing written. */
+static void test_bad(void **state)
+{
+    (void)state;
+    assert_int_equal(spawn_mcsim("sdf", "analyze", DIR "microkit/ch_invalid_pd.system", NULL), 2);
+    assert_int_equal(spawn_mcsim("sdf", "analyze", DIR "bad/min_budget.system", NULL), 2);
+    assert_non_null(strstr(spawn_err, "MIN_BUDGET"));
+    assert_int_equal(spawn_mcsim("sdf", "analyze", DIR "examples/microkit-timer.system",
+                                 "--scheduler", "edf", NULL),
+                     2);
+    assert_non_null(strstr(spawn_err, "--scheduler takes 'mcs' or 'classic', not 'edf'"));
+    assert_int_equal(spawn_mcsim("sdf", "analyze", NULL), 2);
+    assert_int_equal(workdir_count(), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_same_as_export),
+        cmocka_unit_test(test_passive_server),
+        cmocka_unit_test(test_store),
+        cmocka_unit_test(test_bad),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
