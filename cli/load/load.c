@@ -343,13 +343,17 @@ void ld_syntax_error(const yaml_parser_t *p, const char *path, const char *text,
         diag_error(d, path, 0, 0, "out of memory while reading YAML");
         return;
     }
+    char hint[600] = "";
     if (p->error == YAML_READER_ERROR)
         at = offset_loc(text, len, p->problem_offset);
+    else if (ld_indent_hint(text, len, path, p->problem, at.line, hint + 2, sizeof hint - 2))
+        memcpy(hint, "; ", 2);
     if (p->context)
-        diag_error(d, path, at.line, at.col, "invalid YAML: %s (%s at %u:%u)", problem, p->context,
-                   (unsigned)p->context_mark.line + 1, (unsigned)p->context_mark.column + 1);
+        diag_error(d, path, at.line, at.col, "invalid YAML: %s (%s at %u:%u)%s", problem,
+                   p->context, (unsigned)p->context_mark.line + 1,
+                   (unsigned)p->context_mark.column + 1, hint);
     else
-        diag_error(d, path, at.line, at.col, "invalid YAML: %s", problem);
+        diag_error(d, path, at.line, at.col, "invalid YAML: %s%s", problem, hint);
 }
 
 /* The scenario: the file's first document (ld_shape has read them all). */

@@ -61,6 +61,18 @@ char *ld_read_file(const char *path, size_t *len, struct diag *d);
 void ld_syntax_error(const yaml_parser_t *p, const char *path, const char *text, size_t len,
                      struct diag *d);
 
+/* load_indent.c */
+
+/*
+ * For libyaml's `problem` at line `line` of text[0..len) (of file `path`):
+ * if bad indentation is the likely cause (a line lining up with no block
+ * above it, or indented under a key that has its value already), a hint
+ * naming the likely culprit's FILE:LINE:COL into out[0..out_len); true
+ * then, false if no line is to blame.
+ */
+bool ld_indent_hint(const char *text, size_t len, const char *path, const char *problem,
+                    uint32_t line, char *out, size_t out_len);
+
 /* The format's default platform: 1GHz CPU and timer, the default kernel
  * costs (SCENARIO-FORMAT.md "platform"). */
 void ld_platform_defaults(struct scenario *s);

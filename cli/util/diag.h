@@ -35,6 +35,18 @@ struct diag_msg {
  * and output however many there are. */
 #define DIAG_MAX_KEPT 1000u
 
+/*
+ * Messages "like" each other are of one severity and file and differ only
+ * in numbers and in what is quoted ('t5', 'prioty'): the same mistake
+ * made in many places. diag_print shows DIAG_SHOWN_LIKE of each kind, then
+ * counts the rest: "FILE: note: ... and 133,052 more like it". Kinds are
+ * counted as messages arrive, kept or not, up to DIAG_MAX_KINDS kinds.
+ */
+#define DIAG_SHOWN_LIKE 3u
+#define DIAG_MAX_KINDS 256u
+
+struct diag_kind; /* diag.c */
+
 /* A growable list of messages. Zero-initialised (or diag_init) is empty. */
 struct diag {
     struct diag_msg *msgs;
@@ -43,6 +55,8 @@ struct diag {
     size_t dropped; /* messages past DIAG_MAX_KEPT, counted only */
     bool lost;      /* a message could not be stored (out of memory) */
     size_t next_seq;
+    struct diag_kind *kinds; /* the kinds of message seen, and how many of each */
+    size_t n_kinds;
 };
 
 /* Make `d` empty; it needs diag_release afterwards. */
@@ -77,8 +91,11 @@ void diag_sort(struct diag *d, size_t from);
  * NUL-terminated when len > 0). Returns the length it needed, as snprintf. */
 int diag_format(const struct diag_msg *m, char *buf, size_t len);
 
-/* Print every message, one line each, in order; then, if messages were
- * dropped past DIAG_MAX_KEPT, one line saying how many. */
+/* Print the messages, one line each, in order, at most DIAG_SHOWN_LIKE of
+ * each kind: after the last shown of a kind with more, one line "FILE:
+ * note: ... and N more like it" (N with thousands separated by commas);
+ * then, if messages of no counted kind were dropped past DIAG_MAX_KEPT,
+ * one line saying how many. */
 void diag_print(const struct diag *d, FILE *f);
 
 /* A command's bad usage: prints "mcsim: CMD: " + fmt (one %s, `arg`) and

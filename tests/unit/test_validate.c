@@ -217,6 +217,41 @@ static void test_validate_limits(void **state)
     workdir_clear();
 }
 
+/* The same two mistakes in each of 2,000 threads: three of each kind
+ * are printed, then counted, all 4,000 of them (issue 14). */
+static void test_validate_repeated(void **state)
+{
+    (void)state;
+    FILE *f = fopen(workdir_file("same.yaml"), "w");
+
+    assert_non_null(f);
+    fprintf(f, "mcsim: 1\nduration: 20ms\ncriticality: [lo]\nthreads:\n");
+    for (unsigned k = 0; k < 2000; k++)
+        fprintf(f, "  t%u: {priority: 300, criticality: lo, budget: 20ms, period: 10ms, "
+                   "program: [{compute: 1us}]}\n", k);
+    fclose(f);
+    assert_int_equal(spawn_shell("validate same.yaml"), 2);
+    assert_string_equal(spawn_out, "");
+    assert_string_equal(
+        spawn_err,
+        "same.yaml:5:18: error: priority of thread 't0' is '300' (expected a whole number "
+        "from 0 to 255)\n"
+        "same.yaml:5:48: error: budget of thread 't0' (20ms) is longer than its period (10ms) "
+        "(expected budget <= period)\n"
+        "same.yaml:6:18: error: priority of thread 't1' is '300' (expected a whole number "
+        "from 0 to 255)\n"
+        "same.yaml:6:48: error: budget of thread 't1' (20ms) is longer than its period (10ms) "
+        "(expected budget <= period)\n"
+        "same.yaml:7:18: error: priority of thread 't2' is '300' (expected a whole number "
+        "from 0 to 255)\n"
+        "same.yaml: note: ... and 1,997 more like it\n"
+        "same.yaml:7:48: error: budget of thread 't2' (20ms) is longer than its period (10ms) "
+        "(expected budget <= period)\n"
+        "same.yaml: note: ... and 1,997 more like it\n"
+        "same.yaml: 4000 errors\n");
+    workdir_clear();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -224,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_validate_second_document), cmocka_unit_test(test_validate_usage),
         cmocka_unit_test(test_validate_command_table), cmocka_unit_test(test_validate_limits),
         cmocka_unit_test(test_validate_whole_ticks),
+        cmocka_unit_test(test_validate_repeated),
     };
     return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }

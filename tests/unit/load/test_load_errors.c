@@ -397,6 +397,26 @@ static const struct bad_case bad_cases[] = {
      {"bad_version.yaml:1:8: error: format version 2 is not supported (expected "
       "mcsim: 1)",
       NULL}},
+    /* bad indentation: libyaml's error, and a hint naming the line to blame */
+    {"bad_indent_under.yaml",
+     {"bad_indent_under.yaml:9:4: error: invalid YAML: did not find expected key (while "
+      "parsing a block mapping at 6:3); hint: " DATA_DIR "bad_indent_under.yaml:9:4 is "
+      "indented 3 spaces, lining up with no block above it (the block from 7:5 is indented "
+      "4, the one from 6:3 2): indent it as the lines it belongs with",
+      NULL}},
+    {"bad_indent_over.yaml",
+     {"bad_indent_over.yaml:9:13: error: invalid YAML: mapping values are not allowed in "
+      "this context; hint: " DATA_DIR "bad_indent_over.yaml:9:7 is indented 6 spaces, "
+      "deeper than the key above it at 8:5, which has its value already, so YAML reads the "
+      "line as more of that value: indent it as the lines it belongs with",
+      NULL}},
+    {"bad_indent_item.yaml",
+     {"bad_indent_item.yaml:13:9: error: invalid YAML: did not find expected key (while "
+      "parsing a block mapping at 11:9); hint: " DATA_DIR "bad_indent_item.yaml:13:9 is a "
+      "list item lined up with the keys of the mapping from 11:9: indent it as the items of "
+      "its list",
+      NULL}},
+    /* a syntax error with the indentation right: no hint */
     {"bad_yaml_syntax.yaml",
      {"bad_yaml_syntax.yaml:5:4: error: invalid YAML: did not find expected ',' or "
       "'}' (while parsing a flow mapping at 4:6)",
