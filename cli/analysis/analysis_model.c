@@ -104,11 +104,46 @@ static bool job_body(const struct scenario *s, const struct scn_step *job, struc
     return true;
 }
 
+/* A Microkit driver's event loop (issue 17): serve on notification N only
+ * (no endpoint), one handler, for the bit of D, the only device of N:
+ * [compute / call ...; irq_ack D]. Each handler run is one job released
+ * by D's interrupt: the device thread loop [wait N; job [...]; irq_ack D],
+ * its acknowledgement inside the job (the work counts its entry alike). */
+static void serve_shape(const struct scenario *s, const struct scn_step *sv, struct an_thread *t)
+{
+    const struct scn_step *h = step(s, sv->body_first), *ack;
+    struct scn_step job;
+    if (sv->object != SCN_NONE || sv->ntfn == SCN_NONE || sv->body_count != 1 ||
+        h->kind != STEP_ON_NOTIFIED || h->body_count == 0) {
+        other(t, "a serve loop other than a driver's (one notified handler, no endpoint)");
+        return;
+    }
+    ack = step(s, h->body_first + h->body_count - 1);
+    t->device = device_of(s, sv->ntfn);
+    if (t->device == SCN_NONE || ack->kind != STEP_IRQ_ACK || ack->object != t->device ||
+        h->count > SCN_MAX_BADGE_BIT || s->devices[t->device].badge != 1ull << h->count) {
+        other(t, "a serve handler not ended by acknowledging the one device of its notification");
+        return;
+    }
+    job = *h;
+    job.body_count--;
+    if (!job_body(s, &job, t)) {
+        other(t, "a serve handler with steps other than compute and call");
+        return;
+    }
+    an_arrivals_of(s, t->device, &t->arr);
+    t->shape = SHAPE_DEVICE;
+}
+
 /* Device thread: loop [wait N; job [...]; irq_ack D], D the only device of N. */
 static void device_shape(const struct scenario *s, const struct scn_thread *th,
                          struct an_thread *t)
 {
     const struct scn_step *loop = step(s, th->prog_first), *b;
+    if (th->prog_count == 1 && loop->kind == STEP_SERVE) {
+        serve_shape(s, loop, t);
+        return;
+    }
     if (th->prog_count != 1 || loop->kind != STEP_LOOP || loop->body_count != 3) {
         other(t, "not loop [wait; job [...]; irq_ack]");
         return;
@@ -139,7 +174,9 @@ static bool has_step(const struct scenario *s, uint32_t first, uint32_t count,
         const struct scn_step *b = step(s, first + k);
         if (b->kind == kind)
             return true;
-        if ((b->kind == STEP_LOOP || b->kind == STEP_REPEAT || b->kind == STEP_JOB) &&
+        if ((b->kind == STEP_LOOP || b->kind == STEP_REPEAT || b->kind == STEP_JOB ||
+             b->kind == STEP_SERVE || b->kind == STEP_ON_NOTIFIED ||
+             b->kind == STEP_ON_PROTECTED) &&
             has_step(s, b->body_first, b->body_count, kind))
             return true;
     }
@@ -310,7 +347,10 @@ int an_model(struct an_ctx *c)
         t->handler = SCN_NONE;
         t->device = SCN_NONE;
         context_of(c, th, t);
-        t->has_jobs = has_step(s, th->prog_first, th->prog_count, STEP_JOB);
+        /* each run of a serve loop's handler is a job */
+        t->has_jobs = has_step(s, th->prog_first, th->prog_count, STEP_JOB) ||
+                      has_step(s, th->prog_first, th->prog_count, STEP_ON_NOTIFIED) ||
+                      has_step(s, th->prog_first, th->prog_count, STEP_ON_PROTECTED);
         t->may_call = has_step(s, th->prog_first, th->prog_count, STEP_CALL);
         if (th->prog_count == 1 && step(s, th->prog_first)->kind == STEP_HANDLE_TIMEOUTS)
             t->shape = SHAPE_HANDLER;

@@ -2,7 +2,8 @@
  * mcsim sdf analyze: a Microkit system imported and analysed as `mcsim
  * analyze` analyses the scenario `mcsim sdf export` writes of it: the same
  * table, JSON and exit status, byte for byte, for the examples with their
- * sidecars; the exact verdicts of the passive_server and timer examples;
+ * sidecars; the exact verdicts of the passive_server, timer and echo
+ * server examples (a one-interrupt driver bounded as a device thread);
  * -o DB stores the bounds with the latest `mcsim sdf run` of the system;
  * bad input exits 2 and writes nothing.
  */
@@ -86,9 +87,9 @@ static void test_same_as_export(void **state)
     }
 }
 
-/* Microkit's passive_server: the server has no jobs of its own (its time
- * is its callers'), the client's init-then-serve program is not one the
- * analysis models: unknown, with the reason, exit 1. */
+/* Microkit's passive_server: neither the server's serve loop of calls nor
+ * the client's init-then-serve program is a shape the analysis models:
+ * unknown, with the reason, exit 1. */
 static void test_passive_server(void **state)
 {
     (void)state;
@@ -100,10 +101,82 @@ static void test_passive_server(void **state)
         "analysis of microkit_passive_server under mcs (bounds on the response time of every "
         "job)\n"
         "  thread           prio crit        work      bound   deadline      slack  verdict\n"
-        "  server            100 lo             -          -          -          -  no jobs\n"
+        "  server            100 lo             0          -          -          -  unknown\n"
         "  client             99 lo             0          -        1ms          -  unknown\n"
-        "  server: no bound: no job steps\n"
+        "  server: no bound: program not modelled: a passive thread that is not recv; loop "
+        "[...; reply_recv]\n"
         "  client: no bound: program not modelled: not loop [wait; job [...]; irq_ack]\n");
+}
+
+/* Microkit's timer example as a driver (sidecar: 50us per 1ms interrupt,
+ * deadline 200us, default 1000us round-robin context, priority 0). With
+ * the default costs E = 120 + 100 + 80 + 100 + 3 x 150 + 120 + 250 + 90 =
+ * 1310 cycles (1.31us at 1GHz): the work is 50us + 2E (the receive and the
+ * acknowledgement) = 52.62us; the kernel's entries in the window are one
+ * interrupt arrival, two round-robin expiries (ceil(d / 1ms) + 1) and one
+ * entry in progress: 4E = 5.24us; bound 57.86us. The same bound as the
+ * thread written as a device loop; observed 51.58us. */
+static void test_timer_driver(void **state)
+{
+    const char *sys = DIR "examples/microkit-timer.system";
+    const char *side = DIR "sidecars/timer.mcsim.yaml";
+    static const char serve[] = "      - serve:\n"
+                                "          notification: ntfn_timer\n"
+                                "          notified:\n"
+                                "            0: [compute: 50us, irq_ack: irq_timer_0]\n";
+    static const char loop[] = "      - loop: [wait: ntfn_timer, job: [compute: 50us], irq_ack: "
+                               "irq_timer_0]\n";
+    (void)state;
+    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, NULL), 0);
+    assert_string_equal(
+        spawn_out,
+        "analysis of microkit_timer under mcs (bounds on the response time of every job)\n"
+        "  thread           prio crit        work      bound   deadline      slack  verdict\n"
+        "  timer               0 lo       52.62us    57.86us      200us   142.14us  schedulable\n"
+        "  timer: 57.86us = 52.62us own + 5.24us kernel\n");
+    /* the serve loop and the device loop: the same bound, term by term */
+    assert_int_equal(spawn_mcsim("sdf", "export", sys, "--sidecar", side, "-o", "e.yaml", NULL), 0);
+    char *yaml = workdir_must_read("e.yaml", NULL);
+    char *at = strstr(yaml, serve);
+    assert_non_null(at);
+    size_t head = (size_t)(at - yaml);
+    char *as_loop = malloc(strlen(yaml) + sizeof loop);
+    memcpy(as_loop, yaml, head);
+    strcpy(as_loop + head, loop);
+    strcat(as_loop, at + strlen(serve));
+    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "--json", NULL), 0);
+    char *json = strdup(spawn_out);
+    workdir_write("e.yaml", as_loop);
+    assert_int_equal(spawn_mcsim("analyze", "e.yaml", "--json", NULL), 0);
+    assert_string_equal(json, spawn_out);
+    assert_non_null(strstr(json, "\"bound\": 57860,"));
+    free(json);
+    free(as_loop);
+    free(yaml);
+    /* simulated: the worst response within the bound */
+    assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db", "--analyze",
+                                 NULL),
+                     0);
+    assert_non_null(strstr(spawn_out, "  timer            bound    57.86us  observed    51.58us"
+                                      "  schedulable\n"));
+    clean();
+}
+
+/* sDDF's echo server under a flood: its Ethernet driver (hi, 100us every
+ * 400us, deadline 400us) also takes two virtualisers' notifications, a
+ * serve loop the analysis does not model: unknown, exit 1 (not "no jobs",
+ * not schedulable: `sdf run` shows it throttled 15 times). */
+static void test_echo_server_unknown(void **state)
+{
+    (void)state;
+    assert_int_equal(spawn_mcsim("sdf", "analyze",
+                                 DIR "examples/sddf-echo_server-maaxboard.system", "--sidecar",
+                                 DIR "sidecars/echo_server_flood.mcsim.yaml", NULL),
+                     1);
+    assert_non_null(strstr(spawn_out, "  eth               101 hi             0          -      "
+                                      "400us          -  unknown\n"));
+    assert_non_null(strstr(spawn_out, "  eth: no bound: program not modelled: a serve loop other "
+                                      "than a driver's (one notified handler, no endpoint)\n"));
 }
 
 /* -o DB: the bounds stored with the latest `sdf run` of the same system
@@ -131,7 +204,7 @@ static void test_store(void **state)
                           "SELECT t.name, a.verdict, a.bound IS NULL FROM analysis a JOIN threads"
                           " t ON t.run_id = a.run_id AND t.thread_id = a.thread_id ORDER BY"
                           " t.name",
-                          "client|unknown|1\nserver|no jobs|1\n");
+                          "client|unknown|1\nserver|unknown|1\n");
     clean();
 }
 
@@ -155,6 +228,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_as_export),
         cmocka_unit_test(test_passive_server),
+        cmocka_unit_test(test_timer_driver),
+        cmocka_unit_test(test_echo_server_unknown),
         cmocka_unit_test(test_store),
         cmocka_unit_test(test_bad),
     };
