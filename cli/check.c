@@ -26,6 +26,7 @@
 #include "load/load.h"
 #include "util/sha256.h"
 #include "summary/summary.h"
+#include "summary/fragment.h"
 #include "summary/tstats.h"
 
 const char cmd_check_usage[] =
@@ -448,6 +449,7 @@ static int check_run(sqlite3 *db, const struct check_args *a, const struct check
         }
         printf("\nper thread (missed: deadline misses, aborted calls' jobs, releases lost):\n");
         tstats_print_table(stdout, &ts);
+        fragment_print(stdout, db, run->id, scenario_min_budget(s), ts.cpu_hz);
         tstats_release(&ts);
     }
     if (!a->quiet)

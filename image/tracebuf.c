@@ -32,12 +32,13 @@ void tb_put(const struct image_rec *r)
 
 /* Kinds the host's recorder turns into rows without --trace full
  * (sim/recorder.c): switches make slices, budget kinds budget_events,
- * preempt and call_aborted always go to events. (The thread an
- * interrupt woke, TR_IRQ's, comes in its kernel entry's record.) */
+ * preempt and call_aborted always go to events, refills the refills
+ * table. (The thread an interrupt woke, TR_IRQ's, comes in its kernel
+ * entry's record.) */
 static const uint32_t sched_kinds = 1u << TR_SWITCH | 1u << TR_EXHAUSTED | 1u << TR_THROTTLE |
                                     1u << TR_REPLENISH | 1u << TR_TIMEOUT_FAULT |
                                     1u << TR_EMERGENCY | 1u << TR_PREEMPT | 1u << TR_CALL_ABORTED |
-                                    1u << TR_INVARIANT;
+                                    1u << TR_INVARIANT | 1u << TR_REFILLS;
 
 /* The kinds user code looks at (uworld_observe_trace). */
 static const uint32_t observed_kinds = 1u << TR_THROTTLE | 1u << TR_RESTART;

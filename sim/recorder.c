@@ -97,8 +97,31 @@ static void event_row(struct world *w, const struct trace_record *rec, cycles_t 
         .thread = row_thread(rec->thread),
         .object = rec->object,
         .arg = rec->arg,
+        .arg2 = rec->arg2,
     };
+    if (rec->kind == TR_SIGNAL) /* the thread woken */
+        r.arg2 = rec->arg2 == TRACE_IDLE ? SINK_NO_ARG : rec->arg2;
     world_sink_check(w, w->opt->sink.ops->event(w->opt->sink.self, &r));
+}
+
+/* TR_REFILLS: object = badge | count << 32 | refill_max << 48, arg = the
+ * head's time, arg2 = its amount (mcsim/trace.h). */
+static void refill_row(struct world *w, const struct trace_record *rec, cycles_t time)
+{
+    uint32_t ntfn;
+    struct sink_refill r = {
+        .thread = row_thread(rec->thread),
+        .time = time,
+        .head_time = hal_sim_ticks_to_cycles(rec->arg),
+        .head_amount = hal_sim_ticks_to_cycles(rec->arg2),
+        .count = (uint32_t)(rec->object >> 32 & 0xffff),
+        .max = (uint32_t)(rec->object >> 48),
+    };
+
+    if (after_end(w, time) || w->opt->sink.ops->refill == NULL)
+        return;
+    sc_owner(w, rec->object & 0xffffffffu, &r.sc_thread, &ntfn);
+    world_sink_check(w, w->opt->sink.ops->refill(w->opt->sink.self, &r));
 }
 
 static void budget_trace(struct world *w, const struct trace_record *rec, cycles_t at)
@@ -177,7 +200,8 @@ static void progress_entry(struct world *w, uint32_t thread)
                            .kind = "no_progress",
                            .thread = thread,
                            .object = p->consumed,
-                           .arg = p->budget};
+                           .arg = p->budget,
+                           .arg2 = SINK_NO_ARG};
     world_sink_check(w, w->opt->sink.ops->event(w->opt->sink.self, &r));
 }
 
@@ -188,7 +212,7 @@ uint32_t rec_trace_kinds(const struct world *w)
     return (1u << TR_SWITCH) | (1u << TR_IRQ) | (1u << TR_EXHAUSTED) | (1u << TR_THROTTLE) |
            (1u << TR_RESTART) | (1u << TR_SPORADIC_UNBLOCK) |
            (1u << TR_REPLENISH) | (1u << TR_TIMEOUT_FAULT) | (1u << TR_EMERGENCY) |
-           (1u << TR_PREEMPT) | (1u << TR_CALL_ABORTED);
+           (1u << TR_PREEMPT) | (1u << TR_CALL_ABORTED) | (1u << TR_REFILLS);
 }
 
 void rec_trace(void *ctx, const struct trace_record *rec, uint64_t entry_cycle, uint64_t now)
@@ -207,6 +231,8 @@ void rec_trace(void *ctx, const struct trace_record *rec, uint64_t entry_cycle, 
         if (!w->timeline)
             return;
     }
+    if (rec->kind == TR_REFILLS && w->rows) /* the contexts configured at boot too */
+        refill_row(w, rec, entry_cycle);
     if (!w->timeline)
         return;
     if (rec->kind == TR_EXHAUSTED) {

@@ -110,6 +110,23 @@ struct sink_event {
     uint32_t thread;       /* SINK_NO_THREAD if none */
     uint64_t object;
     uint64_t arg;
+    uint64_t arg2;         /* the kind's second argument; signal: the thread woken;
+                              SINK_NO_ARG when it has none */
+};
+
+#define SINK_NO_ARG UINT64_MAX
+
+/* A periodic context's refill list after the kernel changed it (the
+ * `refills` table): at configuration, at each charge (refill_budget_check)
+ * and each unblock check that moved its head. */
+struct sink_refill {
+    uint32_t thread;       /* the thread bound to the context (SINK_NO_THREAD: none) */
+    uint32_t sc_thread;    /* the thread that owns the context (SINK_NO_THREAD: a
+                              notification's or a spare one) */
+    cycles_t time;         /* the clock reading of the kernel entry that changed it */
+    cycles_t head_time, head_amount; /* the head refill */
+    uint32_t count, max;   /* refills in use, and the list's capacity
+                              (MIN_REFILLS + extra_refills) */
 };
 
 /* A thread whose system call the kernel restarted this many times in a row
@@ -141,6 +158,8 @@ struct trace_sink_ops {
     int (*budget_event)(void *self, const struct sink_budget_event *r);
     int (*irq)(void *self, const struct sink_irq *r);
     int (*event)(void *self, const struct sink_event *r);
+    /* Optional: may be NULL. */
+    int (*refill)(void *self, const struct sink_refill *r);
     int (*expectation)(void *self, const struct sink_expectation *r);
     /* The refills of a thread's context when the run ended (the
      * `final_refills` table). Optional: may be NULL. */

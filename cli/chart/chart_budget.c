@@ -1,88 +1,97 @@
 /*
- * The budget line (chart_budget.h). U(x), the CPU time paid before x, is
- * piecewise linear with corners at the ends of the stretches, so
- * budget - (U(t) - U(t - period)) has its corners at every stretch end
- * and every stretch end plus the period: the line is those points.
+ * The budget line (chart_budget.h): per record of the refill list, the
+ * head's amount from the head's time on, less the CPU time the context
+ * paid since, until the next record. Its corners are the records, the
+ * head times and the ends of the stretches paid in between.
  */
 #include "chart_budget.h"
 
 #include <stdlib.h>
 
-/* CPU time paid before x: prefix[k] is the length of stretches 0..k-1. */
-static int64_t paid_before(const struct chart_usage *u, const int64_t *prefix, size_t n, int64_t x)
-{
-    size_t lo = 0, hi = n;
+struct line {
+    struct chart_point *p;
+    size_t n, cap;
+};
 
-    /* k = the number of stretches starting before x */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (u[mid].start < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
+/* Append a point, unless it repeats the last one (a repeat would hide a
+ * corner from the chart's drawing, which skips points on a straight run). */
+static int push(struct line *l, int64_t time, int64_t left)
+{
+    if (l->n > 0 && l->p[l->n - 1].time == time && l->p[l->n - 1].left == left)
         return 0;
-    const struct chart_usage *last = &u[lo - 1];
-    return prefix[lo - 1] + ((x < last->end ? x : last->end) - last->start);
-}
-
-static int cmp_time(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Every corner of the line in (from, to), with from and to; sorted and
- * without repeats. */
-static int64_t *corners(const struct chart_usage *u, size_t n, int64_t period, int64_t from,
-                        int64_t to, size_t *count)
-{
-    int64_t *t = malloc((4 * n + 2) * sizeof *t);
-    size_t k = 0, out = 0;
-
-    if (t == NULL)
-        return NULL;
-    t[k++] = from;
-    t[k++] = to;
-    for (size_t i = 0; i < n; i++) {
-        int64_t c[4] = {u[i].start, u[i].end, u[i].start + period, u[i].end + period};
-        for (int j = 0; j < 4; j++)
-            if (c[j] > from && c[j] < to)
-                t[k++] = c[j];
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        struct chart_point *p = realloc(l->p, cap * sizeof *p);
+        if (p == NULL)
+            return -1;
+        l->p = p;
+        l->cap = cap;
     }
-    qsort(t, k, sizeof *t, cmp_time);
-    for (size_t i = 0; i < k; i++)
-        if (out == 0 || t[i] != t[out - 1])
-            t[out++] = t[i];
-    *count = out;
-    return t;
+    l->p[l->n++] = (struct chart_point){time, left};
+    return 0;
 }
 
-int chart_budget_line(const struct chart_usage *usage, size_t n, int64_t budget, int64_t period,
-                      int64_t from, int64_t to, struct chart_point **pts, size_t *n_pts)
+/* CPU time paid in [a, x): the stretches from index k on (the first that
+ * ends after a). */
+static int64_t paid(const struct chart_usage *u, size_t n, size_t k, int64_t a, int64_t x)
 {
-    int64_t *prefix = malloc((n ? n : 1) * sizeof *prefix);
-    size_t count = 0;
-    int64_t *t = corners(usage, n, period, from, to, &count);
-    struct chart_point *p = t ? malloc(count * sizeof *p) : NULL;
+    int64_t sum = 0;
 
-    if (prefix == NULL || p == NULL) {
-        free(prefix);
-        free(t);
-        free(p);
+    for (; k < n && u[k].start < x; k++) {
+        int64_t s = u[k].start > a ? u[k].start : a, e = u[k].end < x ? u[k].end : x;
+        if (e > s)
+            sum += e - s;
+    }
+    return sum;
+}
+
+/* One record's stretch of the line, [s, e): 0 before the head's time,
+ * then its amount less what was paid since. */
+static int segment(struct line *l, const struct chart_refill *r, const struct chart_usage *u,
+                   size_t n, size_t *first, int64_t s, int64_t e)
+{
+    int64_t avail = r->head_time > s ? r->head_time : s;
+    size_t k;
+
+    while (*first < n && u[*first].end <= s) /* s only grows from one record to the next */
+        ++*first;
+    k = *first;
+    while (k < n && u[k].end <= avail)
+        k++;
+    if (push(l, s, avail > s ? 0 : r->head_amount) != 0)
         return -1;
+    if (avail > s && avail < e && (push(l, avail, 0) != 0 || push(l, avail, r->head_amount) != 0))
+        return -1;
+    for (size_t i = k; i < n && u[i].start < e; i++) {
+        int64_t c[2] = {u[i].start, u[i].end};
+        for (int j = 0; j < 2; j++)
+            if (c[j] > avail && c[j] < e &&
+                push(l, c[j], r->head_amount - paid(u, n, k, avail, c[j])) != 0)
+                return -1;
     }
-    for (size_t i = 0; i < n; i++)
-        prefix[i] = (i ? prefix[i - 1] + (usage[i - 1].end - usage[i - 1].start) : 0);
-    for (size_t i = 0; i < count; i++) {
-        int64_t used =
-            paid_before(usage, prefix, n, t[i]) - paid_before(usage, prefix, n, t[i] - period);
-        p[i] = (struct chart_point){.time = t[i], .left = budget - used};
+    return push(l, e, avail >= e ? 0 : r->head_amount - paid(u, n, k, avail, e));
+}
+
+int chart_budget_line(const struct chart_refill *rf, size_t n_rf, const struct chart_usage *usage,
+                      size_t n, int64_t from, int64_t to, struct chart_point **pts, size_t *n_pts)
+{
+    struct line l = {0};
+    size_t first = 0;
+
+    for (size_t i = 0; i < n_rf; i++) {
+        int64_t s = rf[i].time > from ? rf[i].time : from;
+        int64_t e = i + 1 < n_rf && rf[i + 1].time < to ? rf[i + 1].time : to;
+
+        if (i + 1 < n_rf && rf[i + 1].time <= from)
+            continue; /* a later record holds at from */
+        if (s >= to || e < s)
+            break;
+        if (segment(&l, &rf[i], usage, n, &first, s, e) != 0) {
+            free(l.p);
+            return -1;
+        }
     }
-    free(prefix);
-    free(t);
-    *pts = p;
-    *n_pts = count;
+    *pts = l.p;
+    *n_pts = l.n;
     return 0;
 }

@@ -1,12 +1,14 @@
 /*
- * The budget line of a chart: how much of a scheduling context's budget
- * was not used in the period before each instant, budget - (CPU time the
- * context paid in (t - period, t]). The recorded tables hold no refill
- * state, but this quantity follows from the slices alone, and it is the
- * one the kernel bounds: seL4's sporadic servers never let a context use
- * more than its budget in any window of its period, so the line reaches 0
- * only where the context is, or is about to be, throttled (and dips below
- * it by at most one kernel entry).
+ * The budget line of a chart: the budget the kernel's refill list holds
+ * for a scheduling context at each instant, read from the `refills` table
+ * (the head refill whenever the kernel changed the list) and the CPU time
+ * the context paid since. Between two changes of the list the head's
+ * amount is what the context can run before its budget expires: 0 while
+ * the head lies in the future (the context is throttled until then), the
+ * head's amount from its time on, less the time paid since (the kernel
+ * charges lazily, at the next change, which the following record shows).
+ * So the line reaches 0 exactly where the kernel found the head used up,
+ * and shows nothing available while the context waits for its refill.
  */
 #ifndef MCSIM_CLI_CHART_BUDGET_H
 #define MCSIM_CLI_CHART_BUDGET_H
@@ -21,15 +23,23 @@ struct chart_usage {
     int64_t start, end;
 };
 
+/* The context's head refill from `time` on (a row of `refills`). */
+struct chart_refill {
+    int64_t time, head_time, head_amount;
+};
+
 /*
- * The points of the line over [from, to] (from < to) of a context with
- * `budget` and `period` (> 0) that paid for `usage` (n stretches sorted by
- * start, not overlapping; every stretch that ends after from - period must
- * be there). The line is exact: straight between consecutive points.
- * On success returns 0 and stores a malloc'd array in *pts (free it) and
- * its length in *n_pts (at least 2: from and to); -1 if out of memory.
+ * The points of the line over [from, to] (from < to) of a context whose
+ * refill list changed at rf (n_rf records in the order recorded, the
+ * first at or before from if there is one) and that paid for `usage` (n
+ * stretches sorted by start, not overlapping, every one that ends after
+ * the first record). The line is exact: straight between consecutive
+ * points, vertical where two points share a time; it starts at the first
+ * record (or from). On success returns 0 and stores a malloc'd array in
+ * *pts (free it) and its length in *n_pts (0 when there is no record
+ * before to); -1 if out of memory.
  */
-int chart_budget_line(const struct chart_usage *usage, size_t n, int64_t budget, int64_t period,
-                      int64_t from, int64_t to, struct chart_point **pts, size_t *n_pts);
+int chart_budget_line(const struct chart_refill *rf, size_t n_rf, const struct chart_usage *usage,
+                      size_t n, int64_t from, int64_t to, struct chart_point **pts, size_t *n_pts);
 
 #endif /* MCSIM_CLI_CHART_BUDGET_H */

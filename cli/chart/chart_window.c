@@ -421,30 +421,77 @@ static int take_usage(sqlite3_stmt *st, int64_t after, struct chart_usage **u, s
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* The CPU time context `t` paid for in [from - period, to), then its line. */
-static int line_of(sqlite3_stmt *b, sqlite3_stmt *in, struct chart_data *d, size_t ti)
+/* The refills of context ?2 of run ?1: the last record at or before ?3
+ * (in the last block of the context's that starts there or earlier, or a
+ * later one), then those in (?3, ?4), in the order recorded. */
+#define REFILLS_SQL(cond)                                                                          \
+    "SELECT time, head_time, head_amount FROM run_refills WHERE run_id = ?1"                       \
+    " AND sc_thread_id = ?2" cond
+static const char refills_before_sql[] = REFILLS_SQL(
+    " AND block_end >= (SELECT coalesce(max(min_time), 0) FROM trace_blocks WHERE run_id = ?1"
+    " AND tbl = 'refills' AND sc_thread_id = ?2 AND min_time <= ?3) AND time <= ?3"
+    " ORDER BY time DESC, seq DESC LIMIT 1");
+static const char refills_inside_sql[] =
+    REFILLS_SQL(" AND block_end > ?3 AND block_start < ?4 AND time > ?3 AND time < ?4"
+                " ORDER BY time, seq");
+
+static int take_refills(sqlite3_stmt *st, struct chart_refill **r, size_t *n, size_t *cap)
+{
+    int rc;
+
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (cq_grow((void **)r, *n, cap, sizeof **r) != 0)
+            return -2;
+        (*r)[(*n)++] = (struct chart_refill){sqlite3_column_int64(st, 0),
+                                             sqlite3_column_int64(st, 1),
+                                             sqlite3_column_int64(st, 2)};
+    }
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The window's statements of a budget line: refills before and inside,
+ * slices paid before and inside. */
+struct line_stmts {
+    sqlite3_stmt *rb, *ri, *b, *in;
+};
+
+/* Context `t`'s refill records of the window, the CPU time it paid for
+ * from the first of them (or from - period) to `to`, then its line. A run
+ * recorded without refills (before schema version 4) has no line. */
+static int line_of(const struct line_stmts *q, struct chart_data *d, size_t ti)
 {
     const struct chart_thread *t = &d->threads[ti];
-    int64_t v[3] = {t->id, d->from - t->period, d->to};
+    int64_t w[3] = {t->id, d->from, d->to};
+    struct chart_refill *r = NULL;
     struct chart_usage *u = NULL;
-    size_t n = 0, cap = 0;
+    size_t nr = 0, capr = 0, n = 0, cap = 0;
     struct chart_line *line;
     int rc;
 
-    cq_rebind(b, 2, v);
-    cq_rebind(in, 3, v);
-    rc = take_usage(b, v[1], &u, &n, &cap);
+    cq_rebind(q->rb, 2, w);
+    cq_rebind(q->ri, 3, w);
+    rc = take_refills(q->rb, &r, &nr, &capr);
     if (rc == 0)
-        rc = take_usage(in, v[1], &u, &n, &cap);
-    if (rc == 0 && (line = CQ_PUSH(d, lines)) == NULL)
-        rc = -2;
-    if (rc == 0) {
-        line->thread = ti;
-        line->budget = t->budget;
-        if (chart_budget_line(u, n, t->budget, t->period, d->from, d->to, &line->pts, &line->n) !=
-            0)
+        rc = take_refills(q->ri, &r, &nr, &capr);
+    if (rc == 0 && nr > 0) {
+        int64_t v[3] = {t->id, d->from - t->period, d->to};
+        if (r[0].time < v[1])
+            v[1] = r[0].time;
+        cq_rebind(q->b, 2, v);
+        cq_rebind(q->in, 3, v);
+        rc = take_usage(q->b, v[1], &u, &n, &cap);
+        if (rc == 0)
+            rc = take_usage(q->in, v[1], &u, &n, &cap);
+        if (rc == 0 && (line = CQ_PUSH(d, lines)) == NULL)
             rc = -2;
+        if (rc == 0) {
+            line->thread = ti;
+            line->budget = t->budget;
+            if (chart_budget_line(r, nr, u, n, d->from, d->to, &line->pts, &line->n) != 0)
+                rc = -2;
+        }
     }
+    free(r);
     free(u);
     return rc;
 }
@@ -459,13 +506,17 @@ static enum chart_status read_lines(sqlite3 *db, struct chart_data *d, char *err
 {
     static const char *const sql[2] = {WINDOW_BEFORE(CONTEXT_SLICES, "sc_thread_id"),
                                        WINDOW_INSIDE(CONTEXT_SLICES)};
-    sqlite3_stmt *b, *in;
-    int rc = prepare_window(db, sql, d->run.run_id, &b, &in);
+    static const char *const rsql[2] = {refills_before_sql, refills_inside_sql};
+    struct line_stmts q;
+    int rc = prepare_window(db, sql, d->run.run_id, &q.b, &q.in);
+    int rr = prepare_window(db, rsql, d->run.run_id, &q.rb, &q.ri);
 
-    for (size_t i = 0; rc == 0 && i < d->n_threads; i++)
+    for (size_t i = 0; rc == 0 && rr == 0 && i < d->n_threads; i++)
         if (has_line(d, &d->threads[i]))
-            rc = line_of(b, in, d, i);
-    return end_window(db, b, in, rc, err, errlen);
+            rc = line_of(&q, d, i);
+    sqlite3_finalize(q.rb);
+    sqlite3_finalize(q.ri);
+    return end_window(db, q.b, q.in, rc ? rc : rr, err, errlen);
 }
 
 /* ---- rows ---- */

@@ -110,7 +110,8 @@ static int db_create_schema(struct db *db)
         return db_fail(db);
     if (db_header_empty(&h) &&
         (db_exec(db, db_schema_v1_sql) != 0 || db_exec(db, db_schema_v2_sql) != 0 ||
-         db_exec(db, db_schema_v3_sql) != 0 || db_exec(db, pragmas) != 0))
+         db_exec(db, db_schema_v3_sql) != 0 || db_exec(db, db_schema_v4_sql) != 0 ||
+         db_exec(db, pragmas) != 0))
         return db_fail(db);
     if (db_exec(db, "COMMIT") != 0)
         return db_fail(db);
@@ -137,7 +138,7 @@ static int db_check_header(struct db *db, const struct db_header *h)
 }
 
 /* An older file gains the later versions' columns, tables and views (and
- * version 3's blocks of the runs it holds); as in db_create_schema, the
+ * version 3's blocks of the runs it holds, made once every table exists); as in db_create_schema, the
  * write lock is taken before looking again. */
 static int db_upgrade_schema(struct db *db)
 {
@@ -151,7 +152,9 @@ static int db_upgrade_schema(struct db *db)
         return db_fail(db);
     if (h.app_id == DB_APPLICATION_ID && h.version >= 1 && h.version < DB_SCHEMA_VERSION &&
         ((h.version < 2 && db_exec(db, db_schema_v2_sql) != 0) ||
-         db_exec(db, db_schema_v3_sql) != 0 || db_exec(db, db_blocks_of_rows_sql) != 0 ||
+         (h.version < 3 && db_exec(db, db_schema_v3_sql) != 0) ||
+         db_exec(db, db_schema_v4_sql) != 0 ||
+         (h.version < 3 && db_exec(db, db_blocks_of_rows_sql) != 0) ||
          db_exec(db, pragma) != 0))
         return db_fail(db);
     if (db_exec(db, "COMMIT") != 0)

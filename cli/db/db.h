@@ -8,7 +8,9 @@
  * expectations.applicable (0/1), final_refills; from schema version 2,
  * irqs.handler and irqs.handler_start, kernel_stats, scenario_files and
  * the views stats and run_stats; from version 3, trace_blocks and the
- * run_* views, through which the trace tables are read (db_schema.c; an
+ * run_* views, through which the trace tables are read; from version 4,
+ * refills and run_refills, events.arg2, and the stats view counting
+ * releases lost and aborted jobs, with time columns in ns (db_schema.c; an
  * older file is upgraded when opened for writing, and given equivalent
  * temporary views when opened read-only: db_read_views). The file is
  * marked with
@@ -39,7 +41,7 @@
 
 #include "sink.h"
 
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 #define DB_APPLICATION_ID 0x6d63736d /* "mcsm" */
 #define DB_BATCH_ROWS 100000
 #define DB_ROWS_PER_INSERT 32 /* trace rows of a block inserted by one statement */
@@ -52,7 +54,8 @@
  * (db_schema.c): the CSV export leaves them out.
  */
 #define DB_ACCESS_OBJECTS                                                                          \
-    "('trace_blocks', 'run_slices', 'run_jobs', 'run_budget_events', 'run_irqs', 'run_events')"
+    "('trace_blocks', 'run_slices', 'run_jobs', 'run_budget_events', 'run_irqs', 'run_events',"   \
+    " 'run_refills')"
 
 /*
  * The event kinds a --trace sched run records in events, the only kinds
@@ -74,9 +77,11 @@
 /* A job missed its deadline: the engine said so, it finished after its
  * deadline, or it is unfinished and its deadline fell inside the run
  * (SCENARIO-FORMAT.md "Jobs"). For run_jobs as `j`, ?2 the run's duration. */
-#define DB_JOB_MISSED_SQL                                                                          \
+#define DB_JOB_MISSED_SQL DB_JOB_MISSED_IN("?2")
+/* The same with the run's duration an SQL expression (the stats view). */
+#define DB_JOB_MISSED_IN(duration)                                                                 \
     "(j.missed = 1 OR j.finish_time > j.deadline_time"                                             \
-    " OR (j.finish_time IS NULL AND j.deadline_time < ?2))"
+    " OR (j.finish_time IS NULL AND j.deadline_time < " duration "))"
 
 /* A job whose call was aborted (call_aborted of its thread between its
  * first instruction and its completion). For run_jobs as `j`. */
@@ -88,11 +93,13 @@
 
 /* A failed job: missed or aborted. */
 #define DB_JOB_FAILED_SQL "(" DB_JOB_MISSED_SQL " OR " DB_JOB_ABORTED_SQL ")"
+#define DB_JOB_FAILED_IN(duration) "(" DB_JOB_MISSED_IN(duration) " OR " DB_JOB_ABORTED_SQL ")"
 
 /* The releases of thread `tid` (an SQL expression) lost with their
  * interrupt, for irqs as a whole in run ?1. */
-#define DB_LOST_RELEASES_SQL(tid)                                                                  \
-    "(SELECT count(*) FROM run_irqs i WHERE i.run_id = ?1 AND i.handler = " tid                    \
+#define DB_LOST_RELEASES_SQL(tid) DB_LOST_RELEASES_IN("?1", tid)
+#define DB_LOST_RELEASES_IN(run, tid)                                                              \
+    "(SELECT count(*) FROM run_irqs i WHERE i.run_id = " run " AND i.handler = " tid               \
     " AND i.lost = 1)"
 
 struct db;

@@ -18,7 +18,7 @@
 enum db_stmt { ST_RUN, ST_THREAD, ST_EXPECT, ST_FINISH, ST_REFILL, ST_KSTATS, ST_FILE, ST_COUNT };
 
 /* The trace rows, queued per table (db_rows.c). */
-enum db_row_kind { ROW_SLICE, ROW_JOB, ROW_BUDGET, ROW_IRQ, ROW_EVENT, ROW_KINDS };
+enum db_row_kind { ROW_SLICE, ROW_JOB, ROW_BUDGET, ROW_IRQ, ROW_EVENT, ROW_REFILL, ROW_KINDS };
 
 union db_row {
     struct sink_slice slice;
@@ -26,15 +26,17 @@ union db_row {
     struct sink_budget_event budget;
     struct sink_irq irq;
     struct sink_event event;
+    struct sink_refill refill;
 };
 
 /* What a block's rows share (db_rows.c): their table and the thread,
  * context, device or kind its queries select them by. */
 struct db_block_key {
     uint8_t table;    /* enum db_row_kind */
-    uint32_t a;       /* the thread (an interrupt's: its handler; a budget event's: only
-                         on a notification's context, else SINK_NO_THREAD) */
-    uint32_t b;       /* slices, budget events: the context's thread; irqs: the device */
+    uint32_t a;       /* the thread (an interrupt's: its handler; a budget event's or a
+                         refill's: only on a notification's context, else SINK_NO_THREAD) */
+    uint32_t b;       /* slices, budget events, refills: the context's thread; irqs: the
+                         device */
     const char *kind; /* budget events, events: the kind's name (a static string); or NULL */
 };
 
@@ -82,6 +84,7 @@ struct db {
 extern const char db_schema_v1_sql[];
 extern const char db_schema_v2_sql[];
 extern const char db_schema_v3_sql[];
+extern const char db_schema_v4_sql[];
 
 /* Set db->errmsg to "mcsim: PATH: " and the formatted text. */
 void db_error(struct db *db, const char *fmt, ...);

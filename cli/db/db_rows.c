@@ -1,6 +1,6 @@
 /*
  * The trace rows of the SQLite sink (db_int.h, db_rows_): slices, jobs,
- * budget events, interrupts and events are written in blocks, with no
+ * budget events, interrupts, events and refills are written in blocks, with no
  * per-row index. A row is held in an arena until the arena is full or the
  * batch commits; then the arena's rows are inserted grouped by their block
  * key (a table and the thread, context or device queries select them by,
@@ -146,6 +146,24 @@ static void bind_event(const struct db *db, sqlite3_stmt *st, int b, const union
     db_bind_thread(st, b + 5, r->thread);
     db_bind_u64(st, b + 6, r->object);
     db_bind_u64(st, b + 7, r->arg);
+    if (r->arg2 == SINK_NO_ARG)
+        sqlite3_bind_null(st, b + 8);
+    else
+        db_bind_u64(st, b + 8, r->arg2);
+}
+
+static void bind_refill(const struct db *db, sqlite3_stmt *st, int b, const union db_row *u)
+{
+    const struct sink_refill *r = &u->refill;
+
+    (void)db;
+    db_bind_thread(st, b + 2, r->thread);
+    db_bind_thread(st, b + 3, r->sc_thread);
+    db_bind_time(st, b + 4, r->time);
+    db_bind_u64(st, b + 5, r->head_time);
+    db_bind_u64(st, b + 6, r->head_amount);
+    sqlite3_bind_int64(st, b + 7, r->count);
+    sqlite3_bind_int64(st, b + 8, r->max);
 }
 
 static const struct db_row_table db_row_tables[ROW_KINDS] = {
@@ -159,7 +177,10 @@ static const struct db_row_table db_row_tables[ROW_KINDS] = {
                     bind_budget},
     [ROW_IRQ] = {"irqs", "device, line, arrival, delivered, lost, handler, handler_start, seq", 8,
                  true, bind_irq},
-    [ROW_EVENT] = {"events", "seq, time, kind, thread_id, object, arg", 6, false, bind_event},
+    [ROW_EVENT] = {"events", "seq, time, kind, thread_id, object, arg, arg2", 7, false, bind_event},
+    [ROW_REFILL] = {"refills",
+                    "thread_id, sc_thread_id, time, head_time, head_amount, count, capacity, seq",
+                    8, true, bind_refill},
 };
 
 /* ---- block keys ---- */
@@ -180,6 +201,10 @@ static struct db_block_key db_row_key(enum db_row_kind k, const union db_row *r)
             r->budget.sc_thread, db_budget_kind[r->budget.kind]};
     case ROW_IRQ:
         return (struct db_block_key){k, r->irq.handler, r->irq.device, NULL};
+    case ROW_REFILL: /* by context, as budget events */
+        return (struct db_block_key){
+            k, r->refill.sc_thread == SINK_NO_THREAD ? r->refill.thread : SINK_NO_THREAD,
+            r->refill.sc_thread, NULL};
     default:
         return (struct db_block_key){k, r->event.thread, SINK_NO_THREAD, r->event.kind};
     }
@@ -199,6 +224,9 @@ static void db_row_times(enum db_row_kind k, const union db_row *r, cycles_t *lo
         break;
     case ROW_IRQ:
         *lo = *hi = r->irq.arrival;
+        break;
+    case ROW_REFILL:
+        *lo = *hi = r->refill.time;
         break;
     default:
         *lo = *hi = r->event.time;
@@ -400,7 +428,7 @@ static int db_block_row(struct db *db, const struct db_block_state *b, int64_t l
 
     db_bind_text(st, 2, db_row_tables[k].name);
     db_bind_thread(st, 3, b->key.a);
-    if (k == ROW_SLICE || k == ROW_BUDGET)
+    if (k == ROW_SLICE || k == ROW_BUDGET || k == ROW_REFILL)
         db_bind_thread(st, 4, b->key.b);
     else
         sqlite3_bind_null(st, 4);

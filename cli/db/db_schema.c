@@ -88,6 +88,27 @@ const char db_schema_v2_sql[] =
     " timer_programs INTEGER NOT NULL, timer_cycles INTEGER NOT NULL);"
     "CREATE TABLE scenario_files (sha256 TEXT PRIMARY KEY, text TEXT NOT NULL);";
 
+/* run_stats' columns after jobs and misses (versions 3 and 4). */
+#define RUN_STATS_REST                                                                             \
+    " (SELECT count(*) FROM run_irqs i WHERE i.run_id = r.run_id AND i.handler_start IS NOT NULL)" \
+    "  AS irqs_handled,"                                                                           \
+    " (SELECT max(i.handler_start - i.arrival) FROM run_irqs i WHERE i.run_id = r.run_id)"         \
+    "  AS worst_irq_latency,"                                                                      \
+    " (SELECT avg(i.handler_start - i.arrival) FROM run_irqs i WHERE i.run_id = r.run_id)"         \
+    "  AS avg_irq_latency,"                                                                        \
+    " (SELECT sum(k.entries) FROM kernel_stats k WHERE k.run_id = r.run_id) AS kernel_entries,"    \
+    " (SELECT sum(k.cycles) FROM kernel_stats k WHERE k.run_id = r.run_id) AS kernel_cycles,"      \
+    " (SELECT sum(k.decisions) FROM kernel_stats k WHERE k.run_id = r.run_id) AS decisions,"       \
+    " (SELECT 1.0 * sum(k.decision_cycles) / nullif(sum(k.decisions), 0) FROM kernel_stats k"      \
+    "  WHERE k.run_id = r.run_id) AS cycles_per_decision,"                                         \
+    " (SELECT sum(k.decisions) FROM kernel_stats k WHERE k.run_id = r.run_id"                      \
+    "  AND k.kind = 'syscall') AS syscall_decisions,"                                              \
+    " (SELECT 1.0 * sum(k.decision_cycles) / nullif(sum(k.decisions), 0) FROM kernel_stats k"      \
+    "  WHERE k.run_id = r.run_id AND k.kind = 'syscall') AS syscall_cycles_per_decision,"          \
+    " (SELECT sum(k.timer_programs) FROM kernel_stats k WHERE k.run_id = r.run_id)"                \
+    "  AS timer_programs"                                                                          \
+    " FROM runs r;"
+
 /*
  * Schema version 3: the trace tables' rows are written in blocks
  * (db_rows.c), and trace_blocks says where each block is: its run, table,
@@ -219,25 +240,229 @@ const char db_schema_v3_sql[] =
     " (SELECT count(*) FROM run_jobs j WHERE j.run_id = r.run_id) AS jobs,"
     " (SELECT coalesce(sum(j.missed = 1 OR j.finish_time > j.deadline_time"
     "   OR (j.finish_time IS NULL AND j.deadline_time < r.duration)), 0) FROM run_jobs j"
-    "  WHERE j.run_id = r.run_id) AS misses,"
-    " (SELECT count(*) FROM run_irqs i WHERE i.run_id = r.run_id AND i.handler_start IS NOT NULL)"
-    "  AS irqs_handled,"
-    " (SELECT max(i.handler_start - i.arrival) FROM run_irqs i WHERE i.run_id = r.run_id)"
-    "  AS worst_irq_latency,"
-    " (SELECT avg(i.handler_start - i.arrival) FROM run_irqs i WHERE i.run_id = r.run_id)"
-    "  AS avg_irq_latency,"
-    " (SELECT sum(k.entries) FROM kernel_stats k WHERE k.run_id = r.run_id) AS kernel_entries,"
-    " (SELECT sum(k.cycles) FROM kernel_stats k WHERE k.run_id = r.run_id) AS kernel_cycles,"
-    " (SELECT sum(k.decisions) FROM kernel_stats k WHERE k.run_id = r.run_id) AS decisions,"
-    " (SELECT 1.0 * sum(k.decision_cycles) / nullif(sum(k.decisions), 0) FROM kernel_stats k"
-    "  WHERE k.run_id = r.run_id) AS cycles_per_decision,"
-    " (SELECT sum(k.decisions) FROM kernel_stats k WHERE k.run_id = r.run_id"
-    "  AND k.kind = 'syscall') AS syscall_decisions,"
-    " (SELECT 1.0 * sum(k.decision_cycles) / nullif(sum(k.decisions), 0) FROM kernel_stats k"
-    "  WHERE k.run_id = r.run_id AND k.kind = 'syscall') AS syscall_cycles_per_decision,"
-    " (SELECT sum(k.timer_programs) FROM kernel_stats k WHERE k.run_id = r.run_id)"
-    "  AS timer_programs"
-    " FROM runs r;";
+    "  WHERE j.run_id = r.run_id) AS misses," RUN_STATS_REST;
+
+/* Nanoseconds of cycles `c` at the run's `hz` (SQL expressions): an
+ * integer when exact, else the exact decimal cut after 12 digits, as text
+ * (as dec_ratio: no float noise). Overflow-free for c < 2^63 and hz below
+ * 9.2 GHz. */
+#define DB_NS_REM(c, hz) "((" c ") % (" hz ") * 1000000000 % (" hz "))"
+#define DB_NS(c, hz)                                                                               \
+    "(CASE WHEN (" c ") IS NULL THEN NULL WHEN " DB_NS_REM(                                        \
+        c, hz) " = 0 THEN"                                                                         \
+               " (" c ") / (" hz ") * 1000000000 + (" c ") % (" hz ") * 1000000000 / (" hz         \
+               ") ELSE"                                                                            \
+               " printf('%d.', (" c ") / (" hz ") * 1000000000 + (" c ") % (" hz                   \
+               ") * 1000000000 / (" hz "))"                                                        \
+               " || rtrim(printf('%06d%06d', " DB_NS_REM(                                          \
+                   c, hz) " * 1000000 / (" hz "),"                                                 \
+                          " " DB_NS_REM(c, hz) " * 1000000 % (" hz ") * 1000000 / (" hz            \
+                                               ")), '0') END)"
+
+/* The stats view's figures of thread t of run r, in cycles. */
+#define ST_FAILED                                                                                  \
+    "(SELECT coalesce(sum(" DB_JOB_FAILED_IN(                                                      \
+        "r.duration") "), 0) FROM run_jobs j"                                                      \
+                      "  WHERE j.run_id = t.run_id AND j.thread_id = t.thread_id)"
+#define ST_LOST DB_LOST_RELEASES_IN("t.run_id", "t.thread_id")
+#define ST_ABORTED                                                                                 \
+    "(SELECT coalesce(sum(" DB_JOB_ABORTED_SQL "), 0) FROM run_jobs j"                             \
+    "  WHERE j.run_id = t.run_id AND j.thread_id = t.thread_id)"
+#define ST_WORST                                                                                   \
+    "(SELECT max(j.response) FROM run_jobs j WHERE j.run_id = t.run_id"                            \
+    "  AND j.thread_id = t.thread_id)"
+#define ST_MEAN                                                                                    \
+    "(SELECT CAST(round(avg(j.response)) AS INTEGER) FROM run_jobs j WHERE j.run_id = t.run_id"    \
+    "  AND j.thread_id = t.thread_id)"
+#define ST_CPU                                                                                     \
+    "(SELECT coalesce(sum(s.end_time - s.start_time), 0) FROM run_slices s"                        \
+    "  WHERE s.run_id = t.run_id AND s.thread_id = t.thread_id)"
+#define ST_CHARGED                                                                                 \
+    "((SELECT coalesce(sum(s.end_time - s.start_time), 0) FROM run_slices s"                       \
+    "  WHERE s.run_id = t.run_id AND s.thread_id = t.thread_id"                                    \
+    "  AND s.sc_thread_id = t.thread_id)"                                                          \
+    " + (SELECT coalesce(sum(end_time - start_time), 0) FROM run_slices"                           \
+    "  WHERE run_id = t.run_id AND sc_thread_id = t.thread_id"                                     \
+    "  AND " DB_SLICES_DONATED "))"
+#define ST_THROTTLED                                                                               \
+    "(SELECT coalesce(sum(coalesce((SELECT min(p.time) FROM run_budget_events p"                   \
+    "   WHERE p.run_id = b.run_id AND p.sc_thread_id IS b.sc_thread_id"                            \
+    "   AND (b.sc_thread_id IS NOT NULL OR p.thread_id = b.thread_id)"                             \
+    "   AND p.block_end = (SELECT min(a.max_time)"                                                 \
+    "   FROM trace_blocks a WHERE a.run_id = b.run_id AND a.tbl = 'budget_events'"                 \
+    "   AND a.sc_thread_id IS b.sc_thread_id AND a.kind = 'replenish'"                             \
+    "   AND (b.sc_thread_id IS NOT NULL OR a.thread_id = b.thread_id) AND a.max_time >= b.time)"   \
+    "   AND p.kind = 'replenish' AND p.time >= b.time),"                                           \
+    "   r.duration) - b.time), 0)"                                                                 \
+    "  FROM run_budget_events b WHERE b.run_id = t.run_id AND b.thread_id = t.thread_id"           \
+    "  AND b.kind = 'throttle')"
+#define ST_IRQ_WORST                                                                               \
+    "(SELECT max(i.handler_start - i.arrival) FROM run_irqs i WHERE i.run_id = t.run_id"           \
+    "  AND i.handler = t.thread_id)"
+#define ST_IRQ_MEAN                                                                                \
+    "(SELECT CAST(round(avg(i.handler_start - i.arrival)) AS INTEGER) FROM run_irqs i"             \
+    "  WHERE i.run_id = t.run_id AND i.handler = t.thread_id)"
+#define ST_KCYCLES                                                                                 \
+    "(SELECT coalesce(sum(k.cycles), 0) FROM kernel_stats k WHERE k.run_id = t.run_id"             \
+    "  AND k.thread_id = t.thread_id)"
+#define ST_HZ "r.cpu_hz"
+
+/*
+ * Schema version 4:
+ * - refills: a periodic context's refill list whenever the kernel changed
+ *   it (its head refill, the refills in use and the list's capacity),
+ *   written in blocks by context (trace_blocks.tbl 'refills', whose CHECK
+ *   is made again: SQLite cannot alter one, so the table is copied), read
+ *   through run_refills;
+ * - events.arg2: the kind's second argument (a signal's: the thread it
+ *   woke, NULL if none);
+ * - the stats view counts as the per-thread accounting does (tstats.h):
+ *   jobs with the releases lost, misses with the jobs whose call was
+ *   aborted and the releases lost (new columns lost, aborted_jobs), and
+ *   gains each duration in nanoseconds (`*_ns`, DB_NS); avg_response and
+ *   avg_irq_latency become the mean rounded to a cycle;
+ * - run_stats counts jobs and misses the same way.
+ * An older file's runs have NULL in arg2 and no refills rows.
+ */
+const char db_schema_v4_sql[] =
+    "ALTER TABLE events ADD COLUMN arg2 INTEGER;"
+    "CREATE TABLE refills ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER,"
+    " sc_thread_id INTEGER, time INTEGER NOT NULL, head_time INTEGER NOT NULL,"
+    " head_amount INTEGER NOT NULL, count INTEGER NOT NULL, capacity INTEGER NOT NULL,"
+    " seq INTEGER);"
+    "PRAGMA legacy_alter_table = ON;"
+    "ALTER TABLE trace_blocks RENAME TO trace_blocks_v3;"
+    "CREATE TABLE trace_blocks ("
+    " run_id INTEGER NOT NULL REFERENCES runs (run_id),"
+    " tbl TEXT NOT NULL CHECK (tbl = 'slices' OR tbl = 'jobs' OR tbl = 'budget_events' OR"
+    " tbl = 'irqs' OR tbl = 'events' OR tbl = 'refills'),"
+    " thread_id INTEGER, sc_thread_id INTEGER, device TEXT, kind TEXT,"
+    " first_row INTEGER NOT NULL, last_row INTEGER NOT NULL,"
+    " min_time INTEGER, max_time INTEGER);"
+    "INSERT INTO trace_blocks SELECT * FROM trace_blocks_v3 ORDER BY rowid;"
+    "DROP TABLE trace_blocks_v3;"
+    "PRAGMA legacy_alter_table = OFF;"
+    "CREATE INDEX trace_blocks_by_thread ON trace_blocks (run_id, tbl, thread_id, max_time);"
+    "CREATE INDEX trace_blocks_by_context ON trace_blocks (run_id, tbl, sc_thread_id, kind, "
+    "max_time);"
+    "CREATE INDEX trace_blocks_by_device ON trace_blocks (run_id, tbl, device, max_time);"
+    "DROP VIEW run_events;"
+    "CREATE VIEW run_events AS SELECT b.run_id AS run_id, e.seq AS seq, e.time AS time,"
+    " b.kind AS kind, b.thread_id AS thread_id, e.object AS object, e.arg AS arg,"
+    " e.arg2 AS arg2, b.min_time AS block_start, b.max_time AS block_end, e.rowid AS row"
+    " FROM trace_blocks b JOIN events e ON e.rowid BETWEEN b.first_row AND b.last_row"
+    " WHERE b.tbl = 'events' AND e.run_id = b.run_id AND e.thread_id IS b.thread_id"
+    " AND e.kind = b.kind;"
+    "CREATE VIEW run_refills AS SELECT b.run_id AS run_id, r.thread_id AS thread_id,"
+    " b.sc_thread_id AS sc_thread_id, r.time AS time, r.head_time AS head_time,"
+    " r.head_amount AS head_amount, r.count AS count, r.capacity AS capacity, r.seq AS seq,"
+    " b.min_time AS block_start, b.max_time AS block_end, r.rowid AS row"
+    " FROM trace_blocks b JOIN refills r ON r.rowid BETWEEN b.first_row AND b.last_row"
+    " WHERE b.tbl = 'refills' AND r.run_id = b.run_id AND r.sc_thread_id IS b.sc_thread_id"
+    " AND (b.sc_thread_id IS NOT NULL OR r.thread_id IS b.thread_id);"
+    "DROP VIEW stats;"
+    "DROP VIEW run_stats;"
+    "CREATE VIEW stats AS SELECT t.run_id, t.thread_id, t.name, t.criticality,"
+    " (SELECT count(*) FROM run_jobs j WHERE j.run_id = t.run_id AND j.thread_id = t.thread_id)"
+    "  + " ST_LOST " AS jobs,"
+    " " ST_FAILED " + " ST_LOST " AS misses,"
+    " " ST_LOST " AS lost, " ST_ABORTED " AS aborted_jobs,"
+    " " ST_WORST " AS worst_response, " ST_MEAN " AS avg_response,"
+    " " ST_CPU " AS cpu, " ST_CHARGED " AS charged, " ST_THROTTLED " AS throttled,"
+    " (SELECT count(*) FROM run_budget_events b WHERE b.run_id = t.run_id"
+    "  AND b.thread_id = t.thread_id AND b.kind = 'timeout_fault') AS timeout_faults,"
+    " (SELECT count(*) FROM run_irqs i WHERE i.run_id = t.run_id AND i.handler = t.thread_id"
+    "  AND i.handler_start IS NOT NULL) AS irqs_handled,"
+    " " ST_IRQ_WORST " AS worst_irq_latency, " ST_IRQ_MEAN " AS avg_irq_latency,"
+    " (SELECT coalesce(sum(k.entries), 0) FROM kernel_stats k WHERE k.run_id = t.run_id"
+    "  AND k.thread_id = t.thread_id) AS kernel_entries,"
+    " " ST_KCYCLES " AS kernel_cycles,"
+    " " DB_NS(
+        ST_WORST,
+        ST_HZ) " AS worst_response_ns,"
+               " " DB_NS(
+                   ST_MEAN,
+                   ST_HZ) " AS avg_response_ns,"
+                          " " DB_NS(
+                              ST_CPU,
+                              ST_HZ) " AS cpu_ns,"
+                                     " " DB_NS(
+                                         ST_CHARGED,
+                                         ST_HZ) " AS charged_ns,"
+                                                " " DB_NS(
+                                                    ST_THROTTLED,
+                                                    ST_HZ) " AS throttled_ns,"
+                                                           " " DB_NS(
+                                                               ST_IRQ_WORST,
+                                                               ST_HZ) " AS worst_irq_latency_ns,"
+                                                                      " " DB_NS(
+                                                                          ST_IRQ_MEAN,
+                                                                          ST_HZ) " AS "
+                                                                                 "avg_irq_latency_"
+                                                                                 "ns,"
+                                                                                 " " DB_NS(
+                                                                                     ST_KCYCLES,
+                                                                                     ST_HZ) " AS "
+                                                                                            "kernel"
+                                                                                            "_ns"
+                                                                                            " FROM "
+                                                                                            "thread"
+                                                                                            "s t "
+                                                                                            "JOIN "
+                                                                                            "runs "
+                                                                                            "r ON "
+                                                                                            "r.run_"
+                                                                                            "id = "
+                                                                                            "t.run_"
+                                                                                            "id;"
+                                                                                            "CREATE"
+                                                                                            " VIEW "
+                                                                                            "run_"
+                                                                                            "stats "
+                                                                                            "AS "
+                                                                                            "SELECT"
+                                                                                            " r."
+                                                                                            "run_"
+                                                                                            "id, "
+                                                                                            "r."
+                                                                                            "scenar"
+                                                                                            "io, "
+                                                                                            "r."
+                                                                                            "schedu"
+                                                                                            "ler,"
+                                                                                            " ("
+                                                                                            "SELECT"
+                                                                                            " sum("
+                                                                                            "s."
+                                                                                            "jobs) "
+                                                                                            "FROM "
+                                                                                            "stats "
+                                                                                            "s "
+                                                                                            "WHERE "
+                                                                                            "s.run_"
+                                                                                            "id = "
+                                                                                            "r.run_"
+                                                                                            "id) "
+                                                                                            "AS "
+                                                                                            "jobs,"
+                                                                                            " ("
+                                                                                            "SELECT"
+                                                                                            " sum("
+                                                                                            "s."
+                                                                                            "misses"
+                                                                                            ") "
+                                                                                            "FROM "
+                                                                                            "stats "
+                                                                                            "s "
+                                                                                            "WHERE "
+                                                                                            "s.run_"
+                                                                                            "id = "
+                                                                                            "r.run_"
+                                                                                            "id) "
+                                                                                            "AS "
+                                                                                            "misses"
+                                                                                            "," RUN_STATS_REST;
 
 /*
  * One block per run and key for every trace row of the file: describes the
@@ -258,7 +483,11 @@ const char db_blocks_of_rows_sql[] =
     "INSERT INTO trace_blocks SELECT run_id, 'irqs', handler, NULL, device, NULL, min(rowid),"
     " max(rowid), min(arrival), max(arrival) FROM irqs GROUP BY run_id, handler, device;"
     "INSERT INTO trace_blocks SELECT run_id, 'events', thread_id, NULL, NULL, kind, min(rowid),"
-    " max(rowid), min(time), max(time) FROM events GROUP BY run_id, thread_id, kind;";
+    " max(rowid), min(time), max(time) FROM events GROUP BY run_id, thread_id, kind;"
+    "INSERT INTO trace_blocks SELECT run_id, 'refills',"
+    " CASE WHEN sc_thread_id IS NULL THEN thread_id END, sc_thread_id, NULL, NULL,"
+    " min(rowid), max(rowid), min(time), max(time) FROM refills"
+    " GROUP BY run_id, sc_thread_id, CASE WHEN sc_thread_id IS NULL THEN thread_id END;";
 
 /*
  * The run_* views of a file older than version 3 opened read-only (it
@@ -266,6 +495,22 @@ const char db_blocks_of_rows_sql[] =
  * block, as temporary views; the file's own indexes serve their queries.
  * A version-1 file has no irqs.handler or handler_start: NULL there.
  */
+#define DB_READ_NO_REFILLS                                                                         \
+    "CREATE TEMP VIEW run_refills AS SELECT NULL AS run_id, NULL AS thread_id,"                    \
+    " NULL AS sc_thread_id, NULL AS time, NULL AS head_time, NULL AS head_amount, NULL AS count,"  \
+    " NULL AS capacity, NULL AS seq, NULL AS block_start, NULL AS block_end, NULL AS row"          \
+    " WHERE 0;"
+
+/* A version-3 file read-only: its events have no arg2 and it has no
+ * refills; temporary views of the same names hide its own. */
+#define DB_READ_VIEWS_V3_SQL                                                                       \
+    "CREATE TEMP VIEW run_events AS SELECT b.run_id AS run_id, e.seq AS seq, e.time AS time,"      \
+    " b.kind AS kind, b.thread_id AS thread_id, e.object AS object, e.arg AS arg,"                 \
+    " NULL AS arg2, b.min_time AS block_start, b.max_time AS block_end, e.rowid AS row"            \
+    " FROM main.trace_blocks b JOIN main.events e ON e.rowid BETWEEN b.first_row AND b.last_row"   \
+    " WHERE b.tbl = 'events' AND e.run_id = b.run_id AND e.thread_id IS b.thread_id"               \
+    " AND e.kind = b.kind;" DB_READ_NO_REFILLS
+
 #define DB_READ_VIEWS_SQL(handler, handler_start)                                                  \
     "CREATE TEMP VIEW run_slices AS SELECT run_id, thread_id, sc_thread_id, sc_notification,"      \
     " start_time, end_time, NULL AS seq, start_time AS block_start, end_time AS block_end,"        \
@@ -281,7 +526,8 @@ const char db_blocks_of_rows_sql[] =
     " AS handler, " handler_start " AS handler_start, NULL AS seq, arrival AS block_start,"        \
     " arrival AS block_end, rowid AS row FROM main.irqs;"                                          \
     "CREATE TEMP VIEW run_events AS SELECT run_id, seq, time, kind, thread_id, object, arg,"       \
-    " time AS block_start, time AS block_end, rowid AS row FROM main.events;"
+    " NULL AS arg2, time AS block_start, time AS block_end, rowid AS row FROM "                    \
+    "main.events;" DB_READ_NO_REFILLS
 
 int db_read_views(sqlite3 *sq)
 {
@@ -293,11 +539,12 @@ int db_read_views(sqlite3 *sq)
     if (sqlite3_step(st) == SQLITE_ROW)
         version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
-    if (version >= 3)
+    if (version >= 4)
         return 0;
     return sqlite3_exec(sq,
-                        version >= 2 ? DB_READ_VIEWS_SQL("handler", "handler_start")
-                                     : DB_READ_VIEWS_SQL("NULL", "NULL"),
+                        version == 3   ? DB_READ_VIEWS_V3_SQL
+                        : version >= 2 ? DB_READ_VIEWS_SQL("handler", "handler_start")
+                                       : DB_READ_VIEWS_SQL("NULL", "NULL"),
                         NULL, NULL, NULL) == SQLITE_OK
                ? 0
                : -1;

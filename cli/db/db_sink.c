@@ -289,6 +289,15 @@ static int db_event(void *self, const struct sink_event *r)
     return db_row_queue(db, ROW_EVENT, &(union db_row){.event = *r});
 }
 
+static int db_refill(void *self, const struct sink_refill *r)
+{
+    struct db *db = self;
+
+    if (db_row_check(db) != 0)
+        return -1;
+    return db_row_queue(db, ROW_REFILL, &(union db_row){.refill = *r});
+}
+
 static int db_kernel_stats(void *self, const struct sink_kernel_stats *r)
 {
     struct db *db = self;
@@ -394,6 +403,7 @@ static const struct trace_sink_ops db_sink_ops = {
     .budget_event = db_budget_event,
     .irq = db_irq,
     .event = db_event,
+    .refill = db_refill,
     .expectation = db_expectation,
     .final_refill = db_final_refill,
     .kernel_stats = db_kernel_stats,

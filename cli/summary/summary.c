@@ -9,6 +9,7 @@
 #include <mcsim/bootinfo.h>
 
 #include "check/expect.h"
+#include "fragment.h"
 #include "tstats.h"
 
 void summary_format_time(char *buf, size_t len, uint64_t cycles, uint64_t cpu_hz)
@@ -166,4 +167,5 @@ void summary_print(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *
             " interrupt;\nmore per thread (percentiles, formats): mcsim stats %s --run %" PRId64
             "\n",
             db_path, run_id);
+    fragment_print(f, db, run_id, scenario_min_budget(s), s->cpu_hz);
 }

@@ -33,7 +33,8 @@
     X(TR_DONATE, "donate")              /* context object moved from arg to thread */       \
     X(TR_SC_RETURN, "sc_return")        /* context object returned from arg to thread */    \
     X(TR_CALL_ABORTED, "call_aborted")  /* thread's Call ended by an error reply */         \
-    X(TR_SIGNAL, "signal")              /* thread signalled object, arg = badge */          \
+    X(TR_SIGNAL, "signal")              /* thread signalled object, arg = badge, arg2 = the \
+                                           thread woken (TRACE_IDLE: none) */              \
     X(TR_IRQ, "irq")                    /* line object taken, arg = thread woken or 0 */    \
     X(TR_TIMER, "timer")                /* one-shot deadline programmed at arg (ticks) */   \
     X(TR_TICK, "tick")                  /* classic periodic tick */                         \
@@ -43,7 +44,11 @@
     X(TR_INVARIANT, "invariant")        /* debug: invariant object failed, arg = detail */ \
     X(TR_SPORADIC_UNBLOCK, "sporadic_unblock") /* thread woken: its sporadic context      \
                                            object's refills re-dated from now, arg = the   \
-                                           head refill's amount (ticks) */
+                                           head refill's amount (ticks) */                 \
+    X(TR_REFILLS, "refills")            /* a periodic context's refill list changed: thread \
+                                           = the thread bound to it, object = its badge    \
+                                           | count << 32 | refill_max << 48, arg = the     \
+                                           head refill's time, arg2 = its amount (ticks) */
 
 enum trace_kind {
 #define X(id, name) id,

@@ -4,6 +4,7 @@
  * `count` locate the ones in use. The sum of the amounts is the budget.
  */
 #include "kernel/refill.h"
+#include "kernel/ktrace.h"
 #include "kernel/sched.h"
 
 /* A release time that never comes: charging stops moving refills past it
@@ -51,6 +52,38 @@ static void refill_add_tail(struct sched_context *sc, struct refill r)
     sc->count++;
 }
 
+/* TR_REFILLS: a periodic context's list after a change (the head refill,
+ * the count and the capacity), for the recorder's `refills` table.
+ * Round-robin contexts are not traced: their refills move at every commit
+ * and they are never throttled. */
+static void refill_trace(const struct sched_context *sc)
+{
+    if (sc->period == 0)
+        return;
+    ktrace(TR_REFILLS, sc->tcb ? sc->tcb : &ks.idle,
+           sc->badge | (uint64_t)sc->count << 32 | (uint64_t)sc->refill_max << 48,
+           sc->refills[sc->head].time, sc->refills[sc->head].amount);
+}
+
+/* The head and count before an operation, to trace only real changes. */
+struct refill_mark {
+    struct refill head;
+    uint16_t count;
+};
+
+static struct refill_mark refill_mark(const struct sched_context *sc)
+{
+    return (struct refill_mark){sc->refills[sc->head], sc->count};
+}
+
+static void refill_trace_change(const struct sched_context *sc, struct refill_mark m)
+{
+    const struct refill *h = &sc->refills[sc->head];
+
+    if (h->time != m.head.time || h->amount != m.head.amount || sc->count != m.count)
+        refill_trace(sc);
+}
+
 bool sc_is_active(const struct sched_context *sc)
 {
     return sc != NULL && sc->refill_max > 0;
@@ -91,6 +124,7 @@ void refill_new(struct sched_context *sc, uint16_t max_refills, ticks_t budget, 
     sc->refills[0].amount = budget;
     if (period == 0)
         refill_add_tail(sc, (struct refill){.time = now, .amount = 0});
+    refill_trace(sc);
 }
 
 /* seL4 refill_update: keep the head (the bandwidth in use now), drop the
@@ -116,6 +150,7 @@ void refill_update(struct sched_context *sc, ticks_t new_period, ticks_t new_bud
         refill_add_tail(sc, (struct refill){.time = sc->refills[0].time + new_period,
                                             .amount = new_budget - sc->refills[0].amount});
     }
+    refill_trace(sc);
 }
 
 /* seL4 schedule_used: a used amount goes back at the tail; it merges with
@@ -157,6 +192,8 @@ static void merge_small_head(struct sched_context *sc)
 /* seL4 refill_budget_check (SEL4-MCS-REFERENCE 3.4). */
 void refill_budget_check(struct sched_context *sc, ticks_t usage)
 {
+    struct refill_mark m = refill_mark(sc);
+
     KASSERT(!sc_is_round_robin(sc));
     while (refill_head(sc)->amount <= usage && refill_head(sc)->time < MAX_RELEASE_TIME) {
         usage -= refill_head(sc)->amount;
@@ -176,14 +213,18 @@ void refill_budget_check(struct sched_context *sc, ticks_t usage)
         schedule_used(sc, used);
     }
     merge_small_head(sc);
+    refill_trace_change(sc, m);
 }
 
 /* seL4 refill_unblock_check (SEL4-MCS-REFERENCE 3.5): a ready head starts
  * now, and refills that now overlap it are merged into it. */
 bool refill_unblock_check(struct sched_context *sc, ticks_t now)
 {
+    struct refill_mark m;
+
     if (sc_is_round_robin(sc) || !refill_ready(sc, now))
         return false;
+    m = refill_mark(sc);
     refill_head(sc)->time = now;
     while (sc->count > 1) {
         struct refill *head = refill_head(sc);
@@ -195,6 +236,7 @@ bool refill_unblock_check(struct sched_context *sc, ticks_t now)
         next->time = h.time;
         next->amount += h.amount;
     }
+    refill_trace_change(sc, m);
     return true;
 }
 

@@ -122,7 +122,7 @@ void ntfn_send(struct tcb *sender, struct notification *n, uint64_t badge)
 {
     struct tcb *woken = ntfn_signal(n, badge);
 
-    ktrace(TR_SIGNAL, sender, kobj_paddr(n), badge, ktrace_id(woken));
+    ktrace(TR_SIGNAL, sender, kobj_paddr(n), badge, woken ? ktrace_id(woken) : TRACE_IDLE);
 }
 
 /* --------------------------------------------------------------- receive */

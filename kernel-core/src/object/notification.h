@@ -10,7 +10,7 @@ struct tcb *ntfn_signal(struct notification *n, uint64_t badge);
 
 /* A thread's Signal (Send, NBSend or Call on a notification cap with
  * Write): ntfn_signal, traced as TR_SIGNAL (thread = sender, object = the
- * notification, arg = badge, arg2 = trace id of the thread woken). */
+ * notification, arg = badge, arg2 = trace id of the thread woken, TRACE_IDLE if none). */
 void ntfn_send(struct tcb *sender, struct notification *n, uint64_t badge);
 
 /* t receives on an endpoint while its bound notification n is Active: take

@@ -323,6 +323,7 @@ static void configure(struct sched_context *sc, const struct sc_params *p)
         if (sc == ks.cur_sc)
             sched_commit_time();
     }
+    sc->badge = p->badge; /* first: the refills' trace names the context by it */
     if (p->budget == p->period)
         refill_new(sc, MCSIM_MIN_REFILLS, p->budget, 0, ks.cur_time);
     else if (sc_is_active(sc) && t != NULL && thread_is_runnable(t))
@@ -330,7 +331,6 @@ static void configure(struct sched_context *sc, const struct sc_params *p)
     else
         refill_new(sc, max, p->budget, p->period, ks.cur_time);
     sc->sporadic = (p->flags & SC_FLAG_SPORADIC) != 0;
-    sc->badge = p->badge;
     sc->emergency = 0;
     if (t != NULL && ks.cfg.scheduler == SCHED_MCS) {
         sc_resume(sc);

@@ -480,25 +480,35 @@ static void test_gantt_axis(void **state)
 
 static void test_gantt_budget_line(void **state)
 {
-    /* budget 2 in every 10: used [0, 2), then [12, 13) */
+    /* budget 2 in every 10: refills (0: {0, 2}); used [0, 2): (2: {10, 2});
+     * used [12, 13) and charged at 13: (13: {13, 1}) */
+    const struct chart_refill r[] = {{0, 0, 2}, {2, 10, 2}, {13, 13, 1}};
     const struct chart_usage u[] = {{0, 2}, {12, 13}};
-    const struct chart_point want[] = {{0, 2}, {2, 0}, {10, 0}, {12, 2}, {13, 1}, {14, 1}};
+    const struct chart_point want[] = {{0, 2}, {2, 0}, {10, 0}, {10, 2}, {12, 2}, {13, 1},
+                                       {14, 1}};
     struct chart_point *p;
     size_t n;
     (void)state;
 
-    assert_int_equal(chart_budget_line(u, 2, 2, 10, 0, 14, &p, &n), 0);
+    assert_int_equal(chart_budget_line(r, 3, u, 2, 0, 14, &p, &n), 0);
     assert_int_equal(n, sizeof want / sizeof want[0]);
     for (size_t i = 0; i < n; i++) {
         assert_int_equal(p[i].time, want[i].time);
         assert_int_equal(p[i].left, want[i].left);
     }
     free(p);
-    /* a window later on sees only the period before it */
-    assert_int_equal(chart_budget_line(u, 2, 2, 10, 11, 12, &p, &n), 0);
-    assert_int_equal(n, 2);
-    assert_int_equal(p[0].left, 1); /* [1, 2) of the first use is within 10 */
-    assert_int_equal(p[1].left, 2);
+    /* a window later on starts from the record that holds there: nothing
+     * until the refill at 10 (a sliding window would show 1 left at 11) */
+    assert_int_equal(chart_budget_line(r, 3, u, 2, 5, 11, &p, &n), 0);
+    assert_int_equal(n, 4);
+    assert_int_equal(p[0].time, 5);
+    assert_int_equal(p[0].left, 0);
+    assert_int_equal(p[1].time, 10);
+    assert_int_equal(p[1].left, 0);
+    assert_int_equal(p[2].time, 10);
+    assert_int_equal(p[2].left, 2);
+    assert_int_equal(p[3].time, 11);
+    assert_int_equal(p[3].left, 2);
     free(p);
 }
 

@@ -176,6 +176,8 @@ static const char *schema_extra(const char *table)
         return ",applicable";
     if (strcmp(table, "irqs") == 0)
         return ",handler,handler_start,seq";
+    if (strcmp(table, "events") == 0)
+        return ",arg2";
     if (strcmp(table, "slices") == 0 || strcmp(table, "jobs") == 0 ||
         strcmp(table, "budget_events") == 0)
         return ",seq";
@@ -249,7 +251,7 @@ static void test_db_schema(void **state)
             fail_msg("DESIGN.md table %s: %s, the test expects %s", table, design,
                      schema_columns[i][1]);
     }
-    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "3\n");
+    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "4\n");
     sqlq_assert_rows(db_sqlite(db), "PRAGMA application_id", "1835234157\n");
     sqlq_assert_rows(db_sqlite(db),
                      "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
@@ -259,7 +261,7 @@ static void test_db_schema(void **state)
     db_close(db);
     /* Opening it again finds the schema and changes nothing. */
     db = open_db(path);
-    sqlq_assert_rows(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "26\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "28\n");
     db_close(db);
 }
 
@@ -330,9 +332,9 @@ static void write_one_of_each(struct trace_sink *k)
         {0, 33, 1000, 1800, false, 2, 2400},
         {0, 33, 1100, SINK_NO_TIME, true, SINK_NO_THREAD, SINK_NO_TIME}};
     const struct sink_event events[] = {
-        {1, 1500, "preempt", 1, 0, 3},
-        {2, 1600, "timer", SINK_NO_THREAD, 0, 12345},
-        {3, 1700, "signal", 3, UINT64_MAX, 1},
+        {1, 1500, "preempt", 1, 0, 3, 0},
+        {2, 1600, "timer", SINK_NO_THREAD, 0, 12345, SINK_NO_ARG},
+        {3, 1700, "signal", 3, UINT64_MAX, 1, 2},
     };
     const struct sink_expectation ex = {0, "deadlines: met", true, "none of 1 jobs missed"};
 
@@ -422,7 +424,7 @@ static void test_db_rows(void **state)
                      "2|1000\nNULL|1100\n");
     sqlq_assert_rows(
         db_sqlite(db), "SELECT * FROM events ORDER BY seq",
-        "1|1|1500|preempt|1|0|3\n1|2|1600|timer|NULL|0|12345\n1|3|1700|signal|3|-1|1\n");
+        "1|1|1500|preempt|1|0|3|0\n1|2|1600|timer|NULL|0|12345|NULL\n1|3|1700|signal|3|-1|1|2\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT * FROM expectations",
                      "1|0|deadlines: met|1|none of 1 jobs missed|1\n");
     db_close(db);
@@ -528,7 +530,7 @@ static void test_db_queued_rows(void **state)
             0);
         assert_int_equal(k.ops->irq(k.self, &(struct sink_irq){0, 33, t, t + 1, false, 1, t + 2}),
                          0);
-        assert_int_equal(k.ops->event(k.self, &(struct sink_event){i, t, "preempt", 1, 0, i}), 0);
+        assert_int_equal(k.ops->event(k.self, &(struct sink_event){i, t, "preempt", 1, 0, i, 0}), 0);
     }
     assert_int_equal(k.ops->run_end(k.self, true), 0);
     db_close(db);
@@ -660,7 +662,7 @@ static void test_db_refuses_other_files(void **state)
              DB_APPLICATION_ID);
     assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(sq);
-    assert_refused(path, "written by a newer mcsim (schema version 9; this mcsim reads up to 3)");
+    assert_refused(path, "written by a newer mcsim (schema version 9; this mcsim reads up to 4)");
 
     db_path(path, sizeof path, "no-such-dir/x.db");
     assert_refused(path, "unable to open database file");
@@ -680,7 +682,7 @@ static void test_db_empty_file(void **state)
     assert_non_null(f);
     fclose(f);
     db = open_db(path);
-    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "3\n");
+    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "4\n");
     db_close(db);
 }
 
@@ -709,13 +711,13 @@ static void test_db_upgrade_v1(void **state)
                      SQLITE_OK);
     sqlite3_close(sq);
     db = open_db(path);
-    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "3\n");
+    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "4\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT * FROM irqs", "1|net|33|10|20|0|NULL|NULL|NULL\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT * FROM trace_blocks",
                      "1|irqs|NULL|NULL|net|NULL|1|1|10|10\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT device, arrival, handler, seq, row FROM run_irqs",
                      "net|10|NULL|NULL|1\n");
-    sqlq_assert_rows(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "26\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT count(*) FROM sqlite_master", "28\n");
     db_close(db);
 }
 

@@ -1,8 +1,9 @@
 /*
  * The trace rows in blocks (cli/db/db_rows.c, db_schema.c): the arena written
  * when full, a block per key with exact rowids and times; a version-2 file
- * (rows of threads interleaved, no trace_blocks) upgraded when opened for
- * writing, and read through temporary views when opened read-only.
+ * (rows of threads interleaved, no trace_blocks) and a version-3 file (no
+ * refills, no events.arg2) upgraded when opened for writing, and read
+ * through temporary views when opened read-only.
  * test_db.c covers the rows themselves and one block per key.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -207,7 +208,7 @@ static void test_blocks_upgrade_v2(void **state)
     db_path(path, sizeof path, "v2.db");
     make_v2_file(path);
     db = open_db(path);
-    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "3\n");
+    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "4\n");
     sqlq_assert_rows(db_sqlite(db),
                      "SELECT run_id, tbl, thread_id, sc_thread_id, first_row, last_row, min_time,"
                      " max_time FROM trace_blocks ORDER BY rowid",
@@ -249,6 +250,86 @@ static void test_blocks_read_only_v2(void **state)
     sqlite3_close(sq);
 }
 
+/* A version-3 file: one run of 4 alternating slices and an event, then
+ * back to version 3's tables (no refills, no events.arg2). */
+static void make_v3_file(const char *path)
+{
+    sqlite3 *sq;
+
+    run_alternating(path, 4);
+    assert_int_equal(sqlite3_open(path, &sq), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(sq,
+                                  DB_TEST_DROP_V4
+                                  " INSERT INTO events VALUES (1, 0, 7, 'signal', 1, 99, 4);"
+                                  " INSERT INTO trace_blocks VALUES (1, 'events', 1, NULL, NULL,"
+                                  " 'signal', last_insert_rowid(), last_insert_rowid(), 7, 7);"
+                                  " PRAGMA user_version = 3;",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(sq);
+}
+
+/* Opened for writing, a version-3 file becomes version 4: its blocks are
+ * kept (trace_blocks copied, its CHECK now allowing 'refills'), its events
+ * have NULL in arg2, it has no refills; a run appended records refills in
+ * blocks of their own. */
+static void test_blocks_upgrade_v3(void **state)
+{
+    char path[256];
+    struct db *db;
+    struct scenario s;
+    struct trace_sink k;
+
+    (void)state;
+    db_path(path, sizeof path, "v3.db");
+    make_v3_file(path);
+    db = open_db(path);
+    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "4\n");
+    sqlq_assert_rows(db_sqlite(db),
+                     "SELECT tbl, thread_id, first_row, last_row, min_time, max_time"
+                     " FROM trace_blocks ORDER BY rowid",
+                     "slices|1|1|2|0|25\nslices|2|3|4|10|35\nevents|1|1|1|7|7\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT time, kind, thread_id, arg, arg2 FROM run_events",
+                     "7|signal|1|4|NULL\n");
+    sqlq_assert_rows(db_sqlite(db), "SELECT count(*) FROM run_refills", "0\n");
+    sqlq_assert_rows(db_sqlite(db),
+                     "SELECT name, cpu, cpu_ns FROM stats WHERE run_id = 1 ORDER BY thread_id",
+                     "(root)|0|0\na|10|10\nb|10|10\n");
+    k = db_sink(db, 0);
+    two_thread_scenario(&s);
+    assert_int_equal(k.ops->run_begin(k.self, &s, &meta), 0);
+    assert_int_equal(k.ops->refill(k.self, &(struct sink_refill){.thread = 2, .sc_thread = 2,
+                                                                 .time = 40, .head_time = 40,
+                                                                 .head_amount = 1000, .count = 1,
+                                                                 .max = 2}),
+                     0);
+    assert_int_equal(k.ops->run_end(k.self, true), 0);
+    db_close(db);
+    sqlq_assert_path_rows(path,
+                          "SELECT run_id, thread_id, sc_thread_id, time, head_time, head_amount,"
+                          " count, capacity, block_start, block_end FROM run_refills",
+                          "2|2|2|40|40|1000|1|2|40|40\n");
+}
+
+/* Opened read-only, a version-3 file is read through temporary views that
+ * add what version 4 has: NULL arg2 and no refills. */
+static void test_blocks_read_only_v3(void **state)
+{
+    char path[256];
+    sqlite3 *sq;
+
+    (void)state;
+    db_path(path, sizeof path, "v3ro.db");
+    make_v3_file(path);
+    assert_int_equal(sqlite3_open_v2(path, &sq, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(db_read_views(sq), 0);
+    sqlq_assert_rows(sq, "SELECT time, kind, arg, arg2, block_start FROM run_events",
+                     "7|signal|4|NULL|7\n");
+    sqlq_assert_rows(sq, "SELECT count(*) FROM run_refills", "0\n");
+    sqlq_assert_rows(sq, "PRAGMA user_version", "3\n");
+    sqlite3_close(sq);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -262,6 +343,8 @@ int main(void)
         cmocka_unit_test(test_blocks_many_keys),
         cmocka_unit_test(test_blocks_upgrade_v2),
         cmocka_unit_test(test_blocks_read_only_v2),
+        cmocka_unit_test(test_blocks_upgrade_v3),
+        cmocka_unit_test(test_blocks_read_only_v3),
     };
 
     return cmocka_run_group_tests(tests, setup, workdir_teardown);

@@ -100,9 +100,9 @@ static void test_stats_view(void **state)
     /* store runs on its clients' contexts: charged to them, not to itself. */
     sqlq_assert_path_rows(
         workdir_file("s.db"),
-        "SELECT name, charged > cpu, jobs, misses, timeout_faults > 0, throttled > 0"
+        "SELECT name, charged > cpu, jobs, misses, aborted_jobs, timeout_faults > 0, throttled > 0"
         " FROM stats WHERE run_id = 1 AND thread_id > 0 ORDER BY thread_id",
-        "store|0|0|0|1|0\ncontrol|1|20|0|0|0\ntelemetry|1|100|0|0|1\nguard|0|0|0|0|0\n");
+        "store|0|0|0|0|1|0\ncontrol|1|20|0|0|0|0\ntelemetry|1|100|20|20|0|1\nguard|0|0|0|0|0|0\n");
     sqlq_assert_path_rows(
         workdir_file("s.db"),
         "SELECT sum(kernel_cycles) = (SELECT sum(cycles) FROM kernel_stats"

@@ -491,7 +491,7 @@ static void check_all_tables(sqlite3 *db, const char *dir, int64_t run)
         const char *table = (const char *)sqlite3_column_text(st, 0);
         bool seq = strcmp(table, "slices") == 0 || strcmp(table, "jobs") == 0 ||
                    strcmp(table, "budget_events") == 0 || strcmp(table, "irqs") == 0 ||
-                   strcmp(table, "events") == 0;
+                   strcmp(table, "events") == 0 || strcmp(table, "refills") == 0;
         char where[160], name[256];
         if (sqlite3_column_int(st, 1)) {
             /* What finds rows, not data: not exported. */

@@ -48,7 +48,7 @@ static void test_notification_badge_or_and_poll(void **state)
     assert_int_equal(ktest_trace_count_kind(TR_SIGNAL, KTU_ROOT_ID), 3);
     assert_true(ktu_records(TR_SIGNAL, UINT32_MAX, sig, 3) >= 2);
     assert_int_equal(sig[1]->arg, 0x4);
-    assert_int_equal(sig[1]->arg2, 0); /* nobody woken */
+    assert_int_equal(sig[1]->arg2, TRACE_IDLE); /* nobody woken */
     assert_int_equal(ktu_poll(n), 0x5);
     assert_int_equal(ktu_poll(n), 0);
     /* Wait on an active notification returns at once. */
@@ -190,7 +190,7 @@ static void test_notification_bound_caller_not_interrupted(void **state)
     /* The server (50) signals s's notification: s keeps waiting. */
     assert_int_equal(signal(b.badged), 50);
     assert_int_equal(ktu_inspect(b.s).state, KTU_ST_BLOCKED_ON_REPLY);
-    assert_int_equal(last_signal_woke(), 0);
+    assert_int_equal(last_signal_woke(), TRACE_IDLE);
     /* Replied to, s receives on the endpoint: the pending signal first. */
     assert_int_equal(ktest_syscall(SYS_REPLY_RECV, b.ep, b.reply, 0, NULL), 100);
     {
