@@ -7,6 +7,9 @@
  *
  *   mcsim_bench_analysis [REPEAT]
  *
+ * MCSIM_BENCH_ONLY=plain-mcs (plain-classic, mixed-mcs, mixed-classic)
+ * runs one case only, e.g. for callgrind --toggle-collect=analysis_run.
+ *
  * Two scenarios drawn by cli/gen (seed 100, 100 device threads with
  * distinct priorities): a plain fixed-priority set (round-robin contexts,
  * zero costs), and a mixed one (1.5 to 3 times their work as budget,
@@ -19,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <mcsim/bootinfo.h>
@@ -33,7 +37,9 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static int bench(const char *what, const struct gen_knobs *k, int repeat)
+static const char *only; /* MCSIM_BENCH_ONLY: "plain-mcs", "mixed-classic", ... */
+
+static int bench(const char *what, const char *tag, const struct gen_knobs *k, int repeat)
 {
     struct scenario s;
     struct diag d;
@@ -46,6 +52,10 @@ static int bench(const char *what, const struct gen_knobs *k, int repeat)
     for (uint8_t sched = SCHED_MCS; sched <= SCHED_CLASSIC; sched++) {
         double best = 1e30;
         struct analysis_result r;
+        char name[32];
+        snprintf(name, sizeof name, "%s-%s", tag, sched == SCHED_MCS ? "mcs" : "classic");
+        if (only && strcmp(only, name) != 0)
+            continue;
         for (int i = 0; i < repeat; i++) {
             double t0 = now_ms();
             if (analysis_run(&s, sched, &r) != 0)
@@ -70,11 +80,12 @@ int main(int argc, char **argv)
 {
     struct gen_knobs k;
     int repeat = argc > 1 && atoi(argv[1]) > 0 ? atoi(argv[1]) : 5;
+    only = getenv("MCSIM_BENCH_ONLY");
     gen_knobs_plain(&k);
     k.threads_min = k.threads_max = 100;
     k.util_min = 1;
     k.util_max = 8;
-    if (bench("plain fixed-priority set", &k, repeat) != 0)
+    if (bench("plain fixed-priority set", "plain", &k, repeat) != 0)
         return 3;
     gen_knobs_default(&k);
     k.threads_min = k.threads_max = 100;
@@ -88,5 +99,5 @@ int main(int argc, char **argv)
     k.extra_refills_max = 0;
     k.servers_max = 6;
     k.call_share = 200;
-    return bench("mixed (contexts, servers, policies, costs)", &k, repeat);
+    return bench("mixed (contexts, servers, policies, costs)", "mixed", &k, repeat);
 }

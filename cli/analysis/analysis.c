@@ -76,6 +76,20 @@ static void count(struct analysis_result *r)
     }
 }
 
+static void ctx_release(struct an_ctx *c)
+{
+    free(c->visits);
+    free(c->hvisits);
+    free(c->dev);
+    free(c->ilist);
+    free(c->timed);
+    free(c->hoff);
+    free(c->hclients);
+    free(c->hcount);
+    free(c->spans);
+    free(c->t);
+}
+
 int analysis_run(const struct scenario *s, uint8_t scheduler, struct analysis_result *r)
 {
     struct an_ctx c;
@@ -88,19 +102,19 @@ int analysis_run(const struct scenario *s, uint8_t scheduler, struct analysis_re
     c.n = s->n_threads;
     c.horizon = horizon(s);
     c.t = calloc(c.n ? c.n : 1, sizeof *c.t);
+    c.ilist = calloc(c.n ? c.n : 1, sizeof *c.ilist);
     r->threads = calloc(c.n ? c.n : 1, sizeof *r->threads);
-    if (!c.t || !r->threads) {
+    if (!c.t || !c.ilist || !r->threads) {
         free(c.t);
+        free(c.ilist);
         free(r->threads);
         r->threads = NULL;
         return -1;
     }
     r->scheduler = scheduler;
     r->n_threads = c.n;
-    if (an_model(&c) != 0) {
-        free(c.visits);
-        free(c.hvisits);
-        free(c.t);
+    if (an_model(&c) != 0 || an_kernel_tables(&c) != 0) {
+        ctx_release(&c);
         analysis_release(r);
         return -1;
     }
@@ -109,9 +123,7 @@ int analysis_run(const struct scenario *s, uint8_t scheduler, struct analysis_re
         c.t[i].safe = !c.mcs || c.t[i].rr;
     }
     if (!(o = order(&c))) {
-        free(c.visits);
-        free(c.hvisits);
-        free(c.t);
+        ctx_release(&c);
         analysis_release(r);
         return -1;
     }
@@ -123,9 +135,7 @@ int analysis_run(const struct scenario *s, uint8_t scheduler, struct analysis_re
             break;
     }
     free(o);
-    free(c.visits);
-    free(c.hvisits);
-    free(c.t);
+    ctx_release(&c);
     count(r);
     return 0;
 }

@@ -9,6 +9,8 @@
  */
 #include "analysis/analysis_int.h"
 
+#include <stdlib.h>
+
 uint64_t an_add(uint64_t a, uint64_t b)
 {
     return (a >= AN_INF - b) ? AN_INF : a + b;
@@ -30,7 +32,7 @@ uint64_t an_ceil_div(uint64_t a, uint64_t b)
     return a / b + (a % b != 0);
 }
 
-void an_arrivals_of(const struct scenario *s, uint32_t device, struct an_arrivals *out)
+static void arrivals_of(const struct scenario *s, uint32_t device, struct an_arrivals *out)
 {
     const struct scn_device *d = &s->devices[device];
     out->kind = d->kind;
@@ -42,6 +44,7 @@ void an_arrivals_of(const struct scenario *s, uint32_t device, struct an_arrival
     out->count = d->count;
     out->at = d->at_count ? &s->times[d->at_first] : NULL;
     out->n_at = d->at_count;
+    out->span = NULL;
 }
 
 /* The n-th arrival (from 0) of the burst pattern started at 0. */
@@ -50,9 +53,58 @@ static cycles_t burst_time(const struct an_arrivals *a, uint64_t n)
     return an_add(an_mul(n / a->count, a->every), (n % a->count) * a->gap);
 }
 
+/* span[r] = the least span of r + 1 consecutive arrivals: from each
+ * arrival of a burst pattern (the pattern repeats every `every`), or from
+ * each time of a list. Quadratic, once per device and analysis. */
+static void fill_span(const struct an_arrivals *a, cycles_t *span, uint32_t n)
+{
+    for (uint32_t r = 0; r < n; r++) {
+        cycles_t best = AN_INF;
+        if (a->kind == ARRIVAL_BURST) {
+            for (uint64_t s = 0; s < a->count; s++)
+                if (burst_time(a, s + r) - burst_time(a, s) < best)
+                    best = burst_time(a, s + r) - burst_time(a, s);
+        } else {
+            for (uint32_t s = 0; s + r < a->n_at; s++)
+                if (a->at[s + r] - a->at[s] < best)
+                    best = a->at[s + r] - a->at[s];
+        }
+        span[r] = best;
+    }
+}
+
+static uint32_t span_len(const struct an_arrivals *a)
+{
+    return a->kind == ARRIVAL_BURST ? a->count : a->kind == ARRIVAL_AT ? a->n_at : 0;
+}
+
+int an_arrival_tables(struct an_ctx *c)
+{
+    const struct scenario *s = c->s;
+    size_t total = 0, at = 0;
+    c->dev = calloc(s->n_devices ? s->n_devices : 1, sizeof *c->dev);
+    if (!c->dev)
+        return -1;
+    for (uint32_t k = 0; k < s->n_devices; k++) {
+        arrivals_of(s, k, &c->dev[k]);
+        total += span_len(&c->dev[k]);
+    }
+    c->spans = malloc((total ? total : 1) * sizeof *c->spans);
+    if (!c->spans)
+        return -1;
+    for (uint32_t k = 0; k < s->n_devices; k++) {
+        uint32_t n = span_len(&c->dev[k]);
+        if (n == 0)
+            continue;
+        fill_span(&c->dev[k], &c->spans[at], n);
+        c->dev[k].span = &c->spans[at];
+        at += n;
+    }
+    return 0;
+}
+
 cycles_t an_delta(const struct an_arrivals *a, uint64_t q)
 {
-    cycles_t best = AN_INF;
     if (q <= 1)
         return 0;
     switch (a->kind) {
@@ -63,54 +115,41 @@ cycles_t an_delta(const struct an_arrivals *a, uint64_t q)
     case ARRIVAL_SPORADIC:
         return an_mul(q - 1, a->min);
     case ARRIVAL_BURST:
-        for (uint64_t s = 0; s < a->count; s++) {
-            cycles_t span = burst_time(a, s + q - 1) - burst_time(a, s);
-            if (span < best)
-                best = span;
-        }
-        return best;
+        /* arrival n + count is arrival n one pattern later */
+        return an_add(an_mul((q - 1) / a->count, a->every), a->span[(q - 1) % a->count]);
     case ARRIVAL_AT:
-        for (uint64_t s = 0; s + q - 1 < a->n_at; s++)
-            if (a->at[s + q - 1] - a->at[s] < best)
-                best = a->at[s + q - 1] - a->at[s];
-        return best;
+        return q <= a->n_at ? a->span[q - 1] : AN_INF;
     }
-    return best;
+    return AN_INF;
 }
 
-/* Bursts: from each arrival s of a burst, the arrivals within d are m
- * whole patterns (m = floor(d / every)) and those of one more pattern
- * whose offset from s is below the rest of d. */
-static uint64_t burst_eta(const struct an_arrivals *a, cycles_t d)
+/* eta(d) = the largest q with delta(q) < d (q arrivals fit in a half-open
+ * window of length d exactly when some q consecutive ones span less than
+ * d); delta is nondecreasing, so a doubling and a binary search. */
+static uint64_t eta_by_delta(const struct an_arrivals *a, cycles_t d)
 {
-    uint64_t m = d / a->every, best = 0;
-    cycles_t rest = d - m * a->every;
-    for (uint64_t s = 0; s < a->count; s++) {
-        uint64_t n = 0;
-        for (uint64_t k = 0; k < a->count; k++)
-            n += burst_time(a, s + k) - burst_time(a, s) < rest;
-        if (n > best)
-            best = n;
+    uint64_t lo = 1, hi = 2;
+    while (an_delta(a, hi) < d) {
+        lo = hi;
+        if (hi >= AN_INF / 2)
+            return AN_INF;
+        hi *= 2;
     }
-    return an_add(an_mul(m, a->count), best);
-}
-
-/* A list: from each time, the times within d after it. */
-static uint64_t at_eta(const struct an_arrivals *a, cycles_t d)
-{
-    uint64_t best = 0;
-    for (uint32_t s = 0; s < a->n_at; s++) {
-        uint64_t n = 0;
-        for (uint32_t k = s; k < a->n_at && a->at[k] - a->at[s] < d; k++)
-            n++;
-        if (n > best)
-            best = n;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (an_delta(a, mid) < d)
+            lo = mid;
+        else
+            hi = mid;
     }
-    return best;
+    return lo;
 }
 
 uint64_t an_eta(const struct an_arrivals *a, cycles_t d)
 {
+    /* the common case without saturation: ceil((d + J) / T) */
+    if (a->kind == ARRIVAL_PERIODIC && d < AN_SMALL && a->jitter < AN_SMALL)
+        return (d + a->jitter + a->period - 1) / a->period;
     if (d == 0)
         return 0;
     if (d == AN_INF)
@@ -121,9 +160,9 @@ uint64_t an_eta(const struct an_arrivals *a, cycles_t d)
     case ARRIVAL_SPORADIC:
         return an_ceil_div(d, a->min);
     case ARRIVAL_BURST:
-        return burst_eta(a, d);
+        return eta_by_delta(a, d);
     case ARRIVAL_AT:
-        return at_eta(a, d);
+        return a->n_at == 0 ? 0 : eta_by_delta(a, d);
     }
     return AN_INF;
 }

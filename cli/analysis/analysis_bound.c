@@ -18,6 +18,7 @@
 
 /* ------------------------------------------------------------- budgets */
 
+
 /* What a context loses besides its jobs' work: MIN_BUDGET (a remainder
  * below it is folded into the next refill, a system call with less is
  * refused, B12) twice, one kernel entry, and for a context that may get an
@@ -193,26 +194,14 @@ static bool critical_instant(const struct an_ctx *c, uint32_t i, uint32_t level)
  * to the jobs' work the kernel entries of the window, which the context
  * may be charged for (the time up to an entry's clock reading goes to the
  * context that ran, the rest to the one that runs next: KERNEL-SEMANTICS.md
- * 8); iterated until Theta no longer grows (the soundness test found a
- * flooded context whose throttling needed this).
+ * 8; the soundness test found a flooded context whose throttling needed
+ * this). Theta(need') grows with w, so it is part of the one fixed point.
  */
 static cycles_t throttled_fixed_point(const struct an_win *w, cycles_t base, cycles_t need,
-                                      bool throttles, cycles_t *theta)
+                                      bool throttles, cycles_t start, cycles_t *theta)
 {
-    cycles_t wq, th = throttles ? an_throttle_time(w->c, w->i, need) : 0, next;
-    for (int k = 0; k < 16; k++) {
-        wq = an_fixed_point(w, an_add(an_add(need, base), th));
-        if (!throttles || wq == AN_INF)
-            break;
-        next = an_throttle_time(w->c, w->i, an_add(need, an_kernel(w, wq)));
-        if (next <= th)
-            break;
-        th = next;
-        if (k == 15)
-            wq = AN_INF;
-    }
-    *theta = th;
-    return wq;
+    *theta = 0;
+    return an_fixed_point(w, an_add(need, base), start, need, throttles, theta);
 }
 
 /* The result of one busy-window analysis. */
@@ -235,10 +224,12 @@ static void busy_window(const struct an_win *w, cycles_t b, bool throttles, cycl
 {
     const struct an_ctx *c = w->c;
     const struct an_thread *t = &c->t[w->i];
+    cycles_t start = 0;
     memset(r, 0, sizeof *r);
     for (uint64_t q = 1;; q++) {
         cycles_t need = an_mul(q, t->work), theta;
-        cycles_t wq = throttled_fixed_point(w, an_mul(q, b), need, throttles, &theta);
+        /* w(q) >= w(q - 1) + W + B: the base grows by that much */
+        cycles_t wq = throttled_fixed_point(w, an_mul(q, b), need, throttles, start, &theta);
         cycles_t dq = an_delta(&t->arr, q);
         if (wq == AN_INF) {
             r->bound = AN_INF;
@@ -262,6 +253,7 @@ static void busy_window(const struct an_win *w, cycles_t b, bool throttles, cycl
         r->jobs = q;
         if (wq <= an_delta(&t->arr, q + 1))
             return;
+        start = an_add(wq, an_add(t->work, b));
         if (q >= AN_MAX_JOBS) {
             r->bound = AN_INF;
             r->why = "the busy window holds more jobs than the analysis examines";
@@ -452,7 +444,7 @@ static void two_jobs(const struct an_win *win, cycles_t b, struct an_busy *r)
     struct an_win w = *win;
     cycles_t need = an_mul(2, t->work), theta = 0, w2;
     w.crit = false;
-    w2 = throttled_fixed_point(&w, an_mul(2, b), need, !t->safe && c->mcs && !t->rr, &theta);
+    w2 = throttled_fixed_point(&w, an_mul(2, b), need, !t->safe && c->mcs && !t->rr, 0, &theta);
     if (w2 < r->bound) {
         r->bound = w2;
         r->w = w2;

@@ -16,6 +16,7 @@
 #include "analysis/analysis.h"
 
 #define AN_INF ANALYSIS_NO_BOUND
+#define AN_SMALL (UINT64_C(1) << 60) /* sums of two below this cannot saturate */
 #define AN_MAX_CALLS 8      /* server visits per job (nested included) */
 
 /* Saturating arithmetic. */
@@ -32,6 +33,10 @@ struct an_arrivals {
     uint32_t count;
     const cycles_t *at;             /* at: ascending */
     uint32_t n_at;
+    /* burst and at: span[r] = delta(r + 1), the least span of r + 1
+     * consecutive arrivals, for r < count (burst) or r < n_at (at);
+     * computed once per analysis (an_arrival_tables) */
+    const cycles_t *span;
 };
 
 /* eta(d): the most arrivals in any half-open window of length d (0 for
@@ -42,7 +47,11 @@ uint64_t an_eta(const struct an_arrivals *a, cycles_t d);
  * (delta(1) = 0); AN_INF when q arrivals never happen (at: lists). */
 cycles_t an_delta(const struct an_arrivals *a, uint64_t q);
 
-void an_arrivals_of(const struct scenario *s, uint32_t device, struct an_arrivals *out);
+struct an_ctx;
+
+/* The arrival curve of every device, with its span table (c->dev, c->spans);
+ * -1 out of memory. */
+int an_arrival_tables(struct an_ctx *c);
 
 enum an_shape {
     SHAPE_DEVICE,  /* loop [wait N; job [compute|call ...]; irq_ack D] */
@@ -103,6 +112,16 @@ struct an_ctx {
     uint32_t *hvisits;         /* n x n: servers of handler h that j visits */
     uint32_t top_server;       /* highest server priority, 0 if none */
     cycles_t max_grant;        /* largest emergency grant */
+    struct an_arrivals *dev;   /* per device (an_arrival_tables) */
+    uint32_t *ilist;           /* scratch: the interferers of one fixed point */
+    /* an_kernel_tables: K(d)'s constant part, the threads with a context of
+     * their own, and per handler h its clients hclients[hoff[h] ..
+     * hoff[h + 1]) with their visits to h's servers per job */
+    uint64_t k_fixed;
+    uint32_t *timed, n_timed;
+    uint32_t *hoff, *hclients, *hcount;
+    bool other_calls;          /* an unmodelled program calls a server */
+    cycles_t *spans;           /* the span tables dev[] points into */
 };
 
 /* Build the model of every thread (analysis_model.c); -1 out of memory
@@ -120,6 +139,10 @@ bool an_visits(const struct an_ctx *c, uint32_t j, uint32_t k);
  * device arrival, timer interrupts of contexts that may run out, classic
  * ticks, late starts, one entry in progress (analysis_kernel.c). */
 uint64_t an_kernel_entries(const struct an_ctx *c, cycles_t d);
+
+/* The tables an_kernel_entries and an_faults use (after an_model); -1
+ * out of memory. */
+int an_kernel_tables(struct an_ctx *c);
 
 /* Timeout faults that can be raised on servers served by handler `h` in a
  * window of length d (analysis_kernel.c). */
@@ -161,9 +184,12 @@ cycles_t an_kernel(const struct an_win *w, cycles_t d);
 /* E K(d) + sum_j I_j(d). */
 cycles_t an_all_interference(const struct an_win *w, cycles_t d);
 
-/* The least t >= base with t = base + E K(t) + sum_j I_j(t); AN_INF when
- * it passes the horizon. */
-cycles_t an_fixed_point(const struct an_win *w, cycles_t base);
+/* The least t >= base with t = base + Theta_i(need + E K(t)) + E K(t) +
+ * sum_j I_j(t) (Theta only if `throttles`; *theta its value there); AN_INF
+ * when it passes the horizon. `start` must not exceed that fixed point:
+ * the iteration begins there. */
+cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, cycles_t need,
+                        bool throttles, cycles_t *theta);
 
 /* Fill out->terms: the parts of w(q) for the q-th job of thread w->i with
  * blocking b (by client `who`), throttled for `theta`, q = 2 meaning one

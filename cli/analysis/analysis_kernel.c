@@ -6,6 +6,8 @@
  */
 #include "analysis/analysis_int.h"
 
+#include <stdlib.h>
+
 /* Timer entries of one context in d: a context that may run out of budget
  * is charged, throttled, replenished and may have a system call refused
  * (MIN_BUDGET) at most three times per refill per period; a round-robin
@@ -27,21 +29,19 @@ static uint64_t timer_entries(const struct an_ctx *c, const struct scn_context *
 uint64_t an_kernel_entries(const struct an_ctx *c, cycles_t d)
 {
     const struct scenario *s = c->s;
-    uint64_t n = 1; /* one entry in progress at the release */
-    struct an_arrivals a;
-    for (uint32_t k = 0; k < s->n_devices; k++) {
-        an_arrivals_of(s, k, &a);
-        n = an_add(n, an_eta(&a, d));
-    }
-    for (uint32_t k = 0; k < s->n_threads; k++)
-        if (s->threads[k].start > 0)
-            n = an_add(n, 2); /* the root task's start timer and resume */
+    uint64_t n = c->k_fixed; /* one entry in progress, late starts */
+    for (uint32_t k = 0; k < s->n_devices; k++)
+        n = an_add(n, an_eta(&c->dev[k], d));
     if (!c->mcs)
         return an_add(n, an_add(an_ceil_div(d, s->tick ? s->tick : 1), 1));
-    for (uint32_t k = 0; k < s->n_threads; k++)
-        if (!s->threads[k].passive)
-            n = an_add(n, timer_entries(c, &s->threads[k].sc,
-                                        c->t[k].safe && c->t[k].shape != SHAPE_OTHER, d));
+    for (uint32_t x = 0; x < c->n_timed; x++) {
+        uint32_t k = c->timed[x];
+        const struct scn_context *sc = &s->threads[k].sc;
+        bool safe = c->t[k].safe && c->t[k].shape != SHAPE_OTHER;
+        if (safe && sc->budget != sc->period)
+            continue; /* no timer entries of its own */
+        n = an_add(n, timer_entries(c, sc, safe, d));
+    }
     for (uint32_t k = 0; k < s->n_notifications; k++)
         n = an_add(n, timer_entries(c, &s->notifications[k].sc, false, d));
     return n;
@@ -52,14 +52,52 @@ uint64_t an_faults(const struct an_ctx *c, uint32_t h, cycles_t d)
     uint64_t n = 0;
     if (!c->mcs)
         return 0; /* classic: no timeout faults */
-    for (uint32_t j = 0; j < c->n; j++) {
-        const struct an_thread *t = &c->t[j];
-        uint32_t v = c->hvisits[(size_t)j * c->n + h];
-        if (t->shape == SHAPE_OTHER && t->may_call && c->top_server > 0)
-            return AN_INF; /* its calls are not modelled */
-        if (v == 0 || t->rr || t->safe)
+    if (c->other_calls)
+        return AN_INF; /* calls of a thread whose program is not modelled */
+    for (uint32_t x = c->hoff[h]; x < c->hoff[h + 1]; x++) {
+        const struct an_thread *t = &c->t[c->hclients[x]];
+        if (t->rr || t->safe)
             continue;
-        n = an_add(n, an_mul(v, an_add(an_eta(&t->arr, d), 2)));
+        n = an_add(n, an_mul(c->hcount[x], an_add(an_eta(&t->arr, d), 2)));
     }
     return n;
+}
+
+int an_kernel_tables(struct an_ctx *c)
+{
+    const struct scenario *s = c->s;
+    uint32_t m = 0;
+    c->k_fixed = 1; /* one entry in progress at the release */
+    for (uint32_t k = 0; k < s->n_threads; k++)
+        if (s->threads[k].start > 0)
+            c->k_fixed = an_add(c->k_fixed, 2); /* the root task's start timer and resume */
+    c->timed = calloc(c->n ? c->n : 1, sizeof *c->timed);
+    c->hoff = calloc((size_t)c->n + 1, sizeof *c->hoff);
+    for (uint32_t h = 0; h < c->n; h++)
+        for (uint32_t j = 0; j < c->n; j++)
+            m += c->hvisits[(size_t)j * c->n + h] != 0;
+    c->hclients = calloc(m ? m : 1, sizeof *c->hclients);
+    c->hcount = calloc(m ? m : 1, sizeof *c->hcount);
+    if (!c->timed || !c->hoff || !c->hclients || !c->hcount)
+        return -1;
+    for (uint32_t k = 0; k < c->n; k++) {
+        const struct scn_thread *th = &s->threads[k];
+        if (!th->passive && th->sc.present)
+            c->timed[c->n_timed++] = k;
+        if (c->t[k].shape == SHAPE_OTHER && c->t[k].may_call && c->top_server > 0)
+            c->other_calls = true;
+    }
+    m = 0;
+    for (uint32_t h = 0; h < c->n; h++) {
+        c->hoff[h] = m;
+        for (uint32_t j = 0; j < c->n; j++) {
+            uint32_t v = c->hvisits[(size_t)j * c->n + h];
+            if (v != 0) {
+                c->hclients[m] = j;
+                c->hcount[m++] = v;
+            }
+        }
+    }
+    c->hoff[c->n] = m;
+    return 0;
 }

@@ -162,7 +162,6 @@ static void device_shape(const struct scenario *s, const struct scn_thread *th,
         other(t, "a job with steps other than compute and call");
         return;
     }
-    an_arrivals_of(s, t->device, &t->arr);
     t->shape = SHAPE_DEVICE;
 }
 
@@ -338,6 +337,8 @@ int an_model(struct an_ctx *c)
     const struct scenario *s = c->s;
     c->e_max = longest_entry(&s->costs);
     c->min_budget = scenario_min_budget(s);
+    if (an_arrival_tables(c) != 0)
+        return -1;
     for (uint32_t i = 0; i < c->n; i++) {
         const struct scn_thread *th = &s->threads[i];
         struct an_thread *t = &c->t[i];
@@ -363,7 +364,9 @@ int an_model(struct an_ctx *c)
     }
     link_calls(c);
     for (uint32_t i = 0; i < c->n; i++)
-        if (c->t[i].shape == SHAPE_DEVICE)
+        if (c->t[i].shape == SHAPE_DEVICE) {
+            c->t[i].arr = c->dev[c->t[i].device];
             job_work(c, i);
+        }
     return derive(c);
 }

@@ -104,6 +104,21 @@ cycles_t an_kernel(const struct an_win *w, cycles_t d)
     return an_mul(an_kernel_entries(w->c, d), w->c->e_max);
 }
 
+/* Could thread j interfere with the window's job at all? (an_interference
+ * is 0 for every d otherwise.) */
+static bool may_interfere(const struct an_win *w, uint32_t j)
+{
+    const struct an_ctx *c = w->c;
+    const struct an_thread *t = &c->t[j];
+    if (j == w->i || t->shape == SHAPE_SERVER)
+        return false;
+    if (t->prio >= w->level)
+        return true;
+    if (t->shape == SHAPE_DEVICE)
+        return an_request_reaches(c, j, w->level);
+    return t->shape == SHAPE_OTHER && t->may_call && c->top_server >= w->level;
+}
+
 cycles_t an_all_interference(const struct an_win *w, cycles_t d)
 {
     cycles_t sum = an_kernel(w, d);
@@ -113,19 +128,38 @@ cycles_t an_all_interference(const struct an_win *w, cycles_t d)
     return sum;
 }
 
-/* Least t >= base with t = base + all_interference(t); AN_INF past the
- * horizon. */
-cycles_t an_fixed_point(const struct an_win *w, cycles_t base)
+/* Least t >= base with t = base + Theta(need + E K(t)) + all_interference(t)
+ * (Theta only if `throttles`); AN_INF past the horizon. Only the threads
+ * that may interfere are visited at each step. */
+cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, cycles_t need,
+                        bool throttles, cycles_t *theta)
 {
-    cycles_t t = base, next;
+    struct an_ctx *c = w->c;
+    cycles_t t = start > base ? start : base, next, k, th = 0;
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < c->n; j++)
+        if (may_interfere(w, j))
+            c->ilist[n++] = j;
     /* a fixed point that takes this many steps is treated as none: each
      * step grows t, so stopping early only loses a bound */
-    for (uint32_t steps = 0; t != AN_INF && t <= w->c->horizon && steps < AN_MAX_STEPS;
-         steps++) {
-        next = an_add(base, an_all_interference(w, t));
-        if (next == t)
+    for (uint32_t steps = 0; t != AN_INF && t <= c->horizon && steps < AN_MAX_STEPS; steps++) {
+        bool lim;
+        k = an_kernel(w, t);
+        th = throttles ? an_throttle_time(c, w->i, an_add(need, k)) : 0;
+        next = an_add(an_add(base, th), k);
+        for (uint32_t x = 0; x < n && next != AN_INF; x++)
+            next = an_add(next, an_interference(w, c->ilist[x], t, &lim));
+        if (next == t) {
+            *theta = th;
             return t;
+        }
+        if (next < t) {
+            /* a start above the least fixed point: begin again from base */
+            t = base;
+            continue;
+        }
         t = next;
     }
+    *theta = th;
     return AN_INF;
 }
