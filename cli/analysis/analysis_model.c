@@ -131,7 +131,6 @@ static void serve_shape(const struct scenario *s, const struct scn_step *sv, str
         other(t, "a serve handler with steps other than compute and call");
         return;
     }
-    an_arrivals_of(s, t->device, &t->arr);
     t->shape = SHAPE_DEVICE;
 }
 
