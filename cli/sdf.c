@@ -39,6 +39,8 @@ const char cmd_sdf_usage[] =
     "           a deadline shown schedulable, 1 not, 2 bad input); -o DB stores the bounds\n"
     "           with the latest `mcsim sdf run` of the same system in DB\n"
     "  --sidecar S     the sidecar (default: FILE.mcsim.yaml next to FILE when it exists)\n"
+    "  --arch A        the kernel's architecture: aarch64 (default), riscv64 or x86_64\n"
+    "                  (Microkit's rules for it; an x86 interrupt runs on its vector's line)\n"
     "  --cores N       cores of the kernel build (Microkit rejects cpu >= N); default 1,\n"
     "                  or the sidecar's cores\n"
     "  --core N        the core to simulate (default 0): PDs on other cores are left out\n"
@@ -46,7 +48,7 @@ const char cmd_sdf_usage[] =
     "See docs/sdf.md (the file's rules, the lints, the sidecar).\n";
 
 struct sdf_args {
-    const char *file, *sidecar, *cores, *core, *min_budget, *out;
+    const char *file, *sidecar, *cores, *core, *min_budget, *out, *arch;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -96,7 +98,7 @@ static int parse_args(int argc, char **argv, struct sdf_args *a, char **rest, in
         const char **slot;
     } opts[] = {{"--sidecar", &a->sidecar}, {"--cores", &a->cores},
                 {"--core", &a->core},       {"--min-budget", &a->min_budget},
-                {"-o", &a->out}};
+                {"-o", &a->out},           {"--arch", &a->arch}};
     for (int i = 2; i < argc; i++) {
         size_t k = 0;
         while (k < sizeof opts / sizeof opts[0] && strcmp(opts[k].name, argv[i]) != 0)
@@ -131,6 +133,23 @@ static bool parse_uint(const char *s, unsigned long max, uint32_t *out)
     return true;
 }
 
+/* --arch: the kernel's architecture, whose rules the file is read by
+ * (Microkit takes it from the board). 0, or 2 after saying why. */
+static int set_arch(const struct sdf_args *a, struct sdf_config *cfg)
+{
+    static const struct {
+        const char *name;
+        enum sdf_arch arch;
+    } archs[] = {{"aarch64", SDF_AARCH64}, {"riscv64", SDF_RISCV64}, {"x86_64", SDF_X86_64}};
+    for (size_t k = 0; a->arch && k < sizeof archs / sizeof archs[0]; k++)
+        if (strcmp(a->arch, archs[k].name) == 0) {
+            cfg->arch = archs[k].arch;
+            return 0;
+        }
+    return a->arch ? usage_error("--arch takes aarch64, riscv64 or x86_64, not '%s'", a->arch)
+                   : 0;
+}
+
 /* Read the system and its sidecar as the options say, printing every
  * diagnostic. Returns 0 or 2. */
 static int import(const struct sdf_args *a, struct sdf_config *cfg, struct sdf_system *s,
@@ -142,6 +161,10 @@ static int import(const struct sdf_args *a, struct sdf_config *cfg, struct sdf_s
 
     sdf_config_default(cfg);
     sdf_sidecar_empty(sc);
+    if (set_arch(a, cfg) != 0) {
+        free(side);
+        return 2;
+    }
     if (a->cores && !parse_uint(a->cores, 256, &cfg->cores))
         return usage_error("--cores '%s' is not a number of cores (1 to 256)", a->cores);
     if (a->cores && cfg->cores == 0)
@@ -213,6 +236,10 @@ static int cmd_init(const struct sdf_args *a)
     FILE *f;
 
     sdf_config_default(&cfg);
+    if (set_arch(a, &cfg) != 0) {
+        free(out);
+        return 2;
+    }
     if (a->cores && (!parse_uint(a->cores, 256, &cfg.cores) || cfg.cores == 0)) {
         free(out);
         return usage_error("--cores '%s' is not a number of cores (1 to 256)", a->cores);

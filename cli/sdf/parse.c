@@ -256,6 +256,7 @@ static void parse_system(struct sdf_ctx *c, const struct sdf_xml_node *root)
         parse_child(c, root->kids[i]);
     sdf_parse_channels(c);
     sdf_check_system(c);
+    sdf_check_ioports(c);
     sdf_check_memory(c);
 }
 
@@ -265,6 +266,7 @@ static void release_ctx(struct sdf_ctx *c)
     free(c->maps);
     free(c->setvars);
     free(c->capmaps);
+    free(c->ioports);
     free(c->channels);
     free(c->domain_names);
 }

@@ -40,6 +40,13 @@ struct sdf_capmap {
     struct sdf_loc loc;
 };
 
+struct sdf_ioport {     /* x86-64 */
+    int pd;
+    uint32_t id;
+    uint64_t addr, size;
+    struct sdf_loc loc;
+};
+
 struct sdf_ctx {
     const char *path;
     const struct sdf_config *cfg;
@@ -54,6 +61,8 @@ struct sdf_ctx {
     size_t n_setvars, cap_setvars;
     struct sdf_capmap *capmaps;
     size_t n_capmaps, cap_capmaps;
+    struct sdf_ioport *ioports;
+    size_t n_ioports, cap_ioports;
     const struct sdf_xml_node **channels;
     size_t n_channels, cap_channels;
     /* domains */
@@ -113,6 +122,14 @@ void sdf_parse_iospace(struct sdf_ctx *c, const struct sdf_xml_node *n);
 void sdf_parse_domains(struct sdf_ctx *c, const struct sdf_xml_node *n);
 void sdf_parse_channels(struct sdf_ctx *c);
 void sdf_check_system(struct sdf_ctx *c);
+/* x86-64 (parse_x86.c): I/O APIC and MSI interrupts into `irq` (its line
+ * the vector), I/O ports, and the check that no two ports overlap. */
+void sdf_parse_irq_ioapic(struct sdf_ctx *c, const struct sdf_xml_node *k, struct sdf_irq *irq);
+void sdf_parse_irq_msi(struct sdf_ctx *c, const struct sdf_xml_node *k, struct sdf_irq *irq);
+void sdf_parse_ioport(struct sdf_ctx *c, const struct sdf_xml_node *k, int pdi);
+void sdf_check_ioports(struct sdf_ctx *c);
+/* NULL if `s` is a PCI address bus:device.function (hex), else why not. */
+const char *sdf_pci_parse(const char *s);
 void sdf_check_memory(struct sdf_ctx *c);
 void sdf_upgrade(struct sdf_ctx *c);
 

@@ -190,6 +190,10 @@ static void parse_irq(struct sdf_ctx *c, const struct sdf_xml_node *k, int pdi)
             return;
         }
         parse_irq_arm(c, k, &irq, irq_s);
+    } else if (sdf_xml_attr(k, "pin") && c->cfg->arch == SDF_X86_64) {
+        sdf_parse_irq_ioapic(c, k, &irq);
+    } else if (sdf_xml_attr(k, "pcidev") && c->cfg->arch == SDF_X86_64) {
+        sdf_parse_irq_msi(c, k, &irq);
     } else if (sdf_xml_attr(k, "pin")) {
         sdf_err(c, k, "x86 I/O APIC IRQ isn't supported on ARM and RISC-V");
         return;
@@ -197,7 +201,7 @@ static void parse_irq(struct sdf_ctx *c, const struct sdf_xml_node *k, int pdi)
         sdf_err(c, k, "x86 MSI IRQ isn't supported on ARM and RISC-V");
         return;
     } else {
-        sdf_required(c, k, "irq");
+        sdf_required(c, k, c->cfg->arch == SDF_X86_64 ? "pin" : "irq");
         return;
     }
     if (!ok || pdi < 0)
@@ -259,6 +263,8 @@ static void parse_pd_child(struct sdf_ctx *c, const struct sdf_xml_node *n,
     } else if (strcmp(k->name, "ioport") == 0) {
         if (c->cfg->arch != SDF_X86_64)
             sdf_err(c, n, "I/O Ports are only available on x86");
+        else
+            sdf_parse_ioport(c, k, pdi);
     } else if (strcmp(k->name, "setvar") == 0) {
         parse_setvar(c, k, pdi);
     } else if (strcmp(k->name, "protection_domain") == 0) {

@@ -267,6 +267,37 @@ static void test_init(void **state)
     free(text);
 }
 
+/* --arch x86_64: Microkit's x86 rules (an MSI interrupt accepted, on the
+ * line of its vector; overlapping I/O ports at the later port); the ARM
+ * default refuses the MSI interrupt; an unknown --arch is a usage error. */
+static void test_arch_x86(void **state)
+{
+    (void)state;
+    assert_int_equal(spawn_mcsim("sdf", "lint", DIR "microkit/pd_overlapping_x86_io_ports_2.system",
+                                 "--arch", "x86_64", NULL),
+                     2);
+    assert_non_null(strstr(spawn_err, "pd_overlapping_x86_io_ports_2.system:15:9: error: I/O port "
+                                      "id: 0, half-open range: [0x3ff, 0x407) in protection "
+                                      "domain: 'test2' overlaps with I/O port id: 0, half-open "
+                                      "range: [0x3f8, 0x400) in protection domain: 'test1' (at "
+                                      "10:9)\n"));
+    assert_int_equal(spawn_mcsim("sdf", "export", DIR "microkit/irq_msi_pci_valid.system", "--arch",
+                                 "x86_64", "-o", "x.yaml", NULL),
+                     0);
+    char *text = workdir_must_read("x.yaml", NULL);
+    assert_non_null(strstr(text, "  irq_test1_0:   # interrupt 0 of PD 'test1'\n    irq: 0\n"));
+    free(text);
+    remove(workdir_file("x.yaml"));
+    assert_int_equal(spawn_mcsim("sdf", "lint", DIR "microkit/irq_msi_pci_valid.system", NULL), 2);
+    assert_non_null(strstr(spawn_err, "irq_msi_pci_valid.system:10:9: error: x86 MSI IRQ isn't "
+                                      "supported on ARM and RISC-V"));
+    assert_int_equal(spawn_mcsim("sdf", "lint", DIR "microkit/irq_msi_pci_valid.system", "--arch",
+                                 "x86", NULL),
+                     2);
+    assert_non_null(strstr(spawn_err, "--arch takes aarch64, riscv64 or x86_64, not 'x86'"));
+    assert_int_equal(workdir_count(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -274,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_command),
         cmocka_unit_test(test_init),
+        cmocka_unit_test(test_arch_x86),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
