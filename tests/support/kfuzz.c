@@ -3,7 +3,7 @@
  * is fixed; what varies is each call, and every choice is one draw, so
  * the same draws make the same calls (a fuzzer's input replays exactly).
  */
-#include "kfuzz.h"
+#include "kfuzz_int.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,52 +15,17 @@
 #include "ktest.h"
 #include "ktest_util.h"
 
-#define N_WORKERS 5u
-#define WORKER_CNODE_BITS 4u
 #define SENTINEL_ID 99u
 #define M 20000u /* the bench's MIN_BUDGET, ticks */
 #define MS 1000000u
 #define ALARM_LINE 7u
 
-/* A worker's CSpace (a CPtr is the slot number). */
-enum kfuzz_slot {
-    KS_NULL = 0,
-    KS_TCB,
-    KS_CNODE,
-    KS_SC,
-    KS_REPLY,
-    KS_EP,       /* endpoint 0, every right */
-    KS_EP_WO,    /* endpoint 1, write only, badged */
-    KS_NTFN,     /* notification 0, every right */
-    KS_NTFN_WO,  /* notification 1, write only, badged */
-    KS_NEXT_TCB, /* the next worker's TCB */
-    KS_SPARE_SC, /* configured, unbound */
-    KS_BARE_SC,  /* never configured */
-    KS_SCHED_CONTROL,
-    KS_UNTYPED,
-    KS_FREE,
-    KS_CSPACE, /* its CSpace's own CNode (for TCB_Configure) */
-    KS_COUNT
-};
-
-static struct {
-    uint8_t scheduler;
-    struct user_context *root_ctx;
-    cptr_t worker_tcb[N_WORKERS];
-    cptr_t worker_cnode[N_WORKERS];
-    cptr_t source[N_WORKERS][KS_COUNT]; /* root slot behind each worker slot, 0 none */
-    uint64_t rights[N_WORKERS][KS_COUNT], badge[N_WORKERS][KS_COUNT];
-    cptr_t ep[2], ntfn[2];
-    cptr_t sentinel, sentinel_sc;
-    cptr_t alarm, alarm_handler; /* the root task's wake-up: device line ALARM_LINE */
-    unsigned interrupted; /* the worker running when the alarm came */
-    struct kinspect_thread sentinel_was;
-    struct kinspect_sc sentinel_sc_was;
-} W;
+struct kfuzz_world kfuzz_world;
+#define W kfuzz_world
 
 static uint64_t draw(const struct kfuzz_src *src, uint64_t n)
 {
-    return n <= 1 ? 0 : src->draw(src->ctx, n) % n;
+    return kf_draw(src, n);
 }
 
 static uint64_t pick(const struct kfuzz_src *src, const uint64_t *values, unsigned n)
@@ -70,7 +35,7 @@ static uint64_t pick(const struct kfuzz_src *src, const uint64_t *values, unsign
 
 static bool chance(const struct kfuzz_src *src, unsigned percent)
 {
-    return draw(src, 100) < percent;
+    return kf_chance(src, percent);
 }
 
 /* ------------------------------------------------------------ the world */
@@ -177,8 +142,11 @@ void kfuzz_setup(uint8_t scheduler)
     }
     for (unsigned i = 0; i < N_WORKERS; i++)
         W.worker_tcb[i] = ktest_thread(10 + i, 0, 0, 0, NULL);
-    for (unsigned i = 0; i < N_WORKERS; i++)
+    for (unsigned i = 0; i < N_WORKERS; i++) {
         build_worker(i, spare_sc, bare_sc);
+        W.cspace_of[i] = (int)i;
+        W.scratch[i] = 0x3eu; /* fill_scratch: slots 1..5 */
+    }
     W.sentinel = ktest_thread(SENTINEL_ID, 40, 3 * MS, 7 * MS, &W.sentinel_sc);
     W.sentinel_was = ktu_inspect(W.sentinel);
     if (W.sentinel_sc)
@@ -351,8 +319,7 @@ static void invocation(const struct kfuzz_src *src, struct ktest_msg *m, cptr_t 
                                        KS_SPARE_SC, KS_BARE_SC,  KS_SCHED_CONTROL, KS_UNTYPED};
     /* under classic there are no contexts: the first three objects only */
     unsigned n_objects = W.scheduler == SCHED_MCS ? KTU_NELEM(objects) : 3;
-    unsigned slot = (unsigned)(chance(src, 95) ? pick(src, objects, n_objects)
-                                               : draw(src, KS_COUNT));
+    cptr_t slot = chance(src, 95) ? pick(src, objects, n_objects) : draw(src, KS_COUNT);
     bool well_formed = chance(src, 90);
 
     m->n_extra = 0;
@@ -411,7 +378,9 @@ static void invocation(const struct kfuzz_src *src, struct ktest_msg *m, cptr_t 
         m->length = (unsigned)draw(src, 4);
         break;
     }
-    if (!well_formed) { /* one thing wrong, or random */
+    if (well_formed)
+        kfuzz_make_valid(src, m, &slot);
+    else { /* one thing wrong, or random */
         m->label = chance(src, 50) ? m->label : draw(src, INV_COUNT + 2);
         m->length = (unsigned)draw(src, MSG_MAX_LENGTH + 1);
         if (m->n_extra > 0)
@@ -451,15 +420,20 @@ static void worker_step(const struct kfuzz_src *src, struct kfuzz_stats *st)
     cptr_t cap, reply = 0, srcp = 0;
     bool is_invocation = chance(src, 92);
 
+    struct ktest_msg sent;
+    int w = kfuzz_me();
+
     memset(&m, 0, sizeof m);
     if (is_invocation)
         invocation(src, &m, &cap);
     else
         ipc_call(src, &sys, &cap, &reply, &srcp, &m);
+    sent = m;
     ktest_syscall(sys, cap, reply, srcp, &m);
     st->calls++;
     if (!is_invocation || cap >= KS_COUNT || cap == KS_NULL)
         return;
+    kfuzz_learn(w, &sent, cap, ktest_context() != me ? ERR_NONE : m.label);
     st->invocations++;
     if (ktest_context() != me || m.label == ERR_NONE)
         st->performed++;
@@ -494,6 +468,12 @@ static void repair(unsigned w, struct kfuzz_stats *st)
 
     if (!root_call(W.worker_tcb[w], INV_TCB_CONFIGURE, 1, &guard, cnode, st))
         return;
+    W.cspace_of[w] = (int)w;
+    /* its own context back, if nothing holds it and it holds none */
+    if (W.scheduler == SCHED_MCS && ktu_inspect(W.worker_tcb[w]).sc_badge == 0 &&
+        ktu_inspect_sc(W.source[w][KS_SC]).bound_trace_id == 0 &&
+        !root_call(W.source[w][KS_SC], INV_SC_BIND, 0, NULL, W.worker_tcb[w], st))
+        return;
     for (unsigned slot = 1; slot < KS_COUNT; slot++) {
         uint64_t mrs[6] = {slot, WORKER_CNODE_BITS, W.source[w][slot], 64, W.rights[w][slot],
                            W.badge[w][slot]};
@@ -513,7 +493,11 @@ static void root_step(const struct kfuzz_src *src, struct kfuzz_stats *st)
     struct ktest_msg m = {.length = 1};
     bool running = true;
 
-    switch (draw(src, 7)) {
+    unsigned what = (unsigned)draw(src, 7);
+
+    if (W.interrupted < N_WORKERS && W.cspace_of[W.interrupted] < 0)
+        what = 1; /* a worker that cannot reach its caps: repair it first */
+    switch (what) {
     case 0:
     case 4:
     case 5: /* break what every blocked worker waits for */
@@ -563,7 +547,7 @@ void kfuzz_step(const struct kfuzz_src *src, struct kfuzz_stats *st)
             ktest_irq(ALARM_LINE);
     } else if (cur == W.root_ctx) {
         root_step(src, st);
-    } else if (chance(src, 1)) {
+    } else if (chance(src, 1) || (kfuzz_me() >= 0 && W.cspace_of[kfuzz_me()] < 0)) {
         for (unsigned i = 0; i < N_WORKERS; i++)
             if (ktu_inspect(W.worker_tcb[i]).state == KTU_ST_RUNNING &&
                 ktest_current() == 10 + i)

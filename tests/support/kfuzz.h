@@ -18,7 +18,9 @@
  * Each kfuzz_step makes one system call as whatever thread the kernel
  * runs, its every choice drawn from `src`: mostly well-formed invocations
  * (a cap the thread holds, a label its type takes, arguments in or near
- * their valid ranges), some malformed on purpose. The bench runs the
+ * their valid ranges) that the kernel can perform as far as the generator
+ * knows the world (kfuzz_valid.c: the right cap, in the right state),
+ * some malformed on purpose. The bench runs the
  * invariant checker after every kernel entry; a kernel panic fails the
  * running test.
  */
