@@ -24,12 +24,20 @@
  * The budget and period are those the kernel holds: the root task hands
  * it whole timer ticks (hal_sim_held_cycles), so on a timer slower than
  * the CPU a period of 1000.9us is a period of 1000us (docs/kernel-
- * semantics.md, "Timer precision").
+ * semantics.md, "Timer precision"). The slices are measured as the
+ * kernel's clock measures them, from the start of the tick each begins
+ * and ends in: the kernel charges whole ticks, so a slice of 180,598
+ * cycles from mid-tick is charged 181 ticks and one of 81,824 cycles 81,
+ * and the cycles a context ran in a window may pass its budget by less
+ * than a tick a slice (found by the property test, unit.property); a
+ * sporadic context's refills are dated in ticks too. Exact when a tick is a whole number of
+ * cycles; otherwise each slice's ends are rounded to a cycle
+ * (NEEDSWORK: count in ticks).
  *
  * Slice starts are swept with two cursors over the context's slices in
  * time order (the window's first slice and the first not yet wholly
  * inside it) and two over its grants; the few grant windows are point
- * queries.
+ * queries over the context's slices, loaded when it has a grant.
  */
 #include "expect_int.h"
 
@@ -54,17 +62,6 @@
     "SELECT time, amount FROM run_budget_events WHERE run_id = ?1 AND sc_thread_id = ?2"           \
     " AND kind = 'emergency' ORDER BY time"
 
-/* Slices are disjoint, so only the last one starting at or before ?3 can
- * reach into [?3, ?4) from the left; it is the later of the two halves'
- * last ones. */
-#define BUDGET_LAST_START                                                                          \
-    "SELECT max(start_time) FROM (" DB_SLICES_PAID_BY(                                             \
-        "max(start_time) AS start_time", "?2", " AND block_start <= ?3 AND start_time <= ?3") ")"
-#define BUDGET_PAID_IN_WINDOW                                                                      \
-    "SELECT coalesce(sum(min(end_time, ?4) - max(start_time, ?3)), 0) FROM (" DB_SLICES_PAID_BY(   \
-        "start_time, end_time", "?2",                                                              \
-        " AND block_start < ?4 AND block_end > ?3 AND start_time < ?4 AND end_time > ?3"           \
-        " AND start_time >= coalesce((" BUDGET_LAST_START "), ?3)") ")"
 /* The grants that count in the window [?3, ?4): made in [?3 - period, ?4). */
 #define BUDGET_GRANTS_IN_WINDOW                                                                    \
     "SELECT coalesce(sum(amount), 0) FROM run_budget_events WHERE run_id = ?1"                     \
@@ -98,8 +95,19 @@ struct budget_verdict {
 struct budget_cursor {
     sqlite3_stmt *st;
     bool valid;
+    bool slices;  /* of slices, not grants */
     int64_t a, b; /* start and end of a slice; time and amount of a grant */
 };
+
+/* Instant x as the kernel's clock reads it: the first cycle of its tick
+ * (x itself when the timer runs at the CPU's rate). */
+static int64_t budget_clock(const struct expect_run *run, int64_t x)
+{
+    if (run->timer_hz == 0 || run->timer_hz >= run->cpu_hz || x <= 0)
+        return x;
+    return (int64_t)hal_sim_cycles_at(hal_sim_ticks_at((uint64_t)x, run->cpu_hz, run->timer_hz),
+                                      run->cpu_hz, run->timer_hz);
+}
 
 enum { TRAIL, LEAD, GRANT_TRAIL, GRANT_LEAD, N_CURSORS };
 
@@ -110,7 +118,10 @@ static int budget_next(struct expect_run *run, struct budget_cursor *c)
     if (expect_step(run, c->st, &row) != 0)
         return -1;
     c->valid = row;
-    if (row) {
+    if (row && c->slices) {
+        c->a = budget_clock(run, sqlite3_column_int64(c->st, 0));
+        c->b = budget_clock(run, sqlite3_column_int64(c->st, 1));
+    } else if (row) {
         c->a = sqlite3_column_int64(c->st, 0);
         c->b = sqlite3_column_int64(c->st, 1);
     }
@@ -137,6 +148,7 @@ static int budget_open(struct expect_run *run, struct budget_cursor *c,
 
     if (!(c->st = expect_prepare(run, "%s", sql)))
         return -1;
+    c->slices = slices;
     budget_bind_ctx(c->st, ctx, slices);
     return budget_next(run, c);
 }
@@ -233,31 +245,6 @@ static int budget_point(struct expect_run *run, sqlite3_stmt *st, const struct b
     return rc;
 }
 
-/* The windows just before a grant enters and just after it leaves. */
-static int budget_grant_windows(struct expect_run *run, const struct budget_ctx *ctx,
-                                struct budget_cursor *grant, struct budget_window *w)
-{
-    sqlite3_stmt *paid_st = expect_prepare(run, "%s", BUDGET_PAID_IN_WINDOW);
-    sqlite3_stmt *grants_st = expect_prepare(run, "%s", BUDGET_GRANTS_IN_WINDOW);
-    int rc = paid_st && grants_st ? 0 : -1;
-
-    for (; rc == 0 && grant->valid; rc = budget_next(run, grant)) {
-        int64_t starts[2] = {grant->a - ctx->period, grant->a + ctx->period + 1};
-
-        for (int i = 0; rc == 0 && i < 2; i++) {
-            int64_t paid, grants;
-
-            rc = budget_point(run, paid_st, ctx, starts[i], &paid);
-            if (rc == 0)
-                rc = budget_point(run, grants_st, ctx, starts[i], &grants);
-            if (rc == 0)
-                budget_consider(w, ctx, starts[i], paid, grants);
-        }
-    }
-    sqlite3_finalize(paid_st);
-    sqlite3_finalize(grants_st);
-    return rc;
-}
 
 /* ------------------------------------------------ sporadic contexts */
 
@@ -319,6 +306,10 @@ static int series_load(struct expect_run *run, const char *sql, const struct bud
     while (rc == 0 && (rc = expect_step(run, st, &row)) == 0 && row) {
         int64_t a = sqlite3_column_int64(st, 0), b = sqlite3_column_int64(st, 1);
 
+        if (slices) {
+            a = budget_clock(run, a);
+            b = budget_clock(run, b);
+        }
         rc = series_push(run, p, a, slices ? b : a, slices ? b - a : b);
     }
     sqlite3_finalize(st);
@@ -348,6 +339,38 @@ static int64_t series_before(const struct budget_series *p, int64_t t)
     return total;
 }
 
+/* The windows just before a grant enters and just after it leaves: what
+ * was paid there from the context's slices as the kernel's clock saw
+ * them (budget_clock), loaded once the context has a grant. */
+static int budget_grant_windows(struct expect_run *run, const struct budget_ctx *ctx,
+                                struct budget_cursor *grant, struct budget_window *w)
+{
+    struct budget_series slices = {0};
+    sqlite3_stmt *grants_st = expect_prepare(run, "%s", BUDGET_GRANTS_IN_WINDOW);
+    int rc = grants_st ? 0 : -1;
+
+    if (rc == 0 && grant->valid)
+        rc = series_load(run,
+                         ctx->thread >= 0 ? BUDGET_SLICES_OF_THREAD
+                                          : BUDGET_SLICES_OF_NOTIFICATION,
+                         ctx, true, &slices);
+    for (; rc == 0 && grant->valid; rc = budget_next(run, grant)) {
+        int64_t starts[2] = {grant->a - ctx->period, grant->a + ctx->period + 1};
+
+        for (int i = 0; rc == 0 && i < 2; i++) {
+            int64_t grants, paid = series_before(&slices, starts[i] + ctx->period) -
+                                   series_before(&slices, starts[i]);
+
+            rc = budget_point(run, grants_st, ctx, starts[i], &grants);
+            if (rc == 0)
+                budget_consider(w, ctx, starts[i], paid, grants);
+        }
+    }
+    series_release(&slices);
+    sqlite3_finalize(grants_st);
+    return rc;
+}
+
 /* When the kernel re-dated the context's refills from then on: a wake-up
  * of its thread (the sporadic_unblock events), and 0 (it was configured
  * after boot, so every refill is dated later). */
@@ -363,7 +386,7 @@ static int sporadic_anchors(struct expect_run *run, const struct budget_ctx *ctx
     if (st)
         sqlite3_bind_int64(st, 2, ctx->badge);
     while (rc == 0 && (rc = expect_step(run, st, &row)) == 0 && row)
-        rc = series_push(run, p, sqlite3_column_int64(st, 0), 0, 0);
+        rc = series_push(run, p, budget_clock(run, sqlite3_column_int64(st, 0)), 0, 0);
     sqlite3_finalize(st);
     return rc;
 }

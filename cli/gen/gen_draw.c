@@ -285,6 +285,10 @@ static void set_budgets(struct gen_system *g)
             b = t->sc.period;
         t->sc.budget = b;
     }
+    /* a grant is a budget too: the kernel refuses less than MIN_BUDGET */
+    for (uint32_t k = 0; k < g->n_servers; k++)
+        if (g->servers[k].policy == GEN_EMERGENCY && g->servers[k].emergency < mb)
+            g->servers[k].emergency = mb;
 }
 
 static int check_knobs(const struct gen_knobs *k, char *why, size_t why_len)

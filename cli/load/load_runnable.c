@@ -9,6 +9,7 @@
 #include <mcsim/bootinfo.h>
 #include <stdio.h>
 
+#include "hal_sim.h"
 #include "load.h"
 #include "load_int.h"
 
@@ -113,11 +114,40 @@ static void reset_servers(const struct scenario *s, struct diag *d)
     }
 }
 
+/*
+ * An `emergency_budget` grant is configured as a budget (SchedControl_
+ * ConfigureFlags, in whole ticks rounded down): under MCS it must be at
+ * least MIN_BUDGET there, as a context's budget must (a random valid
+ * scenario of the property test, unit.property, stopped with exit 3).
+ */
+static void grants(const struct scenario *s, struct diag *d)
+{
+    cycles_t min = scenario_min_budget(s);
+    uint64_t min_ticks = hal_sim_ticks_at(min, s->cpu_hz, s->timer_hz);
+
+    if (s->scheduler != SCHED_MCS || s->timer_hz == 0)
+        return;
+    for (uint32_t h = 0; h < s->n_threads; h++) {
+        const struct scn_step *st = handler_step(s, h);
+        if (!st || st->timeouts.action != TIMEOUT_EMERGENCY_BUDGET ||
+            hal_sim_ticks_at(st->timeouts.emergency, s->cpu_hz, s->timer_hz) >=
+                (min_ticks > 0 ? min_ticks : 1))
+            continue;
+        diag_error(d, s->path, st->loc.line, st->loc.col,
+                   "emergency_budget of thread '%s' (%llu cycles) is less than MIN_BUDGET "
+                   "(%llu cycles) in the kernel's whole timer ticks: the kernel refuses the "
+                   "grant (expected at least %llu cycles)",
+                   s->threads[h].name, (unsigned long long)st->timeouts.emergency,
+                   (unsigned long long)min, (unsigned long long)min);
+    }
+}
+
 int load_check_runnable(const struct scenario *s, struct diag *d)
 {
     size_t errors = diag_errors(d);
     duration(s, d);
     zero_cost_loops(s, d);
     reset_servers(s, d);
+    grants(s, d);
     return diag_errors(d) == errors ? 0 : -1;
 }

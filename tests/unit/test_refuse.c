@@ -65,6 +65,10 @@ static const struct refused cases[] = {
      "passive (expected passive: true on a thread whose timeout faults are reset, as reset and "
      "a second fault under emergency_budget do: the server is restarted, passive, at its "
      "receive; or action inherit)", NULL},
+    {"grant_below_min_budget.yaml",
+     "grant_below_min_budget.yaml:14:23: error: emergency_budget of thread 'handler' (1000 "
+     "cycles) is less than MIN_BUDGET (3000 cycles) in the kernel's whole timer ticks: the "
+     "kernel refuses the grant (expected at least 3000 cycles)", NULL},
     {"second_document.yaml",
      "second_document.yaml:9:1: error: invalid YAML: did not find expected ',' or '}' (while "
      "parsing a flow mapping at 8:9)", NULL},
