@@ -12,8 +12,9 @@
  * to delivery, on their device's track. Flows ("s" then "f", one id per
  * pair, only when both ends are in the window): an interrupt to the first
  * user code of the handler it woke, and with --trace full a message
- * (ipc_send; `donated` when the receiver got the sender's context) and a
- * reply (ipc_reply) from the sender's slice to the receiver's next.
+ * (ipc_send; `donated` when the receiver got the sender's context), a
+ * reply (ipc_reply) and a signal that woke a thread (signal, whose arg2 is
+ * the thread woken) from the sender's slice to the receiver's next.
  */
 #include "export_chrome_int.h"
 
@@ -287,6 +288,19 @@ static int ipc_flow(struct chrome *c, sqlite3_stmt *st)
     return 0;
 }
 
+/* A signal that woke a thread: from the signaller's slice to the woken
+ * thread's next. */
+static int signal_flow(struct chrome *c, sqlite3_stmt *st)
+{
+    int64_t from = col_thread(st, 1), to = col_thread(st, 2), id = sqlite3_column_int64(st, 3);
+
+    if (!ch_wanted(c, from) || !ch_wanted(c, to))
+        return 0;
+    flow(c, "signal, wakes", "signal", "s", from, col_u64(st, 0), id, true);
+    flow(c, "signal, wakes", "signal", "f", to, col_u64(st, 0), id, false);
+    return 0;
+}
+
 /* The next replenish of throttle b's context, at or after it, read from
  * the first block of that context's replenishes that ends there or later
  * (one key's blocks follow each other in time: db_schema.c). */
@@ -367,6 +381,13 @@ static const struct stream_def {
      " AND n.block_start < ?3 AND n.start_time >= e.time AND n.start_time < ?3)"
      " ORDER BY e.time, e.seq",
      ipc_flow},
+    {"SELECT e.time, e.thread_id, e.arg2, e.row FROM run_events e WHERE e.run_id = ?1"
+     " AND e.kind = 'signal' AND e.arg2 IS NOT NULL AND e.block_end >= ?2"
+     " AND e.block_start < ?3 AND e.time >= ?2 AND e.time < ?3 AND EXISTS (SELECT 1"
+     " FROM run_slices n WHERE n.run_id = ?1 AND n.thread_id = e.arg2 AND n.block_end >= e.time"
+     " AND n.block_start < ?3 AND n.start_time >= e.time AND n.start_time < ?3)"
+     " ORDER BY e.time, e.seq",
+     signal_flow},
 };
 #define N_STREAMS (sizeof streams / sizeof streams[0])
 

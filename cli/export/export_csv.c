@@ -7,7 +7,10 @@
  * with sha256 (scenario_files), the run's scenario file; otherwise all.
  * RFC 4180: fields that hold a comma, a quote, CR or LF are quoted, inner
  * quotes doubled, lines end in CRLF. NULL is an empty field; an empty text
- * is written "" so that the two stay apart.
+ * is written "" so that the two stay apart. Every column of CPU cycles
+ * (cycle_columns) is followed by NAME_ns, the same time in nanoseconds at
+ * the run's cpu_hz, as an exact decimal (dec_ratio: an integer at 1 GHz);
+ * the stats view has its *_ns columns of its own.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -20,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "db/db.h"
+#include "util/decimal.h"
 
 /* ---- the directory ---- */
 
@@ -58,6 +62,38 @@ static int make_dirs(const char *dir, char *err, size_t err_len)
                     strerror(errno));
     free(p);
     return rc;
+}
+
+/* ---- columns of cycles ---- */
+
+/* The columns that hold CPU cycles (instants or durations), by table. */
+static const struct {
+    const char *table, *columns;
+} cycle_columns[] = {
+    {"runs", ",duration,"},
+    {"threads", ",budget,period,deadline,"},
+    {"slices", ",start_time,end_time,"},
+    {"jobs", ",release_time,start_time,finish_time,deadline_time,response,"},
+    {"budget_events", ",time,amount,"},
+    {"irqs", ",arrival,delivered,handler_start,"},
+    {"events", ",time,"},
+    {"final_refills", ",time,amount,"},
+    {"refills", ",time,head_time,head_amount,"},
+    {"kernel_stats", ",cycles,decision_cycles,sched_cycles,timer_cycles,"},
+    {"run_stats", ",worst_irq_latency,kernel_cycles,"},
+    {"analysis", ",work,bound,deadline,"},
+};
+
+static bool is_cycles(const char *table, const char *column)
+{
+    char key[80];
+
+    if (snprintf(key, sizeof key, ",%s,", column) >= (int)sizeof key)
+        return false;
+    for (size_t i = 0; i < sizeof cycle_columns / sizeof cycle_columns[0]; i++)
+        if (strcmp(cycle_columns[i].table, table) == 0)
+            return strstr(cycle_columns[i].columns, key) != NULL;
+    return false;
 }
 
 /* ---- fields ---- */
@@ -104,13 +140,30 @@ static void put_field(FILE *f, sqlite3_stmt *st, int i)
     }
 }
 
-static void put_header(FILE *f, sqlite3_stmt *st)
+/* The nanoseconds of a field of cycles: empty unless it is an integer. */
+static void put_ns(FILE *f, sqlite3_stmt *st, int i, uint64_t cpu_hz)
+{
+    char buf[DEC_BUF];
+    int64_t v = sqlite3_column_int64(st, i);
+
+    if (sqlite3_column_type(st, i) != SQLITE_INTEGER || v < 0 || cpu_hz == 0)
+        return;
+    dec_ratio(buf, sizeof buf, (uint64_t)v, 1000000000u, cpu_hz, DEC_MAX_FRACTION);
+    fputs(buf, f);
+}
+
+static void put_header(FILE *f, sqlite3_stmt *st, const char *table)
 {
     for (int i = 0; i < sqlite3_column_count(st); i++) {
         const char *name = sqlite3_column_name(st, i);
         if (i > 0)
             fputc(',', f);
         put_text(f, name, strlen(name));
+        if (is_cycles(table, name)) {
+            fputc(',', f);
+            put_text(f, name, strlen(name));
+            fputs("_ns", f);
+        }
     }
     fputs("\r\n", f);
 }
@@ -194,23 +247,34 @@ static char *table_path(const char *dir, const char *table)
     return path;
 }
 
-static int write_rows(FILE *f, sqlite3_stmt *st)
+static int write_rows(FILE *f, sqlite3_stmt *st, const char *table, uint64_t cpu_hz)
 {
-    int rc;
-    put_header(f, st);
+    int rc, n = sqlite3_column_count(st);
+    bool *cycles = calloc((size_t)n + 1, sizeof *cycles);
+
+    if (!cycles)
+        return -1;
+    for (int i = 0; i < n; i++)
+        cycles[i] = is_cycles(table, sqlite3_column_name(st, i));
+    put_header(f, st, table);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        for (int i = 0; i < sqlite3_column_count(st); i++) {
+        for (int i = 0; i < n; i++) {
             if (i > 0)
                 fputc(',', f);
             put_field(f, st, i);
+            if (cycles[i]) {
+                fputc(',', f);
+                put_ns(f, st, i, cpu_hz);
+            }
         }
         fputs("\r\n", f);
     }
+    free(cycles);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int export_table(sqlite3 *db, int64_t run_id, const char *dir, const char *table, char *err,
-                        size_t err_len)
+static int export_table(sqlite3 *db, int64_t run_id, uint64_t cpu_hz, const char *dir,
+                        const char *table, char *err, size_t err_len)
 {
     sqlite3_stmt *st = table_query(db, table, run_id);
     char *path = table_path(dir, table);
@@ -221,7 +285,7 @@ static int export_table(sqlite3 *db, int64_t run_id, const char *dir, const char
         export_fail(err, err_len, "mcsim: export: table %s: %s", table, sqlite3_errmsg(db));
     else if (!(f = fopen(path, "wb")))
         export_fail(err, err_len, "mcsim: export: cannot write '%s': %s", path, strerror(errno));
-    else if (write_rows(f, st) != 0)
+    else if (write_rows(f, st, table, cpu_hz) != 0)
         export_fail(err, err_len, "mcsim: export: table %s: %s", table, sqlite3_errmsg(db));
     else
         rc = 0;
@@ -239,8 +303,16 @@ int export_csv(sqlite3 *db, int64_t run_id, const char *dir, char *err, size_t e
 {
     sqlite3_stmt *st;
     int rc = SQLITE_DONE, failed = 0;
+    uint64_t cpu_hz = 0;
     if (make_dirs(dir, err, err_len) != 0)
         return -1;
+    if (sqlite3_prepare_v2(db, "SELECT cpu_hz FROM runs WHERE run_id = ?1", -1, &st, NULL) !=
+        SQLITE_OK)
+        return export_fail(err, err_len, "mcsim: export: %s", sqlite3_errmsg(db));
+    sqlite3_bind_int64(st, 1, run_id);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
+        cpu_hz = (uint64_t)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
     if (sqlite3_prepare_v2(db,
                            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
                            " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
@@ -248,8 +320,8 @@ int export_csv(sqlite3 *db, int64_t run_id, const char *dir, char *err, size_t e
                            -1, &st, NULL) != SQLITE_OK)
         return export_fail(err, err_len, "mcsim: export: %s", sqlite3_errmsg(db));
     while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW)
-        failed = export_table(db, run_id, dir, (const char *)sqlite3_column_text(st, 0), err,
-                              err_len) != 0;
+        failed = export_table(db, run_id, cpu_hz, dir, (const char *)sqlite3_column_text(st, 0),
+                              err, err_len) != 0;
     if (!failed && rc != SQLITE_DONE)
         failed = export_fail(err, err_len, "mcsim: export: %s", sqlite3_errmsg(db)) != 0;
     sqlite3_finalize(st);

@@ -188,6 +188,65 @@ static void test_export_chrome_ipc_flows(void **state)
     json_free(t);
 }
 
+/* Signal -> wake (issue 14): tests/data/export/signal.yaml signals `go`
+ * twice; the first wakes consumer, the second finds it runnable and stays
+ * pending. The events table keeps the thread each woke (arg2), and the
+ * export has exactly one flow, from producer's slice at 2ms to consumer's
+ * next slice (which begins at 3.5ms; the second wait does not block, so
+ * the slice runs on to 6.5ms), with the signal's events row as id. */
+static void test_export_chrome_signal_flows(void **state)
+{
+    struct trace_counts n;
+    struct json *t;
+    const struct json *ev;
+    sqlite3 *db;
+    char got[512] = "", want[512];
+    size_t len = 0;
+    (void)state;
+
+    assert_int_equal(spawn_shell("run '%s' -o sig.db --trace full --quiet",
+                                 MCSIM_SOURCE_DIR "/tests/data/export/signal.yaml"),
+                     0);
+    assert_int_equal(spawn_shell("export sig.db --format chrome -o sig.json"), 0);
+    db = sqlq_open(workdir_file("sig.db"), false);
+    sqlq_assert_rows(db,
+                     "SELECT e.time, p.name, w.name FROM events e JOIN threads p"
+                     " ON p.run_id = e.run_id AND p.thread_id = e.thread_id LEFT JOIN threads w"
+                     " ON w.run_id = e.run_id AND w.thread_id = e.arg2 WHERE e.kind = 'signal'"
+                     " ORDER BY e.seq",
+                     "2000000|producer|consumer\n3000000|producer|NULL\n");
+    sqlq_assert_rows(db, "SELECT start_time, end_time FROM slices WHERE thread_id = 2 ORDER BY seq",
+                     "3500000|6500000\n");
+    snprintf(want, sizeof want,
+             "s signal, wakes tid=1 ts=2000 id=%lld bp=e\nf signal, wakes tid=2 ts=2000 id=%lld"
+             " bp=-\n",
+             (long long)sqlq_int(db, "SELECT rowid FROM events WHERE kind = 'signal'"
+                                     " AND arg2 IS NOT NULL"),
+             (long long)sqlq_int(db, "SELECT rowid FROM events WHERE kind = 'signal'"
+                                     " AND arg2 IS NOT NULL"));
+    t = checked_trace("sig.json", &n);
+    ev = json_get(t, "traceEvents");
+    for (size_t i = 0; i < ev->count; i++) {
+        const struct json *e = ev->items[i];
+        if (strcmp(str(e, "cat"), "signal") != 0)
+            continue;
+        len += (size_t)snprintf(got + len, sizeof got - len, "%s %s tid=%g ts=%g id=%g bp=%s\n",
+                                str(e, "ph"), str(e, "name"), num(e, "tid"), num(e, "ts"),
+                                num(e, "id"), json_get(e, "bp") ? str(e, "bp") : "-");
+    }
+    assert_string_equal(got, want);
+    /* without --trace full no signal is recorded, and no flow written */
+    assert_int_equal(spawn_shell("run '%s' -o sched.db --quiet",
+                                 MCSIM_SOURCE_DIR "/tests/data/export/signal.yaml"),
+                     0);
+    assert_int_equal(spawn_shell("export sched.db --format chrome -o sched.json"), 0);
+    json_free(t);
+    t = checked_trace("sched.json", &n);
+    assert_int_equal(count(t, "s", "signal") + count(t, "f", "signal"), 0);
+    json_free(t);
+    sqlite3_close(db);
+}
+
 /* ---- a window ---- */
 
 #define FROM 20000000 /* cycles: 20ms at 1GHz */
@@ -321,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_export_chrome_checker),
         cmocka_unit_test(test_export_chrome_rules_examples),
         cmocka_unit_test(test_export_chrome_ipc_flows),
+        cmocka_unit_test(test_export_chrome_signal_flows),
         cmocka_unit_test(test_export_chrome_window),
         cmocka_unit_test(test_export_chrome_jobs),
         cmocka_unit_test(test_export_chrome_window_errors),
