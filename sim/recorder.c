@@ -212,7 +212,9 @@ uint32_t rec_trace_kinds(const struct world *w)
     return (1u << TR_SWITCH) | (1u << TR_IRQ) | (1u << TR_EXHAUSTED) | (1u << TR_THROTTLE) |
            (1u << TR_RESTART) | (1u << TR_SPORADIC_UNBLOCK) |
            (1u << TR_REPLENISH) | (1u << TR_TIMEOUT_FAULT) | (1u << TR_EMERGENCY) |
-           (1u << TR_PREEMPT) | (1u << TR_CALL_ABORTED) | (1u << TR_REFILLS);
+           (1u << TR_PREEMPT) | (1u << TR_CALL_ABORTED) |
+           /* refill lists only for a sink that keeps them (not the sweep's tally) */
+           (w->opt->sink.ops->refill ? 1u << TR_REFILLS : 0u);
 }
 
 void rec_trace(void *ctx, const struct trace_record *rec, uint64_t entry_cycle, uint64_t now)
