@@ -380,7 +380,7 @@ static bool handler_never_runs_out(const struct an_ctx *c, uint32_t h)
 static cycles_t sporadic_lag(const struct an_ctx *c, uint32_t i)
 {
     const struct an_thread *t = &c->t[i];
-    struct an_win w = {(struct an_ctx *)c, i, t->prio, false, true};
+    struct an_win w = {(struct an_ctx *)c, i, t->prio, false, true, 0};
     cycles_t l = t->budget, next;
     while (l <= c->horizon) {
         next = an_add(an_mul(an_ceil_div(l, t->period), t->budget), an_all_interference(&w, l));
@@ -461,7 +461,7 @@ static void two_jobs(const struct an_win *win, cycles_t b, struct an_busy *r)
 static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
 {
     struct an_thread *t = &c->t[i];
-    struct an_win w = {c, i, t->p_eff, false, false};
+    struct an_win w = {c, i, t->p_eff, false, false, 0};
     struct an_busy r;
     uint32_t who;
     bool idle;
@@ -513,6 +513,32 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
                  c->s->threads[who].name);
 }
 
+/* A background thread's job (loop [job [compute ...]]) is released when
+ * its job step begins, right after the previous job completed: nothing of
+ * its own is pending but this job, so its bound is the least fixed point
+ * of W + Theta(W + E K(w)) + E K(w) + sum_j I_j(w), with the interference
+ * of any window (work carried in) and, its context not being shown never
+ * to run out, its own throttling under mcs. Its bound is not learnt by
+ * the others (as an interferer it is always ready). */
+static void background_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
+{
+    const struct an_thread *t = &c->t[i];
+    struct an_win w = {c, i, t->prio, false, true, 0};
+    bool throttles = c->mcs && t->has_sc && !t->rr;
+    cycles_t theta = 0, wq;
+    if (c->mcs && t->has_sc && t->rr)
+        w.rr_need = t->work;
+    wq = an_fixed_point(&w, t->work, 0, t->work, throttles, &theta);
+    out->may_throttle = throttles;
+    if (wq == AN_INF) {
+        set_reason(out, "%s", "overload: the busy window has no end below the horizon");
+        return;
+    }
+    out->bound = wq;
+    an_terms(&w, 0, SCN_NONE, 1, wq, theta, false, out);
+    out->worst_job = 1;
+}
+
 bool an_thread_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
 {
     struct an_thread *t = &c->t[i];
@@ -528,6 +554,12 @@ bool an_thread_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
         t->lag = sporadic_lag(c, i);
     if (t->shape == SHAPE_SERVER || t->shape == SHAPE_HANDLER || !t->has_jobs)
         return no_jobs(c, i, out) || old_lag != t->lag;
+    if (t->shape == SHAPE_OTHER && t->background) {
+        out->work = t->work;
+        background_bound(c, i, out);
+        verdict(c->s, i, out);
+        return old_lag != t->lag;
+    }
     if (t->shape == SHAPE_OTHER) {
         set_reason(out, "program not modelled: %s", t->why_other);
         out->verdict = ANALYSIS_UNKNOWN;

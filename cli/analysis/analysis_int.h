@@ -67,6 +67,10 @@ enum an_policy { POL_NONE, POL_RESET, POL_EMERGENCY, POL_INHERIT };
 struct an_thread {
     enum an_shape shape;
     char why_other[96];        /* SHAPE_OTHER: which rule the program breaks */
+    bool background;           /* SHAPE_OTHER loop [job [compute ...]] (and yield):
+                                  its own jobs are bounded, as an interferer it is
+                                  always ready */
+    bool yields;               /* background: loop [job [...], yield] */
     bool has_jobs;
     bool may_call;             /* its program has a call step somewhere */
     uint32_t prio;
@@ -162,6 +166,9 @@ struct an_win {
     /* the job may wait with the CPU idle (throttled, or behind a server
      * waiting for refills): lower threads may then start requests */
     bool idle;
+    /* a background job of a round-robin context under mcs: its work, for
+     * the turns of equal-priority round-robin threads (0: not that case) */
+    cycles_t rr_need;
 };
 
 /* Does a request of thread j run on a server at `level` or above? */

@@ -134,6 +134,26 @@ static void serve_shape(const struct scenario *s, const struct scn_step *sv, str
     t->shape = SHAPE_DEVICE;
 }
 
+/* A background thread: loop [job [compute ...]], jobs back to back, each
+ * released when its job step begins (SCENARIO-FORMAT.md "Jobs"), so one
+ * at a time; or loop [job [...], yield], each job released when the thread
+ * runs again after the yield, or at the refill it waited for (a budget
+ * < period under mcs), with nothing of its own pending either. Its own
+ * jobs get a bound (background_bound); as an interferer it is always
+ * ready, and only its context bounds it (SHAPE_OTHER). */
+static void background_shape(const struct scenario *s, const struct scn_step *job,
+                             struct an_thread *t)
+{
+    other(t, "a background loop [job] (always ready)");
+    for (uint32_t k = 0; k < job->body_count; k++)
+        if (step(s, job->body_first + k)->kind != STEP_COMPUTE)
+            return;
+    if (!job_body(s, job, t))
+        return;
+    t->background = true;
+    t->work = t->compute_max;
+}
+
 /* Device thread: loop [wait N; job [...]; irq_ack D], D the only device of N. */
 static void device_shape(const struct scenario *s, const struct scn_thread *th,
                          struct an_thread *t)
@@ -141,6 +161,14 @@ static void device_shape(const struct scenario *s, const struct scn_thread *th,
     const struct scn_step *loop = step(s, th->prog_first), *b;
     if (th->prog_count == 1 && loop->kind == STEP_SERVE) {
         serve_shape(s, loop, t);
+        return;
+    }
+    if (th->prog_count == 1 && loop->kind == STEP_LOOP && !th->passive && th->start == 0 &&
+        (loop->body_count == 1 ||
+         (loop->body_count == 2 && step(s, loop->body_first + 1)->kind == STEP_YIELD)) &&
+        step(s, loop->body_first)->kind == STEP_JOB) {
+        background_shape(s, step(s, loop->body_first), t);
+        t->yields = loop->body_count == 2;
         return;
     }
     if (th->prog_count != 1 || loop->kind != STEP_LOOP || loop->body_count != 3) {

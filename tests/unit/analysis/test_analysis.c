@@ -13,6 +13,8 @@
  *  - network_driver: the driver's interference on control is held to its
  *    budget under mcs and is its whole demand under classic;
  *  - server_exhausts_*: each timeout policy its own blocking term;
+ *  - background threads (slack, round_robin), equal priorities taking
+ *    round-robin turns under mcs;
  *  - the verdicts' names, the exit rule and the JSON shape.
  */
 #include <setjmp.h>
@@ -262,6 +264,57 @@ static void test_analysis_policies(void **state)
     assert_true(blocked[3] < blocked[1] && blocked[3] < blocked[2]);
 }
 
+/* Background threads (loop [job], or [job, yield]): a job is released when
+ * its job step begins (or at the yield), nothing else of its own pending.
+ * slack's indexer at the lowest priority: 1ms own + the kernel + nav's
+ * demand + flight's budget (mcs) or demand (classic). round_robin under
+ * mcs: equal priorities with round-robin contexts take turns (seL4's
+ * rotation, B5/B6): encoder waits for one turn of decoder (its 2ms slice +
+ * one entry, E = 1.31us) and one of ui (its 500us job + two entries, then
+ * it yields); ui for one slice of each. Under classic nothing bounds an
+ * equal always-ready thread. */
+static void test_analysis_background(void **state)
+{
+    struct scenario s;
+    struct analysis_result r;
+    uint32_t enc, dec, ui, idx;
+    const struct analysis_term *t;
+    (void)state;
+    load(SCENARIOS "slack.yaml", &s);
+    idx = scenario_find_thread(&s, "indexer");
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+    assert_int_equal(r.threads[idx].bound, 7061570);
+    assert_int_equal(r.threads[idx].verdict, ANALYSIS_SCHEDULABLE);
+    assert_non_null(t = term_of(&r.threads[idx], TERM_INTERFERENCE,
+                                scenario_find_thread(&s, "flight")));
+    assert_string_equal(t->text, "flight (budget 4ms/10ms)");
+    assert_int_equal(t->cycles, 4001310);
+    analysis_release(&r);
+    assert_int_equal(analysis_run(&s, SCHED_CLASSIC, &r), 0);
+    assert_int_equal(r.threads[idx].bound, 10030130);
+    assert_int_equal(r.threads[idx].verdict, ANALYSIS_UNSCHEDULABLE);
+    analysis_release(&r);
+    scenario_release(&s);
+
+    load(SCENARIOS "round_robin.yaml", &s);
+    enc = scenario_find_thread(&s, "encoder");
+    dec = scenario_find_thread(&s, "decoder");
+    ui = scenario_find_thread(&s, "ui");
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+    assert_int_equal(r.threads[enc].bound, 3517030);
+    assert_int_equal(r.threads[dec].bound, 3517030);
+    assert_int_equal(r.threads[ui].bound, 4519650);
+    assert_int_equal(term_of(&r.threads[enc], TERM_INTERFERENCE, dec)->cycles, 2001310);
+    assert_int_equal(term_of(&r.threads[enc], TERM_INTERFERENCE, ui)->cycles, 502620);
+    assert_int_equal(term_of(&r.threads[ui], TERM_INTERFERENCE, enc)->cycles, 2001310);
+    assert_int_equal(r.n_schedulable, 3);
+    analysis_release(&r);
+    assert_int_equal(analysis_run(&s, SCHED_CLASSIC, &r), 0);
+    assert_int_equal(r.n_unknown, 3);
+    analysis_release(&r);
+    scenario_release(&s);
+}
+
 static void test_analysis_names(void **state)
 {
     (void)state;
@@ -279,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_analysis_scenarios_hold),
         cmocka_unit_test(test_analysis_network_driver),
         cmocka_unit_test(test_analysis_policies),
+        cmocka_unit_test(test_analysis_background),
         cmocka_unit_test(test_analysis_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
