@@ -62,12 +62,6 @@
     "SELECT time, amount FROM run_budget_events WHERE run_id = ?1 AND sc_thread_id = ?2"           \
     " AND kind = 'emergency' ORDER BY time"
 
-/* The grants that count in the window [?3, ?4): made in [?3 - period, ?4). */
-#define BUDGET_GRANTS_IN_WINDOW                                                                    \
-    "SELECT coalesce(sum(amount), 0) FROM run_budget_events WHERE run_id = ?1"                     \
-    " AND sc_thread_id = ?2 AND kind = 'emergency' AND block_end >= 2 * ?3 - ?4"                   \
-    " AND block_start < ?4 AND time >= 2 * ?3 - ?4 AND time < ?4"
-
 /* One scheduling context: a thread's (thread >= 0) or a notification's. */
 struct budget_ctx {
     char name[SCN_NAME_MAX];
@@ -118,12 +112,10 @@ static int budget_next(struct expect_run *run, struct budget_cursor *c)
     if (expect_step(run, c->st, &row) != 0)
         return -1;
     c->valid = row;
-    if (row && c->slices) {
+    if (row) { /* a slice's ends, or a grant's time, on the kernel's clock */
         c->a = budget_clock(run, sqlite3_column_int64(c->st, 0));
-        c->b = budget_clock(run, sqlite3_column_int64(c->st, 1));
-    } else if (row) {
-        c->a = sqlite3_column_int64(c->st, 0);
-        c->b = sqlite3_column_int64(c->st, 1);
+        c->b = c->slices ? budget_clock(run, sqlite3_column_int64(c->st, 1))
+                         : sqlite3_column_int64(c->st, 1);
     }
     return 0;
 }
@@ -230,22 +222,6 @@ static int budget_sweep(struct expect_run *run, const struct budget_ctx *ctx,
     return 0;
 }
 
-static int budget_point(struct expect_run *run, sqlite3_stmt *st, const struct budget_ctx *ctx,
-                        int64_t t, int64_t *out)
-{
-    bool row;
-    int rc;
-
-    budget_bind_ctx(st, ctx, true);
-    sqlite3_bind_int64(st, 3, t);
-    sqlite3_bind_int64(st, 4, t + ctx->period);
-    rc = expect_step(run, st, &row);
-    *out = rc == 0 && row ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_reset(st);
-    return rc;
-}
-
-
 /* ------------------------------------------------ sporadic contexts */
 
 /* Rising sums over time: a context's slices (paid before each start) or
@@ -306,10 +282,9 @@ static int series_load(struct expect_run *run, const char *sql, const struct bud
     while (rc == 0 && (rc = expect_step(run, st, &row)) == 0 && row) {
         int64_t a = sqlite3_column_int64(st, 0), b = sqlite3_column_int64(st, 1);
 
-        if (slices) {
-            a = budget_clock(run, a);
+        a = budget_clock(run, a);
+        if (slices)
             b = budget_clock(run, b);
-        }
         rc = series_push(run, p, a, slices ? b : a, slices ? b - a : b);
     }
     sqlite3_finalize(st);
@@ -340,34 +315,36 @@ static int64_t series_before(const struct budget_series *p, int64_t t)
 }
 
 /* The windows just before a grant enters and just after it leaves: what
- * was paid there from the context's slices as the kernel's clock saw
- * them (budget_clock), loaded once the context has a grant. */
+ * was paid and granted there, from the context's slices and grants as
+ * the kernel's clock saw them (budget_clock), loaded once the context has
+ * a grant. A grant made in [t - period, t + period) counts in the window
+ * [t, t + period). */
 static int budget_grant_windows(struct expect_run *run, const struct budget_ctx *ctx,
                                 struct budget_cursor *grant, struct budget_window *w)
 {
-    struct budget_series slices = {0};
-    sqlite3_stmt *grants_st = expect_prepare(run, "%s", BUDGET_GRANTS_IN_WINDOW);
-    int rc = grants_st ? 0 : -1;
+    struct budget_series slices = {0}, grants = {0};
+    int rc = 0;
 
-    if (rc == 0 && grant->valid)
+    if (grant->valid)
         rc = series_load(run,
                          ctx->thread >= 0 ? BUDGET_SLICES_OF_THREAD
                                           : BUDGET_SLICES_OF_NOTIFICATION,
                          ctx, true, &slices);
+    if (rc == 0 && grant->valid)
+        rc = series_load(run, BUDGET_GRANTS, ctx, false, &grants);
     for (; rc == 0 && grant->valid; rc = budget_next(run, grant)) {
         int64_t starts[2] = {grant->a - ctx->period, grant->a + ctx->period + 1};
 
-        for (int i = 0; rc == 0 && i < 2; i++) {
-            int64_t grants, paid = series_before(&slices, starts[i] + ctx->period) -
-                                   series_before(&slices, starts[i]);
+        for (int i = 0; i < 2; i++) {
+            int64_t t = starts[i], end = t + ctx->period;
+            int64_t paid = series_before(&slices, end) - series_before(&slices, t);
+            int64_t granted = series_before(&grants, end) - series_before(&grants, t - ctx->period);
 
-            rc = budget_point(run, grants_st, ctx, starts[i], &grants);
-            if (rc == 0)
-                budget_consider(w, ctx, starts[i], paid, grants);
+            budget_consider(w, ctx, t, paid, granted);
         }
     }
     series_release(&slices);
-    sqlite3_finalize(grants_st);
+    series_release(&grants);
     return rc;
 }
 
