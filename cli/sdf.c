@@ -165,10 +165,10 @@ static int import(const struct sdf_args *a, struct sdf_config *cfg, struct sdf_s
         free(side);
         return 2;
     }
-    if (a->cores && !parse_uint(a->cores, 256, &cfg->cores))
+    if (a->cores && (!parse_uint(a->cores, 256, &cfg->cores) || cfg->cores == 0)) {
+        free(side);
         return usage_error("--cores '%s' is not a number of cores (1 to 256)", a->cores);
-    if (a->cores && cfg->cores == 0)
-        return usage_error("--cores '%s' is not a number of cores (1 to 256)", a->cores);
+    }
     diag_init(&d);
     /* the sidecar's cores apply to the parse, so read the system twice only if it says so */
     if (sdf_parse(a->file, cfg, s, &d) != 0) {
