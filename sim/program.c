@@ -52,47 +52,30 @@ static uint32_t new_rng(struct builder *b, uint32_t step)
     return b->p->n_rngs++;
 }
 
-cptr_t program_slot_endpoint(const struct scenario *s, uint32_t i)
-{
-    (void)s;
-    return TSLOT_OBJECTS + i;
-}
-
-cptr_t program_slot_notification(const struct scenario *s, uint32_t i)
-{
-    return TSLOT_OBJECTS + s->n_endpoints + i;
-}
-
-cptr_t program_slot_device(const struct scenario *s, uint32_t i)
-{
-    return TSLOT_OBJECTS + s->n_endpoints + s->n_notifications + i;
-}
-
 static void compile_steps(struct builder *b, uint32_t first, uint32_t count);
 static void compile_serve(struct builder *b, uint32_t idx);
-static cptr_t badged_end(const struct scenario *s, uint32_t ti);
 
 static void compile_ipc(struct builder *b, const struct scn_step *st, uint32_t idx, uint8_t kind)
 {
     struct op *op = emit(b, kind, idx);
     op->a = st->object;
     if (st->badge != 0) {
-        op->cap = program_slot_badged(b->s, b->ti, idx);
+        op->cap = program_slot_badged(b->s, &b->p->slots, b->ti, idx);
         return;
     }
     switch (kind) {
     case OP_SIGNAL:
     case OP_WAIT:
     case OP_POLL:
-        op->cap = program_slot_notification(b->s, st->object);
+        op->cap = program_slot_object(&b->p->slots, POBJ_NOTIFICATION, st->object);
         break;
     case OP_IRQ_ACK:
-        op->cap = program_slot_device(b->s, st->object);
+        op->cap = program_slot_object(&b->p->slots, POBJ_DEVICE, st->object);
         break;
     case OP_REPLY:
         break;
     default:
-        op->cap = program_slot_endpoint(b->s, st->object);
+        op->cap = program_slot_object(&b->p->slots, POBJ_ENDPOINT, st->object);
         break;
     }
 }
@@ -136,8 +119,9 @@ static void compile_serve(struct builder *b, uint32_t idx)
             op->b = locals;
             op->a = st->ntfn;
             op->min = st->object != SCN_NONE;
-            op->cap = st->object != SCN_NONE ? program_slot_endpoint(b->s, st->object)
-                                             : program_slot_notification(b->s, st->ntfn);
+            op->cap = st->object != SCN_NONE
+                          ? program_slot_object(&b->p->slots, POBJ_ENDPOINT, st->object)
+                          : program_slot_object(&b->p->slots, POBJ_NOTIFICATION, st->ntfn);
         } else if (op->kind == OP_SERVE_DISPATCH) {
             op->a = locals;
             op->b = table;
@@ -223,7 +207,7 @@ static void compile_step(struct builder *b, uint32_t idx)
         break; /* compiled by compile_serve */
     case STEP_HANDLE_TIMEOUTS:
         op = emit(b, OP_TIMEOUTS, idx);
-        op->cap = program_slot_endpoint(b->s, st->timeouts.endpoint);
+        op->cap = program_slot_object(&b->p->slots, POBJ_ENDPOINT, st->timeouts.endpoint);
         op->a = st->timeouts.action;
         op->b = st->timeouts.endpoint;
         op->min = st->timeouts.emergency;
@@ -257,6 +241,8 @@ int program_compile(const struct scenario *s, uint32_t ti, bool mcs, struct prog
     struct builder b = {.s = s, .ti = ti, .p = out};
 
     memset(out, 0, sizeof *out);
+    if (program_slots_init(s, ti, &out->slots) != 0)
+        return -1;
     compile_steps(&b, t->prog_first, t->prog_count);
     emit(&b, OP_EXIT, t->prog_count ? t->prog_first : 0);
     if (mcs && t->passive)
@@ -276,6 +262,7 @@ void program_release(struct program *p)
 {
     free(p->ops);
     free(p->rng_steps);
+    program_slots_release(&p->slots);
     memset(p, 0, sizeof *p);
 }
 
@@ -355,52 +342,6 @@ unsigned program_notification_rights(const struct scenario *s, uint32_t ti, uint
         .object = i,
     };
     return query_rights(s, ti, &q);
-}
-
-struct object_marks {
-    bool *ep, *ntfn, *dev;
-};
-
-static void mark_visit(const struct scn_step *st, void *ctx)
-{
-    struct object_marks *m = ctx;
-
-    switch (st->kind) {
-    case STEP_CALL:
-    case STEP_SEND:
-    case STEP_NBSEND:
-    case STEP_RECV:
-    case STEP_REPLY_RECV:
-        m->ep[st->object] = true;
-        break;
-    case STEP_SIGNAL:
-    case STEP_WAIT:
-    case STEP_POLL:
-        m->ntfn[st->object] = true;
-        break;
-    case STEP_IRQ_ACK:
-        m->dev[st->object] = true;
-        break;
-    case STEP_HANDLE_TIMEOUTS:
-        m->ep[st->timeouts.endpoint] = true;
-        break;
-    case STEP_SERVE: /* receives on its endpoint, or waits on its notification */
-        if (st->object != SCN_NONE)
-            m->ep[st->object] = true;
-        else if (st->ntfn != SCN_NONE)
-            m->ntfn[st->ntfn] = true;
-        break;
-    default:
-        break;
-    }
-}
-
-void program_mark_objects(const struct scenario *s, uint32_t ti, bool *ep, bool *ntfn, bool *dev)
-{
-    struct object_marks m = {ep, ntfn, dev};
-    const struct scn_thread *t = &s->threads[ti];
-
-    visit_steps(s, t->prog_first, t->prog_count, mark_visit, &m);
 }
 
 bool program_uses_device(const struct scenario *s, uint32_t ti, uint32_t i)
@@ -489,15 +430,6 @@ int program_server_of_rank(const struct scenario *s, uint32_t ep, uint32_t k)
     return -1;
 }
 
-cptr_t program_slot_server(const struct scenario *s, uint32_t si, enum server_cap which)
-{
-    uint32_t k = 0;
-
-    for (uint32_t j = 0; j < si; j++)
-        k += s->threads[j].timeout_endpoint != SCN_NONE;
-    return program_slot_device(s, s->n_devices) + SERVER_CAPS * k + which;
-}
-
 unsigned program_done_shift(const struct scenario *s)
 {
     unsigned shift = 8;
@@ -505,29 +437,6 @@ unsigned program_done_shift(const struct scenario *s)
     while (((uint64_t)1 << shift) <= s->n_threads)
         shift++;
     return shift;
-}
-
-cptr_t program_slot_thread(const struct scenario *s, uint32_t ti)
-{
-    cptr_t first = program_slot_server(s, s->n_threads, 0);
-
-    if (first < TSLOT_THREAD)
-        first = TSLOT_THREAD;
-    return first + 2 * (cptr_t)ti;
-}
-
-unsigned program_cnode_bits(const struct scenario *s, uint32_t ti)
-{
-    cptr_t end = program_slot_device(s, s->n_devices);
-    unsigned bits = THREAD_CNODE_MIN_BITS;
-
-    if (program_timeout_action(s, ti) >= 0)
-        end = program_slot_thread(s, s->n_threads);
-    if (badged_end(s, ti) > end)
-        end = badged_end(s, ti);
-    while (((cptr_t)1 << bits) < end)
-        bits++;
-    return bits;
 }
 
 bool program_endpoint_lendable(const struct scenario *s, uint32_t ep)
@@ -559,46 +468,6 @@ void program_visit(const struct scenario *s, uint32_t ti, void (*fn)(void *ctx, 
 {
     struct visit_all v = {s, fn, ctx};
     visit_steps(s, s->threads[ti].prog_first, s->threads[ti].prog_count, visit_all_fn, &v);
-}
-
-struct badged_rank {
-    const struct scenario *s;
-    uint32_t step, k;
-    bool found;
-};
-
-static void badged_rank_fn(void *ctx, uint32_t step)
-{
-    struct badged_rank *r = ctx;
-    if (r->found || r->s->steps[step].badge == 0)
-        return;
-    if (step == r->step)
-        r->found = true;
-    else
-        r->k++;
-}
-
-/* The first badged slot of thread ti: after the scenario's objects, or
- * after the thread slots of a timeout handler. */
-static cptr_t badged_base(const struct scenario *s, uint32_t ti)
-{
-    return program_timeout_action(s, ti) >= 0 ? program_slot_thread(s, s->n_threads)
-                                              : program_slot_device(s, s->n_devices);
-}
-
-cptr_t program_slot_badged(const struct scenario *s, uint32_t ti, uint32_t step)
-{
-    struct badged_rank r = {s, step, 0, false};
-    program_visit(s, ti, badged_rank_fn, &r);
-    return badged_base(s, ti) + r.k;
-}
-
-/* The end of thread ti's badged slots. */
-static cptr_t badged_end(const struct scenario *s, uint32_t ti)
-{
-    struct badged_rank r = {s, UINT32_MAX, 0, false};
-    program_visit(s, ti, badged_rank_fn, &r);
-    return badged_base(s, ti) + r.k;
 }
 
 unsigned program_badged_rights(const struct scn_step *st)

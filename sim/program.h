@@ -18,7 +18,7 @@
 
 #include "scenario.h"
 
-/* Slots of a thread's CNode (radix program_cnode_bits, at least
+/* Slots of a thread's CNode (radix program_slots.cnode_bits, at least
  * THREAD_CNODE_MIN_BITS; a CPtr is the slot). */
 #define THREAD_CNODE_MIN_BITS 6
 enum thread_slot {
@@ -30,11 +30,11 @@ enum thread_slot {
     TSLOT_DONE_NTFN = 6,    /* a server with an `inherit` or `emergency_budget` handler:
                                to tell the handler it is done with a borrowed context or
                                a granted request (Write, badged) */
-    TSLOT_OBJECTS = 16,     /* + endpoint i; + n_endpoints + notification i;
-                               + n_endpoints + n_notifications + device i (IRQ handler);
-                               then a timeout handler's server slots (program_slot_server) */
+    TSLOT_OBJECTS = 16,     /* + k: the k-th object the thread's steps name
+                               (program_slots); then a timeout handler's server slots
+                               (program_slot_server) */
     TSLOT_THREAD = 512,     /* timeout handlers: from here (or past the server slots,
-                               program_slot_thread) 2 per thread: TCB, context */
+                               program_slots.threads) 2 per thread: TCB, context */
 };
 /* Threads a scenario may have (thread ids 1 .. PROGRAM_MAX_THREADS). */
 #define PROGRAM_MAX_THREADS SCN_MAX_THREADS
@@ -114,13 +114,42 @@ struct op {
     uint32_t step;    /* the scenario step it came from */
 };
 
+/* The layout of a thread's CNode. Its objects (the endpoints,
+ * notifications and devices its steps name, badged steps aside: those have
+ * a slot of their own) are numbered for the thread alone, from
+ * TSLOT_OBJECTS: its endpoints, then its notifications, then its devices,
+ * each in index order; a thread's CNode holds what it uses, not a slot
+ * for every object of the system. A timeout handler's server slots follow,
+ * then (from TSLOT_THREAD at the least) its thread slots; then the badged
+ * capabilities (program_slot_badged). */
+enum program_object { POBJ_ENDPOINT, POBJ_NOTIFICATION, POBJ_DEVICE };
+#define PROGRAM_OBJECT_SHIFT 28 /* objects[k] = kind << PROGRAM_OBJECT_SHIFT | index */
+struct program_slots {
+    uint32_t *objects; /* ascending */
+    uint32_t n_objects;
+    cptr_t servers;    /* a timeout handler's first server slot: TSLOT_OBJECTS + n_objects */
+    cptr_t threads;    /* a timeout handler's first thread slot (0: not a handler) */
+    cptr_t badged;     /* the first badged slot */
+    cptr_t end;        /* past the last slot */
+    unsigned cnode_bits;
+};
+
 struct program {
     struct op *ops;
     uint32_t n_ops;
     uint32_t n_locals;
     uint32_t n_rngs;
     uint32_t *rng_steps;  /* scenario step index of each random stream */
+    struct program_slots slots; /* its CNode's layout */
 };
+
+/* The layout of thread ti's CNode. Returns 0, or -1 when out of memory. */
+int program_slots_init(const struct scenario *s, uint32_t ti, struct program_slots *out);
+void program_slots_release(struct program_slots *ps);
+
+/* The slot of object `i` of `kind` in the CNode laid out by ps; 0 (the
+ * null capability) if the thread's steps name no such object. */
+cptr_t program_slot_object(const struct program_slots *ps, enum program_object kind, uint32_t i);
 
 /* Compile thread `ti`'s program. `mcs` selects the passive start-up form
  * (under classic a passive thread is an ordinary one). Returns 0, or -1
@@ -129,17 +158,11 @@ int program_compile(const struct scenario *s, uint32_t ti, bool mcs, struct prog
 
 void program_release(struct program *p);
 
-/* The slot of endpoint/notification/device `i` in a thread's CNode. */
-cptr_t program_slot_endpoint(const struct scenario *s, uint32_t i);
-cptr_t program_slot_notification(const struct scenario *s, uint32_t i);
-cptr_t program_slot_device(const struct scenario *s, uint32_t i);
-
 /* The slot of the badged capability used by step `step` of thread `ti`
  * (a signal or call with a badge): the k-th such step of the thread's
- * program (in program order) has the k-th slot after the scenario's
- * objects, or after the thread slots of a timeout handler; its CNode
- * (program_cnode_bits) holds them. */
-cptr_t program_slot_badged(const struct scenario *s, uint32_t ti, uint32_t step);
+ * program (in program order) has slot ps->badged + k. */
+cptr_t program_slot_badged(const struct scenario *s, const struct program_slots *ps, uint32_t ti,
+                           uint32_t step);
 
 /* Call fn(ctx, step index) for every step of thread ti's program, bodies
  * (job, loop, repeat, serve and its handlers) after the step that owns
@@ -155,11 +178,6 @@ unsigned program_badged_rights(const struct scn_step *st);
 unsigned program_endpoint_rights(const struct scenario *s, uint32_t ti, uint32_t i);
 unsigned program_notification_rights(const struct scenario *s, uint32_t ti, uint32_t i);
 bool program_uses_device(const struct scenario *s, uint32_t ti, uint32_t i);
-
-/* Set ep[i], ntfn[i], dev[i] (arrays of the scenario's endpoints,
- * notifications and devices) for every object thread ti's steps name: the
- * only ones the three functions above can find a use of. */
-void program_mark_objects(const struct scenario *s, uint32_t ti, bool *ep, bool *ntfn, bool *dev);
 
 /* The action of thread ti's handle_timeouts step (enum
  * scn_timeout_action), or -1 if it has none. */
@@ -189,19 +207,15 @@ int program_done_handler(const struct scenario *s, uint32_t si);
 uint32_t program_server_rank(const struct scenario *s, uint32_t si);
 int program_server_of_rank(const struct scenario *s, uint32_t ep, uint32_t k);
 
-/* The slot of a timeout handler's capability `which` to server si: after
- * the scenario's objects, SERVER_CAPS per thread with a timeout endpoint
- * (in file order), below program_slot_thread(s, 0). */
-cptr_t program_slot_server(const struct scenario *s, uint32_t si, enum server_cap which);
+/* The slot of a timeout handler's capability `which` to server si, in the
+ * CNode of the handler whose first server slot is `first`
+ * (program_slots.servers): SERVER_CAPS per thread with a timeout endpoint
+ * (in file order). O(threads). */
+cptr_t program_slot_server(const struct scenario *s, cptr_t first, uint32_t si,
+                           enum server_cap which);
 
-/* The slot of a timeout handler's capability to thread ti's TCB; + 1 its
- * context: TSLOT_THREAD + 2 * ti, or after the server slots if they reach
- * TSLOT_THREAD. O(threads): callers keep program_slot_thread(s, 0). */
-cptr_t program_slot_thread(const struct scenario *s, uint32_t ti);
-
-/* The radix of thread ti's CNode: the fewest bits, and at least
- * THREAD_CNODE_MIN_BITS, that hold every slot it is given (a timeout
- * handler's reach past the thread slots). */
+/* The radix of thread ti's CNode (program_slots.cnode_bits), or 0 when out
+ * of memory. */
 unsigned program_cnode_bits(const struct scenario *s, uint32_t ti);
 
 /* True if Calls on endpoint ep are recorded in the memory the threads

@@ -171,45 +171,38 @@ static void build_devices(struct uworld *w)
 
 /* ------------------------------------------------------------ threads */
 
-/* The capabilities thread ti's steps need, with the least rights. Only
- * the objects its steps name are asked about (marks: one array of the
- * scenario's endpoints, notifications and devices, all false), so that
- * a thousand threads and devices take a thousand visits of each
- * thread's steps, not a million. */
-static void grant_objects(struct uworld *w, uint32_t ti, bool *marks)
+/* The capabilities thread ti's steps need, with the least rights, each in
+ * its own slot of the thread's CNode (program_slots). */
+static void grant_objects(struct uworld *w, uint32_t ti)
 {
     const struct scenario *s = w->s;
     struct uthread *t = &w->threads[ti + 1];
-    bool *ep = marks, *ntfn = ep + s->n_endpoints, *dev = ntfn + s->n_notifications;
+    const struct program_slots *ps = &t->prog.slots;
 
-    program_mark_objects(s, ti, ep, ntfn, dev);
-    for (uint32_t i = 0; i < s->n_endpoints; i++) {
-        if (!ep[i])
-            continue;
-        ep[i] = false;
-        unsigned r = program_endpoint_rights(s, ti, i);
-        /* on a recorded endpoint a Call's badge names its caller */
-        uint64_t badge = w->ep_lendable[i] && (r & RIGHT_WRITE) ? ti + 1 : 0;
-        if (r)
-            mint_into(w, t->cnode_slot, t->cnode_bits, program_slot_endpoint(s, i),
-                      w->ep_slots[i], r, badge);
-    }
-    for (uint32_t i = 0; i < s->n_notifications; i++) {
-        if (!ntfn[i])
-            continue;
-        ntfn[i] = false;
-        unsigned r = program_notification_rights(s, ti, i);
-        if (r)
-            mint_into(w, t->cnode_slot, t->cnode_bits, program_slot_notification(s, i),
-                      w->ntfn_slots[i], r, 0);
-    }
-    for (uint32_t i = 0; i < s->n_devices; i++) {
-        if (!dev[i])
-            continue;
-        dev[i] = false;
-        if (program_uses_device(s, ti, i))
-            mint_into(w, t->cnode_slot, t->cnode_bits, program_slot_device(s, i),
-                      w->irq_slots[i], RIGHTS_ALL, 0);
+    for (uint32_t k = 0; k < ps->n_objects; k++) {
+        uint32_t i = ps->objects[k] & (((uint32_t)1 << PROGRAM_OBJECT_SHIFT) - 1);
+        cptr_t slot = TSLOT_OBJECTS + k;
+        unsigned r;
+
+        switch ((enum program_object)(ps->objects[k] >> PROGRAM_OBJECT_SHIFT)) {
+        case POBJ_ENDPOINT:
+            r = program_endpoint_rights(s, ti, i);
+            /* on a recorded endpoint a Call's badge names its caller */
+            if (r)
+                mint_into(w, t->cnode_slot, t->cnode_bits, slot, w->ep_slots[i], r,
+                          w->ep_lendable[i] && (r & RIGHT_WRITE) ? ti + 1 : 0);
+            break;
+        case POBJ_NOTIFICATION:
+            r = program_notification_rights(s, ti, i);
+            if (r)
+                mint_into(w, t->cnode_slot, t->cnode_bits, slot, w->ntfn_slots[i], r, 0);
+            break;
+        case POBJ_DEVICE:
+            if (program_uses_device(s, ti, i))
+                mint_into(w, t->cnode_slot, t->cnode_bits, slot, w->irq_slots[i], RIGHTS_ALL,
+                          0);
+            break;
+        }
     }
 }
 
@@ -229,7 +222,7 @@ static void grant_badged_step(void *ctx, uint32_t step)
 
     if (st->badge == 0)
         return;
-    slot = program_slot_badged(w->s, g->ti, step);
+    slot = program_slot_badged(w->s, &w->threads[g->ti + 1].prog.slots, g->ti, step);
     mint_into(w, w->threads[g->ti + 1].cnode_slot, w->threads[g->ti + 1].cnode_bits, slot,
               st->kind == STEP_CALL ? w->ep_slots[st->object] : w->ntfn_slots[st->object],
               program_badged_rights(st), st->badge);
@@ -279,7 +272,7 @@ static void grant_contexts(struct uworld *w, uint32_t ti, bool tcbs)
 {
     const struct scenario *s = w->s;
     struct uthread *t = &w->threads[ti + 1];
-    cptr_t first = program_slot_thread(s, 0);
+    cptr_t first = t->prog.slots.threads;
 
     for (uint32_t ci = 0; ci < s->n_threads; ci++) {
         uint32_t cep = s->threads[ci].timeout_endpoint;
@@ -328,7 +321,7 @@ static void grant_handler(struct uworld *w, uint32_t ti)
     struct uthread *t = &w->threads[ti + 1];
     int action = program_timeout_action(s, ti);
     uint32_t ep = SCN_NONE;
-    cptr_t first = action >= 0 ? program_slot_thread(s, 0) : 0;
+    cptr_t first = t->prog.slots.threads, servers = t->prog.slots.servers;
 
     for (uint32_t si = 0; action >= 0 && si < s->n_threads; si++) {
         uint32_t sep = s->threads[si].timeout_endpoint;
@@ -339,15 +332,15 @@ static void grant_handler(struct uworld *w, uint32_t ti)
         ep = sep;
         mint_into(w, t->cnode_slot, t->cnode_bits, first + 2 * si, srv->tcb_slot, RIGHTS_ALL,
                   0);
-        mint_into(w, t->cnode_slot, t->cnode_bits, program_slot_server(s, si, SERVER_REPLY),
+        mint_into(w, t->cnode_slot, t->cnode_bits, program_slot_server(s, servers, si, SERVER_REPLY),
                   srv->reply_slot, RIGHTS_ALL, 0);
         if (!w->mcs)
             continue;
         mint_into(w, t->cnode_slot, t->cnode_bits,
-                  program_slot_server(s, si, SERVER_RESTART_SC), srv->restart_sc_slot,
+                  program_slot_server(s, servers, si, SERVER_RESTART_SC), srv->restart_sc_slot,
                   RIGHTS_ALL, 0);
         mint_into(w, t->cnode_slot, t->cnode_bits,
-                  program_slot_server(s, si, SERVER_RESTART_NTFN), srv->restart_ntfn_slot,
+                  program_slot_server(s, servers, si, SERVER_RESTART_NTFN), srv->restart_ntfn_slot,
                   RIGHT_WRITE, action == TIMEOUT_EMERGENCY_BUDGET ? PROGRAM_GRANT_BADGE : 0);
     }
     if (ep == SCN_NONE || !w->mcs)
@@ -384,12 +377,12 @@ static void retype_threads(struct uworld *w)
         w->threads[ti + 1].reply_slot = retype(w, OBJ_REPLY, 0);
     for (uint32_t ti = 0; ti < s->n_threads; ti++) {
         struct uthread *t = &w->threads[ti + 1];
-        t->cnode_bits = program_cnode_bits(s, ti);
+        t->cnode_bits = t->prog.slots.cnode_bits;
         t->cnode_slot = retype(w, OBJ_CNODE, t->cnode_bits);
     }
 }
 
-static void build_thread(struct uworld *w, uint32_t ti, bool *marks)
+static void build_thread(struct uworld *w, uint32_t ti)
 {
     const struct scn_thread *st = &w->s->threads[ti];
     struct uthread *t = &w->threads[ti + 1];
@@ -414,7 +407,7 @@ static void build_thread(struct uworld *w, uint32_t ti, bool *marks)
     if (w->mcs && st->passive)
         mint_into(w, t->cnode_slot, t->cnode_bits, TSLOT_INIT_EP, w->init_ep_slot,
                   RIGHT_WRITE, 0);
-    grant_objects(w, ti, marks);
+    grant_objects(w, ti);
     struct badged_grant g = {w, ti};
     program_visit(w->s, ti, grant_badged_step, &g);
     program_visit(w->s, ti, bind_serve, &g);
@@ -513,12 +506,8 @@ void root_build(struct uworld *w)
     build_ipc_objects(w);
     build_devices(w);
     retype_threads(w);
-    bool *marks = calloc((size_t)s->n_endpoints + s->n_notifications + s->n_devices + 1, 1);
-    if (marks == NULL)
-        uplat_fail(w, "out of memory");
     for (uint32_t i = 0; i < s->n_threads; i++)
-        build_thread(w, i, marks);
-    free(marks);
+        build_thread(w, i);
     for (uint32_t i = 0; i < s->n_threads; i++) {
         if (w->mcs && program_has_timeout_handler(s, i))
             build_restart(w, i);

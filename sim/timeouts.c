@@ -113,20 +113,21 @@ static void set_regs(struct user_context *c, enum syscall sys, cptr_t cap, uint6
     c->x[REG_SRC] = 0;
 }
 
-/* The capabilities the root task gave the handler (program.h). */
-static cptr_t tcb_of(const struct uworld *w, uint64_t id)
+/* The capabilities the root task gave handler h (program.h). */
+static cptr_t tcb_of(const struct uthread *h, uint64_t id)
 {
-    return w->thread_slots + 2 * (id - 1);
+    return h->prog.slots.threads + 2 * (id - 1);
 }
 
-static cptr_t sc_of(const struct uworld *w, uint64_t id)
+static cptr_t sc_of(const struct uthread *h, uint64_t id)
 {
-    return w->thread_slots + 2 * (id - 1) + 1;
+    return h->prog.slots.threads + 2 * (id - 1) + 1;
 }
 
-static cptr_t server_cap(struct uworld *w, const struct user_context *c, enum server_cap which)
+static cptr_t server_cap(struct uworld *w, const struct uthread *h, enum server_cap which)
 {
-    return program_slot_server(w->s, (uint32_t)c->x[REG_HT_SERVER] - 1, which);
+    return program_slot_server(w->s, h->prog.slots.servers,
+                               (uint32_t)h->ctx->x[REG_HT_SERVER] - 1, which);
 }
 
 /* An invocation of `cap` with the TCB or context of thread `id` as its
@@ -148,13 +149,14 @@ static const struct scn_thread *client_of(struct uworld *w, const struct user_co
 
 /* ConfigureFlags of the client's context with `budget` and its period
  * (the budget, if longer: a budget may not exceed its period). */
-static void set_configure(struct uworld *w, struct user_context *c, cycles_t budget)
+static void set_configure(struct uworld *w, const struct uthread *t, cycles_t budget)
 {
+    struct user_context *c = t->ctx;
     const struct scn_thread *client = client_of(w, c);
     cycles_t period = client->sc.period > budget ? client->sc.period : budget;
 
     set_regs(c, SYS_CALL, TSLOT_SCHED_CONTROL, INV_SCHED_CONTROL_CONFIGURE_FLAGS, 5, 1);
-    c->x[REG_EXTRA_CAP0] = sc_of(w, c->x[REG_HT_CLIENT]);
+    c->x[REG_EXTRA_CAP0] = sc_of(t, c->x[REG_HT_CLIENT]);
     c->x[REG_MR0] = uplat_ticks(budget);
     c->x[REG_MR0 + 1] = uplat_ticks(period);
     c->x[REG_MR0 + 2] = client->sc.extra_refills;
@@ -171,31 +173,32 @@ static cycles_t grant_of(const struct op *op)
 /* The stages of `inherit`: the server, the client and the lender of the
  * fault (or of the return) in hand are in REG_HT_SERVER, REG_HT_CLIENT,
  * REG_HT_LENDER. */
-static void prepare_inherit(struct uworld *w, struct user_context *c)
+static void prepare_inherit(struct uworld *w, const struct uthread *t)
 {
+    struct user_context *c = t->ctx;
     uint64_t server = c->x[REG_HT_SERVER], lender = c->x[REG_HT_LENDER];
 
     switch (c->x[REG_HT_STATE]) {
     case HT_INH_TAKE_LENDER:
     case HT_RET_TAKE:
-        set_invoke(c, sc_of(w, lender), INV_SC_UNBIND_OBJECT,
-                   tcb_of(w, c->x[REG_HT_STATE] == HT_RET_TAKE ? server : lender));
+        set_invoke(c, sc_of(t, lender), INV_SC_UNBIND_OBJECT,
+                   tcb_of(t, c->x[REG_HT_STATE] == HT_RET_TAKE ? server : lender));
         break;
     case HT_INH_TAKE_SERVER:
-        set_invoke(c, sc_of(w, c->x[REG_HT_CLIENT]), INV_SC_UNBIND_OBJECT, tcb_of(w, server));
+        set_invoke(c, sc_of(t, c->x[REG_HT_CLIENT]), INV_SC_UNBIND_OBJECT, tcb_of(t, server));
         break;
     case HT_INH_LEND:
-        set_invoke(c, sc_of(w, lender), INV_SC_BIND, tcb_of(w, server));
+        set_invoke(c, sc_of(t, lender), INV_SC_BIND, tcb_of(t, server));
         break;
     case HT_INH_GIVE_BACK:
     case HT_RET_GIVE:
-        set_invoke(c, sc_of(w, lender), INV_SC_BIND, tcb_of(w, lender));
+        set_invoke(c, sc_of(t, lender), INV_SC_BIND, tcb_of(t, lender));
         break;
     case HT_INH_REBIND:
-        set_invoke(c, sc_of(w, c->x[REG_HT_CLIENT]), INV_SC_BIND, tcb_of(w, server));
+        set_invoke(c, sc_of(t, c->x[REG_HT_CLIENT]), INV_SC_BIND, tcb_of(t, server));
         break;
     case HT_RET_WAKE:
-        set_regs(c, SYS_SEND, server_cap(w, c, SERVER_RESTART_NTFN), 0, 0, 0);
+        set_regs(c, SYS_SEND, server_cap(w, t, SERVER_RESTART_NTFN), 0, 0, 0);
         break;
     default: /* HT_INH_RESUME, HT_INH_RESUME_BARE */
         set_regs(c, SYS_SEND, TSLOT_REPLY, 0, 0, 0);
@@ -213,10 +216,10 @@ void timeouts_prepare(struct uworld *w, struct uthread *t, const struct op *op)
         c->x[REG_REPLY] = TSLOT_REPLY;
         break;
     case HT_ABORT_CLIENT:
-        set_regs(c, SYS_SEND, server_cap(w, c, SERVER_REPLY), FAULT_CALL_ABORTED_LABEL, 0, 0);
+        set_regs(c, SYS_SEND, server_cap(w, t, SERVER_REPLY), FAULT_CALL_ABORTED_LABEL, 0, 0);
         break;
     case HT_REWIND_SERVER:
-        set_regs(c, SYS_CALL, tcb_of(w, c->x[REG_HT_SERVER]), INV_TCB_WRITE_REGISTERS, 2, 0);
+        set_regs(c, SYS_CALL, tcb_of(t, c->x[REG_HT_SERVER]), INV_TCB_WRITE_REGISTERS, 2, 0);
         c->x[REG_MR0] = 0;     /* flags: do not resume yet */
         c->x[REG_MR0 + 1] = 0; /* pc: the server's first instruction, its receive */
         break;
@@ -225,23 +228,23 @@ void timeouts_prepare(struct uworld *w, struct uthread *t, const struct op *op)
         set_regs(c, SYS_SEND, TSLOT_REPLY, 0, 0, 0);
         break;
     case HT_LEND_SC:
-        set_invoke(c, server_cap(w, c, SERVER_RESTART_SC), INV_SC_BIND,
-                   tcb_of(w, c->x[REG_HT_SERVER]));
+        set_invoke(c, server_cap(w, t, SERVER_RESTART_SC), INV_SC_BIND,
+                   tcb_of(t, c->x[REG_HT_SERVER]));
         break;
     case HT_GRANT:
-        set_configure(w, c, grant_of(op));
+        set_configure(w, t, grant_of(op));
         break;
     case HT_GRANT_SIGNAL:
-        set_regs(c, SYS_SEND, server_cap(w, c, SERVER_RESTART_NTFN), 0, 0, 0);
+        set_regs(c, SYS_SEND, server_cap(w, t, SERVER_RESTART_NTFN), 0, 0, 0);
         break;
     case HT_GRANT_RESTORE:
-        set_configure(w, c, client_of(w, c)->sc.budget);
+        set_configure(w, t, client_of(w, c)->sc.budget);
         break;
     default:
         if (c->x[REG_HT_STATE] > HT_RET_WAKE)
             uplat_fail(w, "handle_timeouts: bad stage %llu",
                        (unsigned long long)c->x[REG_HT_STATE]);
-        prepare_inherit(w, c);
+        prepare_inherit(w, t);
         break;
     }
 }

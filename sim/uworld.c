@@ -121,7 +121,6 @@ int uworld_init(struct uworld *w, const struct scenario *s, uint64_t seed, bool 
     w->start_irq = start_irq;
     w->n_threads = s->n_threads + 1;
     w->root_cnode_bits = ROOT_CNODE_BITS;
-    w->thread_slots = program_slot_thread(s, 0);
     w->threads = calloc(w->n_threads, sizeof *w->threads);
     if (w->threads == NULL)
         return -1;

@@ -110,9 +110,6 @@ struct uworld {
     bool *ep_lendable;
     uint64_t call_seq; /* the order of recorded Calls */
 
-    /* a timeout handler's first thread slot (program_slot_thread) */
-    cptr_t thread_slots;
-
     /* the radix of the root task's CNode (the platform's boot_config) */
     unsigned root_cnode_bits;
     /* root-task slots of the objects */
