@@ -378,91 +378,20 @@ const char db_schema_v4_sql[] =
     " (SELECT coalesce(sum(k.entries), 0) FROM kernel_stats k WHERE k.run_id = t.run_id"
     "  AND k.thread_id = t.thread_id) AS kernel_entries,"
     " " ST_KCYCLES " AS kernel_cycles,"
-    " " DB_NS(
-        ST_WORST,
-        ST_HZ) " AS worst_response_ns,"
-               " " DB_NS(
-                   ST_MEAN,
-                   ST_HZ) " AS avg_response_ns,"
-                          " " DB_NS(
-                              ST_CPU,
-                              ST_HZ) " AS cpu_ns,"
-                                     " " DB_NS(
-                                         ST_CHARGED,
-                                         ST_HZ) " AS charged_ns,"
-                                                " " DB_NS(
-                                                    ST_THROTTLED,
-                                                    ST_HZ) " AS throttled_ns,"
-                                                           " " DB_NS(
-                                                               ST_IRQ_WORST,
-                                                               ST_HZ) " AS worst_irq_latency_ns,"
-                                                                      " " DB_NS(
-                                                                          ST_IRQ_MEAN,
-                                                                          ST_HZ) " AS "
-                                                                                 "avg_irq_latency_"
-                                                                                 "ns,"
-                                                                                 " " DB_NS(
-                                                                                     ST_KCYCLES,
-                                                                                     ST_HZ) " AS "
-                                                                                            "kernel"
-                                                                                            "_ns"
-                                                                                            " FROM "
-                                                                                            "thread"
-                                                                                            "s t "
-                                                                                            "JOIN "
-                                                                                            "runs "
-                                                                                            "r ON "
-                                                                                            "r.run_"
-                                                                                            "id = "
-                                                                                            "t.run_"
-                                                                                            "id;"
-                                                                                            "CREATE"
-                                                                                            " VIEW "
-                                                                                            "run_"
-                                                                                            "stats "
-                                                                                            "AS "
-                                                                                            "SELECT"
-                                                                                            " r."
-                                                                                            "run_"
-                                                                                            "id, "
-                                                                                            "r."
-                                                                                            "scenar"
-                                                                                            "io, "
-                                                                                            "r."
-                                                                                            "schedu"
-                                                                                            "ler,"
-                                                                                            " ("
-                                                                                            "SELECT"
-                                                                                            " sum("
-                                                                                            "s."
-                                                                                            "jobs) "
-                                                                                            "FROM "
-                                                                                            "stats "
-                                                                                            "s "
-                                                                                            "WHERE "
-                                                                                            "s.run_"
-                                                                                            "id = "
-                                                                                            "r.run_"
-                                                                                            "id) "
-                                                                                            "AS "
-                                                                                            "jobs,"
-                                                                                            " ("
-                                                                                            "SELECT"
-                                                                                            " sum("
-                                                                                            "s."
-                                                                                            "misses"
-                                                                                            ") "
-                                                                                            "FROM "
-                                                                                            "stats "
-                                                                                            "s "
-                                                                                            "WHERE "
-                                                                                            "s.run_"
-                                                                                            "id = "
-                                                                                            "r.run_"
-                                                                                            "id) "
-                                                                                            "AS "
-                                                                                            "misses"
-                                                                                            "," RUN_STATS_REST;
+    /* clang-format off */
+    " " DB_NS(ST_WORST, ST_HZ) " AS worst_response_ns,"
+    " " DB_NS(ST_MEAN, ST_HZ) " AS avg_response_ns,"
+    " " DB_NS(ST_CPU, ST_HZ) " AS cpu_ns,"
+    " " DB_NS(ST_CHARGED, ST_HZ) " AS charged_ns,"
+    " " DB_NS(ST_THROTTLED, ST_HZ) " AS throttled_ns,"
+    " " DB_NS(ST_IRQ_WORST, ST_HZ) " AS worst_irq_latency_ns,"
+    " " DB_NS(ST_IRQ_MEAN, ST_HZ) " AS avg_irq_latency_ns,"
+    " " DB_NS(ST_KCYCLES, ST_HZ) " AS kernel_ns"
+    " FROM threads t JOIN runs r ON r.run_id = t.run_id;"
+    "CREATE VIEW run_stats AS SELECT r.run_id, r.scenario, r.scheduler,"
+    " (SELECT sum(s.jobs) FROM stats s WHERE s.run_id = r.run_id) AS jobs,"
+    " (SELECT sum(s.misses) FROM stats s WHERE s.run_id = r.run_id) AS misses," RUN_STATS_REST;
+    /* clang-format on */
 
 /*
  * One block per run and key for every trace row of the file: describes the
