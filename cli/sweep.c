@@ -80,7 +80,7 @@ static bool parse_uint(const char *text, uint64_t max, uint64_t *out)
 }
 
 /* The value of the option at argv[*i], which needs one. */
-static const char *value(int argc, char **argv, int *i, bool *bad)
+static char *value(int argc, char **argv, int *i, bool *bad)
 {
     if (*i + 1 >= argc) {
         sweep_bad_usage("option '%s' needs a value", argv[*i]);
@@ -107,7 +107,8 @@ static int parse_shard(struct sweep_args *a, const char *text)
 
 static int parse_option(struct sweep_args *a, int argc, char **argv, int *i)
 {
-    const char *arg = argv[*i], *v;
+    const char *arg = argv[*i];
+    char *v;
     bool bad = false;
     uint64_t n;
     if (strcmp(arg, "--slurm") == 0 || strcmp(arg, "--no-wait") == 0 ||
@@ -121,7 +122,7 @@ static int parse_option(struct sweep_args *a, int argc, char **argv, int *i)
     if (!(v = value(argc, argv, i, &bad)))
         return 2;
     if (strcmp(arg, "-o") == 0)
-        a->dir = v;
+        a->dir = sweep_trim_dir(v);
     else if (strcmp(arg, "--partition") == 0)
         a->partition = v;
     else if (strcmp(arg, "--shard") == 0)
@@ -172,6 +173,14 @@ int sweep_load(const char *path, struct sweep_spec *spec)
     diag_print(&d, stderr);
     diag_release(&d);
     return rc == 0 ? 0 : 2;
+}
+
+char *sweep_trim_dir(char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        dir[--n] = '\0';
+    return dir;
 }
 
 int sweep_mkdir(const char *dir)

@@ -29,6 +29,10 @@ int sweep_bad_usage(const char *fmt, const char *arg);
 /* Load the spec at `path`, printing its errors; 0 or 2. */
 int sweep_load(const char *path, struct sweep_spec *spec);
 
+/* `dir` without trailing slashes ("out/" names out, printed out/x, not
+ * out//x); trimmed in place and returned. */
+char *sweep_trim_dir(char *dir);
+
 /* Create directory `dir` and its parents; 0, or 2 after printing why not. */
 int sweep_mkdir(const char *dir);
 

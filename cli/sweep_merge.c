@@ -161,7 +161,7 @@ int sweep_merge_command(int argc, char **argv)
         else if (argv[i][0] == '-')
             return sweep_bad_usage("unknown option '%s' of merge", argv[i]);
         else if (!dir)
-            dir = argv[i];
+            dir = sweep_trim_dir(argv[i]);
         else
             return sweep_bad_usage("merge takes one directory (also got '%s')", argv[i]);
     }

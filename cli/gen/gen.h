@@ -141,6 +141,10 @@ struct gen_system {
     struct gen_server servers[GEN_MAX_SERVERS];
 };
 
+/* MIN_BUDGET of `g`'s platform (costs, cpu_hz, timer_hz): the least budget,
+ * or emergency grant, the kernel accepts. */
+cycles_t gen_min_budget(const struct gen_system *g);
+
 /* The default knobs: 2..8 threads, mixed everything, non-zero costs, a
  * 1 GHz CPU and timer, 10 longest periods. */
 void gen_knobs_default(struct gen_knobs *k);

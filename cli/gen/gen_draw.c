@@ -94,7 +94,7 @@ static cycles_t draw_period(struct rng *r, const struct gen_knobs *k)
     return p;
 }
 
-static cycles_t min_budget_of(const struct gen_system *g)
+cycles_t gen_min_budget(const struct gen_system *g)
 {
     struct scenario s;
     memset(&s, 0, sizeof s);
@@ -271,7 +271,7 @@ static cycles_t server_chain(const struct gen_system *g, uint32_t k)
 /* Budgets from the drawn factors, now that server times are known. */
 static void set_budgets(struct gen_system *g)
 {
-    cycles_t mb = min_budget_of(g);
+    cycles_t mb = gen_min_budget(g);
     for (uint32_t i = 0; i < g->n_threads; i++) {
         struct gen_job_thread *t = &g->threads[i];
         cycles_t work = t->pre_max + t->post_max, b;

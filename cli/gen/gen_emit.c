@@ -136,13 +136,7 @@ static cycles_t emergency_grant(const struct gen_system *g)
 static void emit_handlers(const struct gen_system *g, struct strbuf *o)
 {
     bool used[4];
-    struct scenario s;
-    cycles_t pmin = UINT64_MAX, b, mb;
-    memset(&s, 0, sizeof s);
-    s.costs = g->costs;
-    s.cpu_hz = g->cpu_hz;
-    s.timer_hz = g->timer_hz;
-    mb = scenario_min_budget(&s);
+    cycles_t pmin = UINT64_MAX, b, mb = gen_min_budget(g);
     for (uint32_t i = 0; i < g->n_threads; i++)
         if (g->threads[i].sc.period < pmin)
             pmin = g->threads[i].sc.period;

@@ -181,7 +181,6 @@ static void servers(const struct gen_taskset_knobs *k, uint64_t seed, uint32_t *
     for (uint32_t s = 0; s < g->n_servers; s++) {
         g->servers[s].priority = GEN_TASKSET_SERVER_TOP - s;
         g->servers[s].nested = SCN_NONE;
-        g->servers[s].policy = GEN_NO_HANDLER;
         g->servers[s].max = UINT64_MAX;
     }
     for (uint32_t i = 0; i < callers; i++)
@@ -197,6 +196,12 @@ static void servers(const struct gen_taskset_knobs *k, uint64_t seed, uint32_t *
         if (g->servers[s].max == UINT64_MAX || g->servers[s].max == 0)
             g->servers[s].max = 1;
         g->servers[s].min = g->servers[s].max;
+        g->servers[s].policy = k->server_policy;
+        if (k->server_policy == GEN_EMERGENCY) {
+            g->servers[s].emergency = scale(g->servers[s].max, k->server_grant);
+            if (g->servers[s].emergency < gen_min_budget(g))
+                g->servers[s].emergency = gen_min_budget(g);
+        }
     }
     for (uint32_t i = 0; i < g->n_threads; i++) {
         struct gen_job_thread *t = &g->threads[i];
@@ -210,13 +215,7 @@ static void servers(const struct gen_taskset_knobs *k, uint64_t seed, uint32_t *
  * least MIN_BUDGET, at most the period (then a round-robin context). */
 static void contexts(const struct gen_taskset_knobs *k, struct gen_system *g)
 {
-    struct scenario s;
-    cycles_t min_budget;
-    memset(&s, 0, sizeof s);
-    s.costs = k->costs;
-    s.cpu_hz = k->cpu_hz;
-    s.timer_hz = k->timer_hz;
-    min_budget = scenario_min_budget(&s);
+    cycles_t min_budget = gen_min_budget(g);
     for (uint32_t i = 0; i < g->n_threads; i++) {
         struct gen_job_thread *t = &g->threads[i];
         cycles_t srv = t->server == SCN_NONE ? 0 : g->servers[t->server].max;

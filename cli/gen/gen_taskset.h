@@ -54,6 +54,8 @@ struct gen_taskset_knobs {
     uint32_t servers;                /* 0 .. GEN_MAX_SERVERS */
     uint32_t server_share;           /* round(share x tasks) tasks call a server */
     uint32_t server_part;            /* (0, 1) */
+    enum gen_policy server_policy;   /* every server's timeout handler */
+    uint32_t server_grant;           /* GEN_EMERGENCY: grant = grant x request time */
     struct scn_costs costs;
     uint64_t cpu_hz, timer_hz;       /* timer_hz divides cpu_hz */
     cycles_t duration;

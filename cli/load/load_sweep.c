@@ -13,6 +13,7 @@
 
 #include "load.h"
 #include "load_int.h"
+#include "util/decimal.h"
 #include "util/sha256.h"
 
 static const char *const top_keys[] = {
@@ -23,7 +24,9 @@ static const char *const range_keys[] = {"min", "max", NULL};
 static const char *const util_keys[] = {"from", "to", "step", NULL};
 static const char *const period_keys[] = {"min", "max", "distribution", NULL};
 static const char *const crit_keys[] = {"hi_share", "factor", NULL};
-static const char *const server_keys[] = {"count", "share", "part", NULL};
+static const char *const server_keys[] = {"count", "share", "part", "timeout", NULL};
+static const char *const timeout_words[] = {"none", "reset", "emergency_budget", "inherit", NULL};
+static const char *const grant_keys[] = {"emergency_budget", NULL};
 static const char *const distributions[] = {"log-uniform", "uniform", NULL};
 static const char *const context_words[] = {"constant-bandwidth", "sporadic", NULL};
 static const char *const scheduler_words[] = {"mcs", "classic", NULL};
@@ -34,9 +37,11 @@ static bool fraction(struct loader *l, const yaml_node_t *n, const char *what, u
 {
     const char *v = ld_scalar(n), *p;
     uint64_t whole = 0, frac = 0, scale = SWEEP_UNIT;
-    char expected[128];
-    snprintf(expected, sizeof expected, "a number from %g to %g with at most 6 decimals",
-             (double)lo / SWEEP_UNIT, (double)hi / SWEEP_UNIT);
+    char expected[128], from[DEC_BUF], to[DEC_BUF];
+    dec_ratio(from, sizeof from, lo, 1, SWEEP_UNIT, 6);
+    dec_ratio(to, sizeof to, hi, 1, SWEEP_UNIT, 6);
+    snprintf(expected, sizeof expected, "a number from %s to %s with at most 6 decimals", from,
+             to);
     if (!v || ld_is_null(n) || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || !*v)
         goto wrong;
     for (p = v; *p >= '0' && *p <= '9'; p++) {
@@ -235,6 +240,32 @@ static void contexts(struct loader *l, const yaml_node_t *root, struct sweep_spe
         s->contexts = (enum sweep_contexts)w;
 }
 
+/* servers.timeout: a word, or {emergency_budget: F} granting F x the
+ * server's request time. */
+static void server_timeout(struct loader *l, const yaml_node_t *n, struct sweep_spec *s)
+{
+    const yaml_node_t *v;
+    uint32_t w;
+    if (n->type == YAML_MAPPING_NODE) {
+        if (!ld_map(l, n, "servers.timeout", "{emergency_budget: 1}", grant_keys))
+            return;
+        v = ld_need(l, n, "emergency_budget", "servers.timeout",
+                    "emergency_budget: the grant as a factor of the server's request time");
+        if (v && fraction(l, v, "servers.timeout.emergency_budget", 1,
+                          100 * (uint64_t)SWEEP_UNIT, &s->server_grant))
+            s->server_timeout = SWEEP_TIMEOUT_EMERGENCY;
+        return;
+    }
+    if (!ld_word(l, n, "servers.timeout", timeout_words, &w))
+        return;
+    if (w == SWEEP_TIMEOUT_EMERGENCY) {
+        ld_error(l, ld_loc(n), "servers.timeout: emergency_budget needs its grant "
+                               "(expected {emergency_budget: 1}, a factor of the request time)");
+        return;
+    }
+    s->server_timeout = (enum sweep_timeout)w;
+}
+
 static void servers(struct loader *l, const yaml_node_t *root, struct sweep_spec *s)
 {
     const yaml_node_t *n = ld_get(l, root, "servers"), *v;
@@ -250,6 +281,8 @@ static void servers(struct loader *l, const yaml_node_t *root, struct sweep_spec
         fraction(l, v, "servers.share", 0, SWEEP_UNIT, &s->server_share);
     if ((v = ld_get(l, n, "part")) != NULL)
         fraction(l, v, "servers.part", 1, SWEEP_UNIT - 1, &s->server_part);
+    if ((v = ld_get(l, n, "timeout")) != NULL)
+        server_timeout(l, v, s);
 }
 
 /* The platform, read by the scenario loader into a scratch scenario. */

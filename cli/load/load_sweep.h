@@ -31,6 +31,10 @@
 enum sweep_periods { SWEEP_LOG_UNIFORM, SWEEP_UNIFORM };
 
 enum sweep_contexts { SWEEP_CONSTANT_BANDWIDTH, SWEEP_SPORADIC };
+/* servers.timeout: what happens when a client's budget runs out in a server
+ * (docs/scenario-format.md, Timeout faults); in the order of gen_policy. */
+enum sweep_timeout { SWEEP_TIMEOUT_NONE, SWEEP_TIMEOUT_RESET, SWEEP_TIMEOUT_EMERGENCY,
+                     SWEEP_TIMEOUT_INHERIT };
 
 struct sweep_spec {
     char name[SCN_NAME_MAX];
@@ -62,6 +66,8 @@ struct sweep_spec {
     uint32_t servers;       /* passive servers */
     uint32_t server_share;  /* millionths of the tasks that call a server */
     uint32_t server_part;   /* millionths of a caller's work done in the server */
+    enum sweep_timeout server_timeout; /* the servers' timeout handler */
+    uint32_t server_grant;  /* SWEEP_TIMEOUT_EMERGENCY: millionths of a request granted */
 };
 
 

@@ -25,6 +25,17 @@ void sweep_set_of(const struct sweep_spec *spec, uint64_t id, struct sweep_set *
     out->tasks = (uint32_t)rng_uniform(&r, spec->tasks_min, spec->tasks_max);
 }
 
+static enum gen_policy policy_of(enum sweep_timeout t)
+{
+    switch (t) {
+    case SWEEP_TIMEOUT_RESET: return GEN_RESET;
+    case SWEEP_TIMEOUT_EMERGENCY: return GEN_EMERGENCY;
+    case SWEEP_TIMEOUT_INHERIT: return GEN_INHERIT;
+    case SWEEP_TIMEOUT_NONE: break;
+    }
+    return GEN_NO_HANDLER;
+}
+
 static void knobs_of(const struct sweep_spec *spec, const struct sweep_set *set,
                      struct gen_taskset_knobs *k)
 {
@@ -43,6 +54,8 @@ static void knobs_of(const struct sweep_spec *spec, const struct sweep_set *set,
     k->servers = spec->servers;
     k->server_share = spec->server_share;
     k->server_part = spec->server_part;
+    k->server_policy = policy_of(spec->server_timeout);
+    k->server_grant = spec->server_grant;
     k->costs = spec->costs;
     k->cpu_hz = spec->cpu_hz;
     k->timer_hz = spec->timer_hz;
