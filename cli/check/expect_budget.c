@@ -21,23 +21,24 @@
  * at least 1), so slice starts plus g - period and g + period + 1 for
  * every grant are all the windows that need checking.
  *
- * The budget and period are those the kernel holds: the root task hands
- * it whole timer ticks (hal_sim_held_cycles), so on a timer slower than
- * the CPU a period of 1000.9us is a period of 1000us (docs/kernel-
- * semantics.md, "Timer precision"). The slices are measured as the
- * kernel's clock measures them, from the start of the tick each begins
- * and ends in: the kernel charges whole ticks, so a slice of 180,598
- * cycles from mid-tick is charged 181 ticks and one of 81,824 cycles 81,
- * and the cycles a context ran in a window may pass its budget by less
- * than a tick a slice (found by the property test, unit.property); a
- * sporadic context's refills are dated in ticks too. Exact when a tick is a whole number of
- * cycles; otherwise each slice's ends are rounded to a cycle
- * (NEEDSWORK: count in ticks).
+ * Everything is counted in timer ticks, as the kernel counts: it holds
+ * budgets, periods and grants as whole ticks (the root task hands it
+ * hal_sim_ticks_at of the scenario's cycles, rounded down: on a timer
+ * slower than the CPU a period of 1000.9us is one of 1000us) and charges a
+ * context the ticks its clock advanced while it ran, so a slice [a, b) is
+ * [tick(a), tick(b)) (tick(x): the tick instant x lies in) and a slice of
+ * 180,598 cycles from mid-tick is charged 181 ticks of 1,000 cycles, one
+ * of 81,824 cycles 81 (docs/kernel-semantics.md, "Timer precision"; found
+ * by the property test, unit.property). A sporadic context's refills and
+ * its grants are dated in ticks too. One kernel entry of E cycles spans at
+ * most ceil(E x timer_hz / cpu_hz) ticks of the clock, its allowance.
+ * Exact for any timer rate, 32,768 Hz (30,517.578 cycles a tick)
+ * included; with timer_hz = cpu_hz a tick is a cycle and nothing changes.
  *
  * Slice starts are swept with two cursors over the context's slices in
  * time order (the window's first slice and the first not yet wholly
- * inside it) and two over its grants; the few grant windows are point
- * queries over the context's slices, loaded when it has a grant.
+ * inside it) and two over its grants; the few grant windows are read from
+ * series of the context's slices and grants, loaded when it has a grant.
  */
 #include "expect_int.h"
 
@@ -93,14 +94,31 @@ struct budget_cursor {
     int64_t a, b; /* start and end of a slice; time and amount of a grant */
 };
 
-/* Instant x as the kernel's clock reads it: the first cycle of its tick
- * (x itself when the timer runs at the CPU's rate). */
+/* Whether the check counts in ticks of a timer slower than the CPU;
+ * otherwise a tick is a cycle. */
+static bool budget_coarse(const struct expect_run *run)
+{
+    return run->timer_hz != 0 && run->timer_hz < run->cpu_hz;
+}
+
+/* Instant x as the kernel's clock reads it, the tick it lies in; and a
+ * duration in cycles as the kernel holds it, whole ticks rounded down
+ * (uplat_ticks): both are hal_sim_ticks_at. */
 static int64_t budget_clock(const struct expect_run *run, int64_t x)
 {
-    if (run->timer_hz == 0 || run->timer_hz >= run->cpu_hz || x <= 0)
+    if (!budget_coarse(run) || x <= 0)
         return x;
-    return (int64_t)hal_sim_cycles_at(hal_sim_ticks_at((uint64_t)x, run->cpu_hz, run->timer_hz),
-                                      run->cpu_hz, run->timer_hz);
+    return (int64_t)hal_sim_ticks_at((uint64_t)x, run->cpu_hz, run->timer_hz);
+}
+
+/* The ticks the clock can advance during one kernel entry of `cycles`:
+ * an interval of E cycles holds at most ceil(E x timer_hz / cpu_hz) tick
+ * boundaries. */
+static int64_t budget_entry_ticks(const struct expect_run *run, cycles_t cycles)
+{
+    if (!budget_coarse(run))
+        return (int64_t)cycles;
+    return (int64_t)(((unsigned __int128)cycles * run->timer_hz + run->cpu_hz - 1) / run->cpu_hz);
 }
 
 enum { TRAIL, LEAD, GRANT_TRAIL, GRANT_LEAD, N_CURSORS };
@@ -112,10 +130,9 @@ static int budget_next(struct expect_run *run, struct budget_cursor *c)
     if (expect_step(run, c->st, &row) != 0)
         return -1;
     c->valid = row;
-    if (row) { /* a slice's ends, or a grant's time, on the kernel's clock */
+    if (row) { /* a slice's ends, or a grant's time and amount, in ticks */
         c->a = budget_clock(run, sqlite3_column_int64(c->st, 0));
-        c->b = c->slices ? budget_clock(run, sqlite3_column_int64(c->st, 1))
-                         : sqlite3_column_int64(c->st, 1);
+        c->b = budget_clock(run, sqlite3_column_int64(c->st, 1));
     }
     return 0;
 }
@@ -283,8 +300,7 @@ static int series_load(struct expect_run *run, const char *sql, const struct bud
         int64_t a = sqlite3_column_int64(st, 0), b = sqlite3_column_int64(st, 1);
 
         a = budget_clock(run, a);
-        if (slices)
-            b = budget_clock(run, b);
+        b = budget_clock(run, b);
         rc = series_push(run, p, a, slices ? b : a, slices ? b - a : b);
     }
     sqlite3_finalize(st);
@@ -390,7 +406,8 @@ static int budget_sporadic(struct expect_run *run, const struct budget_ctx *ctx,
         rc = sporadic_anchors(run, ctx, &anchors);
     for (size_t j = 0; rc == 0 && slices.n > 0 && j < anchors.n; j++) {
         int64_t a = anchors.at[j];
-        int64_t stop = j + 1 < anchors.n ? anchors.at[j + 1] : (int64_t)run->duration;
+        int64_t stop =
+            j + 1 < anchors.n ? anchors.at[j + 1] : budget_clock(run, (int64_t)run->duration);
         int64_t paid_a = series_before(&slices, a), granted_a = series_before(&grants, a);
 
         for (int64_t k = 1; a + (k - 1) * ctx->period < stop; k++) {
@@ -432,7 +449,7 @@ static int budget_check_ctx(struct expect_run *run, struct budget_ctx *ctx,
     struct budget_window w = {0};
     int rc;
 
-    ctx->base = ctx->budget + (int64_t)run->allowance;
+    ctx->base = ctx->budget + budget_entry_ticks(run, run->allowance);
     rc = ctx->sporadic ? budget_sporadic(run, ctx, &w) : budget_windows(run, ctx, &w);
     v->contexts++;
     v->over += w.any && w.excess > 0;
@@ -441,10 +458,10 @@ static int budget_check_ctx(struct expect_run *run, struct budget_ctx *ctx,
     return rc;
 }
 
-/* A context parameter as the kernel holds it. */
+/* A context parameter as the kernel holds it, in ticks. */
 static int64_t budget_held(const struct expect_run *run, int64_t cycles)
 {
-    return (int64_t)hal_sim_held_cycles((uint64_t)cycles, run->cpu_hz, run->timer_hz);
+    return budget_clock(run, cycles);
 }
 
 /* Contexts of threads, from the threads table (a passive thread has
@@ -502,12 +519,16 @@ static int budget_notifications(struct expect_run *run, struct budget_verdict *v
  * (2000120 cycles: budget 2ms + entry 120ns)"; a sporadic context's: "s
  * ran 5ms (5000000 cycles) in [0, 50ms), 5 periods from when its refills
  * were dated, allowed 5ms (5000000 cycles: 5 x budget 1ms + entry 0)".
- * Times in units of the run's cpu_hz; the two figures compared also in
- * cycles, where they may differ by one. */
+ * The figures are those compared, exact: in cycles at the run's cpu_hz,
+ * or on a timer slower than the CPU in ticks at its timer_hz ("(3385
+ * ticks)"; the times are the ticks' own, the entry its allowance in
+ * whole ticks). */
 static void budget_detail(struct expect_result *out, const struct budget_verdict *v,
                           const struct expect_run *run)
 {
     const struct budget_window *w = &v->worst;
+    uint64_t hz = budget_coarse(run) ? run->timer_hz : run->cpu_hz;
+    const char *unit = budget_coarse(run) ? "ticks" : "cycles";
     char grants[48] = "", budget[64], periods[80] = "";
     char ran[32], from[32], to[32], allowed[32], b[32], entry[32];
 
@@ -518,27 +539,27 @@ static void budget_detail(struct expect_result *out, const struct budget_verdict
     }
     if (w->grants) {
         char g[32];
-        expect_fmt_time(g, sizeof g, w->grants, run->cpu_hz);
+        expect_fmt_time(g, sizeof g, w->grants, hz);
         snprintf(grants, sizeof grants, " + emergency %s", g);
     }
-    expect_fmt_time(b, sizeof b, w->ctx.budget, run->cpu_hz);
+    expect_fmt_time(b, sizeof b, w->ctx.budget, hz);
     snprintf(budget, sizeof budget, "budget %s", b);
     if (w->k > 0) {
         snprintf(periods, sizeof periods, ", %lld period%s from when its refills were dated",
                  (long long)w->k, w->k == 1 ? "" : "s");
         snprintf(budget, sizeof budget, "%lld x budget %s", (long long)w->k, b);
     }
-    expect_fmt_time(ran, sizeof ran, w->paid, run->cpu_hz);
-    expect_fmt_time(from, sizeof from, w->start, run->cpu_hz);
-    expect_fmt_time(to, sizeof to, w->end, run->cpu_hz);
-    expect_fmt_time(allowed, sizeof allowed, w->paid - w->excess, run->cpu_hz);
-    expect_fmt_time(entry, sizeof entry, (int64_t)run->allowance, run->cpu_hz);
+    expect_fmt_time(ran, sizeof ran, w->paid, hz);
+    expect_fmt_time(from, sizeof from, w->start, hz);
+    expect_fmt_time(to, sizeof to, w->end, hz);
+    expect_fmt_time(allowed, sizeof allowed, w->paid - w->excess, hz);
+    expect_fmt_time(entry, sizeof entry, budget_entry_ticks(run, run->allowance), hz);
     expect_detail(out,
-                  "%u of %u contexts over budget; %s: %s ran %s (%lld cycles) in [%s, %s)%s,"
-                  " allowed %s (%lld cycles: %s + entry %s%s)",
+                  "%u of %u contexts over budget; %s: %s ran %s (%lld %s) in [%s, %s)%s,"
+                  " allowed %s (%lld %s: %s + entry %s%s)",
                   v->over, v->contexts, v->over ? "worst" : "tightest", w->ctx.name, ran,
-                  (long long)w->paid, from, to, periods, allowed, (long long)(w->paid - w->excess),
-                  budget, entry, grants);
+                  (long long)w->paid, unit, from, to, periods, allowed,
+                  (long long)(w->paid - w->excess), unit, budget, entry, grants);
 }
 
 int expect_budget(struct expect_run *run, struct expect_result *out)

@@ -182,7 +182,7 @@ static void test_check_coarse_timer(void **state)
                      0);
     assert_int_equal(spawn_mcsim("check", "c.db", NULL), 0);
     assert_non_null(strstr(spawn_out, "PASS  budget: respected  (0 of 1 contexts over budget; tightest: a ran 100us "
-                                      "(100000 cycles) in [0, 1ms), allowed 100us (100000 cycles: budget 100us + "
+                                      "(100 ticks) in [0, 1ms), allowed 100us (100 ticks: budget 100us + "
                                       "entry 0))\n"));
     assert_int_equal(sqlq_path_int(workdir_file("c.db"),
                                    "SELECT count(*) FROM slices WHERE thread_id = 1"

@@ -56,11 +56,10 @@ static uint32_t share(struct rng *r)
 /* Knobs over the generator's whole range, drawn from `r`. */
 static void draw_knobs(struct rng *r, struct gen_knobs *k, uint8_t *scheduler)
 {
-    /* Coarse timers, each a whole number of CPU cycles a tick: with
-     * 32768Hz (30517.578 cycles a tick) `budget: respected`, measuring
-     * slices as the kernel's clock does, is off by a cycle of rounding a
-     * slice (NEEDSWORK: check in ticks there). */
-    static const uint64_t timers[] = {1000000000u, 100000000u, 10000000u, 1000000u, 32000u};
+    /* Coarse timers: whole numbers of CPU cycles a tick, and 32768Hz
+     * (30517.578 cycles a tick), where `budget: respected` counts in ticks
+     * as the kernel does. */
+    static const uint64_t timers[] = {1000000000u, 100000000u, 10000000u, 1000000u, 32768u};
 
     gen_knobs_default(k);
     k->threads_min = 1;

@@ -85,7 +85,7 @@ static void fx_program(struct fx *f)
  * 1000/5000), server (hi, passive), net_driver (hi, 500/10000);
  * notifications net_rx (200/1000) and tick; devices net -> net_rx, disk ->
  * tick. The run is begun in an in-memory database. */
-static void fx_begin(struct fx *f, uint8_t scheduler, cycles_t duration)
+static void fx_begin_hz(struct fx *f, uint8_t scheduler, cycles_t duration, uint64_t timer_hz)
 {
     struct scenario *s = &f->s;
     struct sink_run_meta meta = {
@@ -95,7 +95,8 @@ static void fx_begin(struct fx *f, uint8_t scheduler, cycles_t duration)
     memset(f, 0, sizeof *f);
     snprintf(s->name, sizeof s->name, "expect");
     s->duration = duration;
-    s->cpu_hz = s->timer_hz = 1000000000;
+    s->cpu_hz = 1000000000;
+    s->timer_hz = timer_hz;
     s->scheduler = scheduler;
     s->priorities = 256;
     s->n_levels = 2;
@@ -124,6 +125,11 @@ static void fx_begin(struct fx *f, uint8_t scheduler, cycles_t duration)
     f->k = db_sink(f->db, 0);
     f->allowance = ALLOWANCE;
     assert_int_equal(f->k.ops->run_begin(f->k.self, s, &meta), 0);
+}
+
+static void fx_begin(struct fx *f, uint8_t scheduler, cycles_t duration)
+{
+    fx_begin_hz(f, scheduler, duration, 1000000000);
 }
 
 static void fx_end(struct fx *f)
@@ -632,6 +638,71 @@ static void test_expect_budget_emergency(void **state)
     fx_end(f);
 }
 
+/* control's context as recorded: this budget and period. */
+static void fx_control_sc(struct fx *f, cycles_t budget, cycles_t period)
+{
+    char sql[128];
+
+    snprintf(sql, sizeof sql, "UPDATE threads SET budget = %llu, period = %llu WHERE thread_id = 1",
+             (unsigned long long)budget, (unsigned long long)period);
+    assert_int_equal(sqlite3_exec(db_sqlite(f->db), sql, NULL, NULL, NULL), SQLITE_OK);
+}
+
+/* A 32,768 Hz timer (30,517.578125 cycles a tick; issue 19 item 2):
+ * counted in ticks as the kernel counts. control holds 305,176 cycles =
+ * 10 ticks of budget per 3,051,758 = 100 ticks. Ten slices of one tick
+ * each, every one 30,518 cycles long (a tick's first cycle to the next
+ * tick's), are 305,180 cycles, 4 more than the budget's 305,176: counted
+ * in cycles of rounded tick starts it failed; the kernel charged exactly
+ * its 10 ticks. Two cycles across a tick boundary are charged a whole
+ * tick, and then it is over. */
+static void test_expect_budget_32768hz(void **state)
+{
+    static const cycles_t ticks[] = {1, 3, 5, 8, 10, 12, 15, 17, 19, 22};
+    struct fx *f = *state;
+
+    for (int over = 0; over <= 1; over++) {
+        fx_begin_hz(f, SCHED_MCS, 10000000, 32768);
+        fx_control_sc(f, 305176, 3051758);
+        f->allowance = 0;
+        for (size_t i = 0; i < sizeof ticks / sizeof ticks[0]; i++) /* tick k: ceil(k x C) */
+            fx_slice(f, CONTROL, CONTROL, (ticks[i] * 1000000000 + 32767) / 32768,
+                     ((ticks[i] + 1) * 1000000000 + 32767) / 32768);
+        if (over)
+            fx_slice(f, CONTROL, CONTROL, 1220702, 1220704); /* tick 40 begins at 1220703 */
+        fx_budget_expect(f);
+        fx_eval(f);
+        if (over)
+            assert_verdict(f, 0, "FAIL",
+                           "1 of 4 contexts over budget; worst: control ran 335.693359us (11 ticks) "
+                           "in [30.517578us, 3.082275ms), allowed 305.175781us (10 ticks: budget "
+                           "305.175781us + entry 0)");
+        else
+            assert_verdict(f, 0, "PASS",
+                           "0 of 4 contexts over budget; tightest: control ran 305.175781us (10 "
+                           "ticks) in [30.517578us, 3.082275ms), allowed 305.175781us (10 ticks: "
+                           "budget 305.175781us + entry 0)");
+        fx_end(f);
+    }
+}
+
+/* The entry's allowance in ticks: 100 cycles may straddle a tick
+ * boundary, so it is one tick (at 1 MHz, 1,000 cycles). */
+static void test_expect_budget_entry_ticks(void **state)
+{
+    struct fx *f = *state;
+
+    fx_begin_hz(f, SCHED_MCS, 100000000, 1000000);
+    fx_control_sc(f, 2000000, 10000000); /* 2,000 and 10,000 ticks */
+    fx_slice(f, CONTROL, CONTROL, 999, 2001001); /* ticks [0, 2001) */
+    fx_budget_expect(f);
+    fx_eval(f);
+    assert_verdict(f, 0, "PASS",
+                   "0 of 4 contexts over budget; tightest: control ran 2.001ms (2001 ticks) in "
+                   "[0, 10ms), allowed 2.001ms (2001 ticks: budget 2ms + entry 1us)");
+    fx_end(f);
+}
+
 static void test_expect_budget_nothing_ran(void **state)
 {
     struct fx *f = *state;
@@ -848,6 +919,8 @@ int main(void)
         T(test_expect_budget_notification),
         T(test_expect_budget_long_slice),
         T(test_expect_budget_emergency),
+        T(test_expect_budget_32768hz),
+        T(test_expect_budget_entry_ticks),
         T(test_expect_budget_nothing_ran),
         T(test_expect_budget_brute_force),
         T(test_expect_record_and_print),
