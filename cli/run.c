@@ -149,7 +149,7 @@ static int report_failure(const struct eng_result *r, const struct run_args *a, 
         int status;
 
         snprintf(err, sizeof err, "mcsim: run: %s: %s", r->error, db_errmsg(db));
-        if ((status = runcmd_environment_failed("run", &a->common, db, err, db_failure_advice(db))) != 0)
+        if ((status = runcmd_environment_failed("run", &a->common, db, db_failure_advice(db))) != 0)
             return status;
         fprintf(stderr, "%s\n", err);
     }

@@ -200,14 +200,14 @@ static int interrupted_report(const char *cmd, const struct runcmd_args *a, stru
 }
 
 int runcmd_environment_failed(const char *cmd, const struct runcmd_args *a, struct db *db,
-                              const char *err, const char *advice)
+                              const char *advice)
 {
     if (advice == NULL)
         return 0;
     fprintf(stderr,
-            "%s\nmcsim: %s: cannot record to %s: %s; run %lld is left unfinished "
+            "mcsim: %s: cannot record to %s: %s; run %lld is left unfinished "
             "(finished = 0), the file's earlier runs are untouched\n",
-            err, cmd, a->db, advice, (long long)db_run_id(db));
+            cmd, a->db, advice, (long long)db_run_id(db));
     return DB_EXIT_ENVIRONMENT;
 }
 
@@ -264,7 +264,7 @@ static int verdicts(const char *cmd, const struct runcmd_args *a, struct db *db,
         free(r);
         if (stop_requested((void *)a->stop))
             return interrupted_report(cmd, a, db, "while checking the expectations", false);
-        if ((status = runcmd_environment_failed(cmd, a, db, err, advice)) != 0)
+        if ((status = runcmd_environment_failed(cmd, a, db, advice)) != 0)
             return status;
         fprintf(stderr, "%s\n", err);
         return 3;

@@ -92,12 +92,14 @@ int runcmd_open_db(const struct runcmd_args *a, struct db **db, struct trace_sin
  * If a failure recording to `db` was the environment's (the disk full, the
  * file locked by another process, an I/O error: `advice` is then what
  * db_environment_advice or db_failure_advice said, else NULL),
- * print `err` with what to do, and that the run is left unfinished and the
- * file's earlier runs untouched, and return DB_EXIT_ENVIRONMENT; else
- * return 0, printing nothing.
+ * print one line naming the file, what failed and what to do (the advice),
+ * and that the run is left unfinished and the file's earlier runs
+ * untouched, and return DB_EXIT_ENVIRONMENT; else return 0, printing
+ * nothing. SQLite's own message ("disk I/O error") is not printed: the
+ * advice says the same, with the file and the remedy.
  */
 int runcmd_environment_failed(const char *cmd, const struct runcmd_args *a, struct db *db,
-                              const char *err, const char *advice);
+                              const char *advice);
 
 int runcmd_report(const char *cmd, const struct runcmd_args *a, struct db *db,
                   const struct scenario *s, const struct eng_result *r);
