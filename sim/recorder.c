@@ -432,11 +432,16 @@ void rec_irq_woke(struct world *w, uint64_t line, uint32_t woken)
 /* The interrupt latency ends where the thread the interrupt woke runs its
  * first instruction: when an entry returns to it. Deliveries that woke
  * nobody (the handler was busy: the signal stays pending) are recorded at
- * the end of the entry that took them. */
+ * the end of the entry that took them. An entry that ends after the run
+ * (it began before the end) starts no handler in it: its deliveries stay
+ * held, recorded by rec_finish without a start. */
 static void irq_handlers_run(struct world *w, const struct hal_sim_entry *e)
 {
     uint32_t due[HAL_SIM_DEVICE_LINES], n = 0;
     uint32_t to = e->to != 0 && e->to < w->u.n_threads ? e->to : 0;
+
+    if (after_end(w, e->start + e->cycles))
+        return;
 
     for (int32_t l = w->held_by[0]; l >= 0; l = w->lines[l].held_next)
         due[n++] = (uint32_t)l;

@@ -560,6 +560,23 @@ static void test_run_nothing_after_the_end(void **state)
                           "4499930|4499930|4499930\n");
 }
 
+/* An interrupt whose taking entry ends after the run (unit.property
+ * scenario 2875): delivered at 999,000 in a 1 ms run, the entry returning
+ * to its handler ends at 1,002,000. The delivery is recorded, the
+ * handler's start is not; the first interrupt's is (503,000). */
+static void test_run_irq_handler_after_the_end(void **state)
+{
+    (void)state;
+    assert_int_equal(spawn_mcsim("run", DATA_DIR "irq_after_end.yaml", "-o", "irq.db", "--quiet",
+                                 NULL),
+                     0);
+    sqlq_assert_path_rows(workdir_file("irq.db"),
+                          "SELECT arrival, delivered, lost, handler, handler_start FROM irqs"
+                          " ORDER BY arrival",
+                          "500000|500000|0|1|503000\n"
+                          "999000|999000|0|1|NULL\n");
+}
+
 /* ---------------------------------------------------- reference cases */
 
 static int cmp_names(const void *a, const void *b)
@@ -612,6 +629,7 @@ int main(void)
         cmocka_unit_test_setup(test_run_db_name_warning, workdir_empty),
         cmocka_unit_test_setup(test_run_interrupted_stays_unfinished, workdir_empty),
         cmocka_unit_test_setup(test_run_exit_status_expectations, workdir_empty),
+        cmocka_unit_test_setup(test_run_irq_handler_after_the_end, workdir_empty),
         cmocka_unit_test_setup(test_run_nothing_after_the_end, workdir_empty),
         cmocka_unit_test_setup(test_run_reference_cases, workdir_empty),
     };
