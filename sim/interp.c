@@ -296,6 +296,7 @@ enum interp_action interp_next(struct uworld *w, struct uthread *t, cycles_t *cy
 {
     struct user_context *c = t->ctx;
     enum interp_action action = INTERP_SYSCALL;
+    uint32_t zero_time_ops = 0; /* consecutive instructions that took no time */
 
     if (t->post_op != UINT32_MAX) {
         const struct op *op = &t->prog.ops[t->post_op];
@@ -317,11 +318,10 @@ enum interp_action interp_next(struct uworld *w, struct uthread *t, cycles_t *cy
                        (unsigned long long)c->pc);
         if (step(w, t, &action, cycles))
             break;
-        if (++t->zero_time_ops > MAX_ZERO_TIME_OPS)
+        if (++zero_time_ops > MAX_ZERO_TIME_OPS)
             uplat_fail(w, "thread %s loops without taking any time",
                        t->id ? w->s->threads[t->id - 1].name : "(root)");
     }
-    t->zero_time_ops = 0;
     return action;
 }
 

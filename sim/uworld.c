@@ -121,9 +121,12 @@ int uworld_init(struct uworld *w, const struct scenario *s, uint64_t seed, bool 
     w->start_irq = start_irq;
     w->n_threads = s->n_threads + 1;
     w->root_cnode_bits = ROOT_CNODE_BITS;
-    w->threads = calloc(w->n_threads, sizeof *w->threads);
-    if (w->threads == NULL)
+    /* calloc's alignment is less than a cache line's */
+    w->threads_mem = calloc(1, (size_t)w->n_threads * sizeof *w->threads + _Alignof(struct uthread));
+    if (w->threads_mem == NULL)
         return -1;
+    w->threads = (struct uthread *)(((uintptr_t)w->threads_mem + _Alignof(struct uthread) - 1) &
+                                    ~(uintptr_t)(_Alignof(struct uthread) - 1));
     for (uint32_t i = 0; i < w->n_threads; i++) {
         w->threads[i].id = i;
         w->threads[i].post_op = UINT32_MAX;
@@ -163,7 +166,7 @@ void uworld_release(struct uworld *w)
             free(w->threads[i].rngs);
         }
     }
-    free(w->threads);
+    free(w->threads_mem);
     free(w->ntfn_release);
     free(w->ntfn_pending);
     free(w->ep_slots);
@@ -173,6 +176,7 @@ void uworld_release(struct uworld *w)
     free(w->ep_lendable);
     free(w->start_times);
     w->threads = NULL;
+    w->threads_mem = NULL;
     w->ntfn_release = NULL;
     w->ntfn_pending = NULL;
     w->ep_slots = w->ntfn_slots = w->ntfn_sc_slots = w->irq_slots = NULL;

@@ -13,6 +13,7 @@
 #define MCSIM_SIM_UWORLD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <mcsim/abi.h>
@@ -30,8 +31,13 @@
 
 /* Registers the interpreter keeps its own state in (user registers). */
 #define REG_HT_UNBOUND 19 /* inherit: the client's context is off the server */
-#define REG_COMPUTE_LEFT 20
-#define REG_COMPUTE_ACTIVE 21
+/* the compute step in progress: in MR6/MR7, beside the call's registers
+ * x10..x12 in one cache line of the saved registers (kernel/structures.h).
+ * A step in progress never spans a system call (every other instruction
+ * ends it), and the kernel writes a thread's x8/x9 only as message
+ * registers of a call it makes (TCB_WriteRegisters writes x0..x5). */
+#define REG_COMPUTE_LEFT 8
+#define REG_COMPUTE_ACTIVE 9
 #define REG_HT_STATE 22 /* handle_timeouts: the stage of the fault in hand */
 #define REG_HT_SERVER 23
 #define REG_HT_CLIENT 24
@@ -44,33 +50,36 @@
 /* Message register 0 of every message a thread sends: the send time, so
  * that the receiver's job is released at it (docs/scenario-format.md "Jobs"). */
 
+/* A thread of the scenario as user-level code. What the interpreter reads
+ * at every turn is the first cache line (the array is line-aligned,
+ * uworld_init): at a thousand threads every line an entry touches is a
+ * miss; the rest is for jobs, timeouts, `inherit` and inspection. */
 struct uthread {
-    uint32_t id; /* thread id */
-    struct program prog;
-    uint64_t *locals; /* repeat counters: the thread's memory */
-    struct rng *rngs; /* one stream per random compute step */
     /* its registers: on the host the saved registers in its TCB; on ARM
      * the interpreter's own register file in the thread's memory, loaded
      * into the real registers around each system call */
-    struct user_context *ctx;
+    _Alignas(64) struct user_context *ctx;
+    /* the release of a job that starts now, set by how the thread woke */
+    cycles_t hint;
+    cycles_t yield_release; /* set by a throttle during its yield */
+    uint32_t id; /* thread id */
+    uint32_t post_op; /* the system call whose result is pending, or UINT32_MAX */
+    bool has_hint;
+    bool yielding;
+    uint32_t signal_set;    /* the notification its last signal made pending,
+                               undone if the kernel defers the call */
+    struct program prog; /* its ops and their count: the first line's last 24 bytes */
+    uint64_t *locals; /* repeat counters: the thread's memory */
+    struct rng *rngs; /* one stream per random compute step */
     cycles_t start;
     cycles_t deadline;
     bool has_deadline;
-    /* the release of a job that starts now, set by how the thread woke */
-    cycles_t hint;
-    bool has_hint;
-    uint32_t post_op; /* the system call whose result is pending, or UINT32_MAX */
     /* the open job */
     bool in_job;
     uint32_t jobs;
     cycles_t job_release, job_start;
     bool start_pending;     /* the open job has not run for a cycle yet: its start
                                moves to where the thread next resumes (recorder) */
-    cycles_t yield_release; /* set by a throttle during its yield */
-    bool yielding;
-    uint32_t signal_set;    /* the notification its last signal made pending,
-                               undone if the kernel defers the call */
-    uint64_t zero_time_ops; /* consecutive instructions that took no time */
     /* memory a server shares with its emergency_budget handler: one grant
      * per request (sim/timeouts.c) */
     bool grant_open;        /* its request in hand had a grant */
@@ -89,6 +98,9 @@ struct uthread {
     unsigned cnode_bits; /* its CNode's radix (program_cnode_bits) */
     cptr_t restart_sc_slot, restart_ntfn_slot; /* a server with a timeout handler */
 };
+_Static_assert(offsetof(struct uthread, prog.n_rngs) + 4 <= 64,
+               "what the interpreter reads at every turn is one cache line");
+
 
 struct uworld {
     const struct scenario *s;
@@ -97,7 +109,8 @@ struct uworld {
     uint32_t start_irq; /* the line of the platform's start timer */
 
     uint32_t n_threads;      /* scenario threads + the root task */
-    struct uthread *threads; /* [0] = root task */
+    struct uthread *threads; /* [0] = root task; line-aligned in threads_mem */
+    void *threads_mem;
 
     cycles_t *start_times; /* distinct start times in (0, duration), ascending */
     uint32_t n_start_times;
