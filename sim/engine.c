@@ -132,8 +132,8 @@ static void *xcalloc(struct world *w, size_t n, size_t size)
     return p;
 }
 
-/* The earliest next arrival of any device, recomputed only when arrivals
- * are raised: every turn of the loop asks, most turns raise nothing. */
+/* The earliest next arrival of any device, at the start (raise_arrivals
+ * keeps it): every turn of the loop asks, most turns raise nothing. */
 static void update_first_arrival(struct world *w)
 {
     cycles_t next = HAL_SIM_NEVER;
@@ -142,6 +142,13 @@ static void update_first_arrival(struct world *w)
             next = w->next_arrival[i];
     }
     w->first_arrival = next;
+}
+
+/* The next start time to raise, HAL_SIM_NEVER after the last. */
+static void update_next_start(struct world *w)
+{
+    w->next_start_at = w->next_start < w->u.n_start_times ? w->u.start_times[w->next_start]
+                                                          : HAL_SIM_NEVER;
 }
 
 /* The user-level world (uworld.c) and the engine's devices. */
@@ -168,6 +175,7 @@ static void init_world(struct world *w)
         w->next_arrival[i] = device_gen_next(&w->devices[i]);
     }
     update_first_arrival(w);
+    update_next_start(w);
 }
 
 static void free_world(struct world *w)
@@ -205,24 +213,25 @@ static void boot(struct world *w)
 static cycles_t next_event(const struct world *w)
 {
     cycles_t next = hal_sim_timer_cycle();
-    cycles_t dev = w->first_arrival;
 
-    if (dev < next)
-        next = dev;
-    if (w->next_start < w->u.n_start_times && w->u.start_times[w->next_start] < next)
-        next = w->u.start_times[w->next_start];
+    if (w->first_arrival < next)
+        next = w->first_arrival;
+    if (w->next_start_at < next)
+        next = w->next_start_at;
     if (w->u.duration < next)
         next = w->u.duration;
     return next;
 }
 
 /* Devices and the start timer assert their lines at their arrival times;
- * an arrival on a line that still has one pending is lost. */
+ * an arrival on a line that still has one pending is lost. The earliest
+ * next arrival is found in the same pass. */
 static void raise_arrivals(struct world *w)
 {
     cycles_t now = hal_sim_now();
 
     if (w->first_arrival <= now) {
+        cycles_t first = HAL_SIM_NEVER;
         for (uint32_t i = 0; i < w->u.s->n_devices; i++) {
             while (w->next_arrival[i] <= now && w->next_arrival[i] < w->u.duration) {
                 uint32_t line = w->u.s->devices[i].irq;
@@ -236,12 +245,17 @@ static void raise_arrivals(struct world *w)
                 }
                 w->next_arrival[i] = device_gen_next(&w->devices[i]);
             }
+            if (w->next_arrival[i] < first)
+                first = w->next_arrival[i];
         }
-        update_first_arrival(w);
+        w->first_arrival = first;
     }
-    while (w->next_start < w->u.n_start_times && w->u.start_times[w->next_start] <= now) {
-        hal_sim_irq_raise(HAL_SIM_START_IRQ);
-        w->next_start++;
+    if (w->next_start_at <= now) {
+        while (w->next_start < w->u.n_start_times && w->u.start_times[w->next_start] <= now) {
+            hal_sim_irq_raise(HAL_SIM_START_IRQ);
+            w->next_start++;
+        }
+        update_next_start(w);
     }
 }
 

@@ -85,6 +85,7 @@ struct world {
     cycles_t first_arrival;    /* the earliest of next_arrival[] */
     struct irq_line_state lines[HAL_SIM_DEVICE_LINES];
     uint32_t next_start;       /* the next of u.start_times to raise */
+    cycles_t next_start_at;    /* its time, HAL_SIM_NEVER after the last */
 
     uint64_t event_seq;
 
