@@ -220,6 +220,58 @@ static void test_fragment_diagnosis(void **state)
                           "6|10\n");
 }
 
+/* Every throttle of run 1's contexts, one row each: the context, whether
+ * its list was full (its last record at or before), and the budget it
+ * left unused in the period before (period and budget from threads). */
+#define THROTTLES_SQL                                                                              \
+    "SELECT t.thread_id AS id, t.name AS name,"                                                    \
+    " (SELECT r.count = r.capacity FROM refills r WHERE r.sc_thread_id = b.sc_thread_id"           \
+    "  AND r.time <= b.time ORDER BY r.time DESC, r.seq DESC LIMIT 1) AS full,"                    \
+    " t.budget - coalesce((SELECT sum(min(s.end_time, b.time)"                                     \
+    "  - max(s.start_time, b.time - t.period)) FROM slices s WHERE s.sc_thread_id = b.sc_thread_id" \
+    "  AND s.start_time < b.time AND s.end_time > b.time - t.period), 0) AS unused"                \
+    " FROM budget_events b JOIN threads t ON t.run_id = b.run_id AND t.thread_id = b.sc_thread_id" \
+    " WHERE b.run_id = 1 AND b.kind = 'throttle'"
+
+#define SEVERAL_LINES                                                                              \
+    "perception throttled 16 times with unused budget: its 2 refills fragmented under"             \
+    " preemption; see extra_refills (up to 817.350us of its 4ms budget unused in the period"       \
+    " before a throttle)\n"                                                                        \
+    "hog throttled 9 times with unused budget: its 2 refills fragmented under preemption;"         \
+    " see extra_refills (up to 806.110us of its 1ms budget unused in the period before a"          \
+    " throttle)\n"
+
+/* Several throttled contexts, several throttles each, every case of the
+ * rule: perception's 16 throttles all with its list full and budget unused;
+ * hog's 19: 9 counted, 2 with its list not full (one with 508.510us
+ * unused, one with 19.450us, less than MIN_BUDGET, 20us), 8 after it had
+ * used all of its budget (120 cycles over: the kernel's costs); planner and
+ * tick never throttled. The summary and check say it once per context, in
+ * thread order, with the counts and the largest unused that independent
+ * SQL finds. */
+static void test_fragment_several(void **state)
+{
+    char db[512];
+
+    (void)state;
+    snprintf(db, sizeof db, "%s", workdir_file("several.db"));
+    assert_int_equal(spawn_mcsim("run", DATA_DIR "/several.yaml", "-o", db, NULL), 0);
+    assert_non_null(strstr(spawn_out, "--run 1\n" SEVERAL_LINES));
+    assert_null(strstr(strstr(spawn_out, SEVERAL_LINES) + strlen(SEVERAL_LINES), "fragmented"));
+    /* per context: throttles, with the list full, counted (full and at
+     * least MIN_BUDGET unused), the most unused of those counted */
+    sqlq_assert_path_rows(db,
+                          "SELECT name, count(*), sum(full), sum(full AND unused >= 20000),"
+                          " max(CASE WHEN full AND unused >= 20000 THEN unused END),"
+                          " sum(NOT full AND unused >= 20000), sum(unused < 0)"
+                          " FROM (" THROTTLES_SQL ") GROUP BY id ORDER BY id",
+                          "perception|16|16|16|817350|0|0\n"
+                          "hog|19|17|9|806110|1|8\n");
+    assert_int_equal(spawn_mcsim("check", db, NULL), 0);
+    assert_non_null(strstr(spawn_out, SEVERAL_LINES));
+    assert_null(strstr(strstr(spawn_out, SEVERAL_LINES) + strlen(SEVERAL_LINES), "fragmented"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_refills_b11),
         cmocka_unit_test(test_refills_chart_line),
         cmocka_unit_test(test_fragment_diagnosis),
+        cmocka_unit_test(test_fragment_several),
     };
 
     return cmocka_run_group_tests(tests, setup, workdir_teardown);
