@@ -4,11 +4,14 @@
  * and handler of the policy; an emergency grant is the factor times the
  * server's request time, at least MIN_BUDGET; a set emitted with a reset
  * handler runs its faults as the sweep counted them; bad values are
- * FILE:LINE:COL; `-o DIR/` names DIR once.
+ * FILE:LINE:COL; `-o DIR/` names DIR once. The printed weighted
+ * schedulability is the database's, with HI figures only when a set has
+ * HI tasks.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "spawn.h"
 #include "sqlq.h"
@@ -128,6 +132,57 @@ static void test_inherit_and_none(void **state)
     free(yaml);
 }
 
+/* The summary's lines, formatted from sweep.db's weighted table. */
+static void assert_summary_is_table(const char *db_path, bool hi)
+{
+    sqlite3 *db = sqlq_open(db_path, false);
+    sqlite3_stmt *st;
+    char expected[1024];
+    size_t n = (size_t)snprintf(expected, sizeof expected,
+                                "weighted schedulability (analysis / simulation%s):\n",
+                                hi ? "; HI threads only" : "");
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT scheduler, analysis, simulation,"
+                                            " analysis_hi, simulation_hi FROM weighted"
+                                            " ORDER BY scheduler",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        n += (size_t)snprintf(expected + n, sizeof expected - n, "  %-8s %.3f / %.3f",
+                              (const char *)sqlite3_column_text(st, 0),
+                              sqlite3_column_double(st, 1), sqlite3_column_double(st, 2));
+        if (hi)
+            n += (size_t)snprintf(expected + n, sizeof expected - n, "   HI %.3f / %.3f",
+                                  sqlite3_column_double(st, 3), sqlite3_column_double(st, 4));
+        n += (size_t)snprintf(expected + n, sizeof expected - n, "\n");
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    if (!strstr(spawn_out, expected))
+        fail_msg("expected\n%s\nin:\n%s", expected, spawn_out);
+}
+
+static void test_summary_is_the_weighted_table(void **state)
+{
+    (void)state;
+    write_spec("lo.yaml", "none");
+    assert_int_equal(spawn_mcsim("sweep", "lo.yaml", "-o", "lo", NULL), 0);
+    assert_summary_is_table(workdir_file("lo/sweep.db"), false);
+    assert_null(strstr(spawn_out, "HI"));
+    workdir_write("hi.yaml", "mcsim_sweep: 1\n"
+                             "name: hi\n"
+                             "seed: 7\n"
+                             "tasks: 4\n"
+                             "utilisation: {from: 0.5, to: 0.9, step: 0.2}\n"
+                             "sets: 3\n"
+                             "periods: {min: 1ms, max: 20ms}\n"
+                             "schedulers: [mcs, classic]\n"
+                             "duration: 30ms\n"
+                             "criticality: {hi_share: 0.5, factor: 1.5}\n"
+                             "budget: 1.2\n");
+    assert_int_equal(spawn_mcsim("sweep", "hi.yaml", "-o", "hi", NULL), 0);
+    assert_summary_is_table(workdir_file("hi/sweep.db"), true);
+}
+
 static void test_timeout_errors(void **state)
 {
     (void)state;
@@ -156,6 +211,7 @@ int main(void)
         cmocka_unit_test_setup(test_emergency_grant_is_factor_of_request, workdir_empty),
         cmocka_unit_test_setup(test_inherit_and_none, workdir_empty),
         cmocka_unit_test_setup(test_timeout_errors, workdir_empty),
+        cmocka_unit_test_setup(test_summary_is_the_weighted_table, workdir_empty),
     };
     if (workdir_create("sweep_servers") != 0)
         return 1;
