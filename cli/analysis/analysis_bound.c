@@ -34,18 +34,23 @@ static cycles_t margin(const struct an_ctx *c, uint32_t k, bool may_run_out)
 }
 
 /*
- * Theta: the longest thread k's context can keep it throttled while it
- * needs `need` cycles. At a throttle at x the refills not yet due hold at
- * least b - m and lie, disjoint, in (x, x + T]: each refill ends at most T
- * after the consumption it replaces ended (seL4 refill_budget_check and
- * schedule_used; also after a full list's merge), so the throttled time
- * in (x, x + T] is at most c = T - b + m, and a throttle after x + T
- * comes only after the context ran at least b - m - MIN_BUDGET since x.
- * In a window where the thread needs `need`, an episode begun before the
- * window, the first one in it (whose run may lie before the window) and
- * one per b - m - MIN_BUDGET run in it: 2 + floor(need / (b - m -
- * MIN_BUDGET)) episodes of c (the soundness test found the second: a
- * burst that starts while an earlier episode is under way).
+ * Theta's episodes (docs/analysis.md, "Own throttling", where the proof
+ * is): the longest thread k's context can keep it throttled while it
+ * needs `need` cycles, apart from the refill delays that the window's
+ * preemption adds (an_win.anchors). After a throttle at x every refill
+ * ends at most T after the commit that last moved it (seL4
+ * refill_budget_check, schedule_used; a full list's tail is moved to end
+ * where the newest used refill ends), and a full list's tail can be moved
+ * again only until the first refill is appended after x, which happens by
+ * the time the head released after x is used up: then the fluid present
+ * at x lies, disjoint, before x + 2T - b + a_H + E + P (a_H <= b the
+ * head, P the time the context did not run in between), so the thread is
+ * throttled at most c = 2T - b + m + E + P while it uses it (m covers the
+ * MIN_BUDGET fold and the overrun at the exhaustion). An episode begun
+ * before the window, the first one in it, and one per b - m - MIN_BUDGET
+ * run: 2 + floor(need / (b - m - MIN_BUDGET)) episodes of c; the P parts
+ * of all episodes lie in the window, so their sum is the window's
+ * preemption once (added by the fixed point).
  */
 cycles_t an_throttle_time(const struct an_ctx *c, uint32_t k, cycles_t need)
 {
@@ -56,12 +61,8 @@ cycles_t an_throttle_time(const struct an_ctx *c, uint32_t k, cycles_t need)
     if (need == AN_INF || t->budget <= an_add(m, c->min_budget))
         return AN_INF;
     run = t->budget - m - c->min_budget;
-    /* NEEDSWORK: with the refill list full, seL4's schedule_used delays the
-     * tail to end where the new refill ends; the soundness test found a
-     * two-refill context whose refills came back 2T - b after their use
-     * (cli/gen scenario seed 820). Until that is bounded exactly, the
-     * episodes are taken over 2T: c = 2T - b + m. */
-    return an_mul(an_add(2, need / run), an_add(an_mul(2, t->period) - t->budget, m));
+    return an_mul(an_add(2, need / run),
+                  an_add(an_mul(2, t->period) - t->budget, an_add(m, c->e_max)));
 }
 
 /* ------------------------------------------------------------ blocking */
@@ -200,8 +201,17 @@ static bool critical_instant(const struct an_ctx *c, uint32_t i, uint32_t level)
 static cycles_t throttled_fixed_point(const struct an_win *w, cycles_t base, cycles_t need,
                                       bool throttles, cycles_t start, cycles_t *theta)
 {
+    struct an_win v = *w;
     *theta = 0;
-    return an_fixed_point(w, an_add(need, base), start, need, throttles, theta);
+    /* a constant-bandwidth context's head moves to now at every switch-in
+     * (B7), so its full list's tail is re-anchored after each preemption;
+     * a sporadic one's head moves only by what it is charged, and at a
+     * wake (after waiting in a server) */
+    if (throttles && !w->c->t[w->i].sporadic)
+        v.anchors++;
+    if (v.anchors > 0 || throttles)
+        v.anchor_extra = base; /* the jobs' waits in servers: the context idles */
+    return an_fixed_point(&v, an_add(need, base), start, need, throttles, theta);
 }
 
 /* The result of one busy-window analysis. */
@@ -324,6 +334,51 @@ static cycles_t payments(const struct an_win *w, cycles_t d)
     return p;
 }
 
+/* One tick of the kernel's clock in cycles (the kernel holds budgets,
+ * periods and refill times in whole ticks). */
+static cycles_t tick_cycles(const struct an_ctx *c)
+{
+    uint64_t hz = c->s->timer_hz;
+    if (hz == 0 || hz >= c->s->cpu_hz)
+        return 1;
+    return an_ceil_div(c->s->cpu_hz, hz);
+}
+
+/*
+ * The whole budget in one refill at every job's start (docs/analysis.md,
+ * "Never runs out", proof there): a device thread without server visits
+ * whose jobs are released at least T apart and done (blocked in `wait`)
+ * before the next release, each charged own <= b - slack. By induction
+ * over jobs: job k starts with one refill (s, b); charges are made at
+ * most T after the consumption they record, so the refills its
+ * consumption makes lie in [s + T, f + T) (f its end; a full list's
+ * tail too), and the head keeps b - own >= slack (never exhausted, never
+ * below MIN_BUDGET). At job k + 1's first run the head is due and
+ * seL4's refill_unblock_check moves it to now and merges every refill
+ * that starts before its end, one after another: all of them when f + T
+ * <= s' + b (constant bandwidth: at the switch-in, B7) -- a sporadic
+ * context's charges are contiguous (preemption moves no head), so its
+ * one used refill starts at its wake + T and merges at the next wake.
+ * The slack covers MIN_BUDGET (the head must keep it at every call), the
+ * wake's latency (two entries), the start-up's first entry and the
+ * clock's ticks.
+ */
+static bool fresh_each_job(const struct an_win *w, cycles_t r, cycles_t own)
+{
+    const struct an_ctx *c = w->c;
+    const struct an_thread *t = &c->t[w->i];
+    cycles_t d2 = an_delta(&t->arr, 2);
+    cycles_t slack = an_add(an_add(c->min_budget, an_mul(3, c->e_max)),
+                            an_mul(2, tick_cycles(c)));
+    if (t->shape != SHAPE_DEVICE || t->n_visits > 0 || r == AN_INF)
+        return false;
+    if (d2 < t->period || r >= d2 || an_add(own, slack) > t->budget)
+        return false;
+    if (t->sporadic)
+        return true;
+    return an_add(an_add(r, t->period), slack) <= an_add(d2, t->budget);
+}
+
 /*
  * Is i's context proven never to run out, given jobs with bound r? Then
  * the refills not yet due at any time x are consumption of (x - T, x]
@@ -341,6 +396,8 @@ static bool never_runs_out(const struct an_win *w, cycles_t r)
     if (!c->mcs || t->rr)
         return true;
     own = an_add(an_add(t->work, an_kernel(w, r)), payments(w, r));
+    if (fresh_each_job(w, r, own))
+        return true;
     per_job = an_add(1, t->n_visits);
     if (!t->sporadic)
         per_job = an_add(per_job, preemptions(w, r));
@@ -380,7 +437,7 @@ static bool handler_never_runs_out(const struct an_ctx *c, uint32_t h)
 static cycles_t sporadic_lag(const struct an_ctx *c, uint32_t i)
 {
     const struct an_thread *t = &c->t[i];
-    struct an_win w = {(struct an_ctx *)c, i, t->prio, false, true, 0};
+    struct an_win w = {(struct an_ctx *)c, i, t->prio, false, true, 0, 0, 0};
     cycles_t l = t->budget, next;
     while (l <= c->horizon) {
         next = an_add(an_mul(an_ceil_div(l, t->period), t->budget), an_all_interference(&w, l));
@@ -461,7 +518,7 @@ static void two_jobs(const struct an_win *win, cycles_t b, struct an_busy *r)
 static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
 {
     struct an_thread *t = &c->t[i];
-    struct an_win w = {c, i, t->p_eff, false, false, 0};
+    struct an_win w = {c, i, t->p_eff, false, false, 0, 0, 0};
     struct an_busy r;
     uint32_t who;
     bool idle;
@@ -475,6 +532,9 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
     struct an_busy two;
     w.crit = critical_instant(c, i, t->p_eff);
     w.idle = idle;
+    /* a client that may run out inside a server (no handler, inherit):
+     * its refills can be delayed by the window's preemption too */
+    w.anchors = idle ? 1 : 0;
     /* as if the context never ran out: the two-job bound caps the busy
      * window (the smaller of the two is kept, so the cap loses nothing) */
     t->safe = true;
@@ -523,11 +583,12 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
 static void background_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
 {
     const struct an_thread *t = &c->t[i];
-    struct an_win w = {c, i, t->prio, false, true, 0};
+    struct an_win w = {c, i, t->prio, false, true, 0, 0, 0};
     bool throttles = c->mcs && t->has_sc && !t->rr;
     cycles_t theta = 0, wq;
     if (c->mcs && t->has_sc && t->rr)
         w.rr_need = t->work;
+    w.anchors = throttles && !t->sporadic ? 1 : 0;
     wq = an_fixed_point(&w, t->work, 0, t->work, throttles, &theta);
     out->may_throttle = throttles;
     if (wq == AN_INF) {

@@ -169,6 +169,14 @@ struct an_win {
     /* a background job of a round-robin context under mcs: its work, for
      * the turns of equal-priority round-robin threads (0: not that case) */
     cycles_t rr_need;
+    /* Refill delays (docs/analysis.md, "Own throttling"): a full refill
+     * list's tail is re-anchored at the newest run, so every stretch of
+     * time a throttling context does not run (preempted, kernel entries,
+     * waiting in a server) can delay its budget by as much again. The
+     * fixed point adds `anchors` times the window's preemption (E K(t) +
+     * sum_j I_j(t)) and `anchor_extra` (the blocking) to Theta. */
+    uint32_t anchors;
+    cycles_t anchor_extra;
 };
 
 /* Does a request of thread j run on a server at `level` or above? */
@@ -204,7 +212,8 @@ cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, c
 void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
               cycles_t theta, bool ahead, struct analysis_thread *out);
 
-/* Theta for thread k needing `need` cycles (analysis_bound.c). */
+/* Theta's episodes for thread k needing `need` cycles, without the refill
+ * delays the window's preemption adds (analysis_bound.c). */
 cycles_t an_throttle_time(const struct an_ctx *c, uint32_t k, cycles_t need);
 
 /* Analyse thread `i` with what is known of the others; updates c->t[i]

@@ -174,6 +174,13 @@ cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, c
         next = an_add(an_add(base, th), k);
         for (uint32_t x = 0; x < n && next != AN_INF; x++)
             next = an_add(next, an_interference(w, c->ilist[x], t, &lim));
+        if ((w->anchors > 0 || w->anchor_extra > 0) && next != AN_INF) {
+            /* refill delays: the window's preemption (next - base - th)
+             * again per anchor, and the blocking */
+            cycles_t extra = an_add(an_mul(w->anchors, next - base - th), w->anchor_extra);
+            th = an_add(th, extra);
+            next = an_add(next, extra);
+        }
         if (next == t) {
             *theta = th;
             return t;

@@ -223,9 +223,72 @@ static void test_analysis_network_driver(void **state)
     /* classic: 60 packets of 145us in a flood, all of them */
     assert_true(c->cycles >= 60 * 145000);
     assert_int_equal(classic.threads[control].verdict, ANALYSIS_UNSCHEDULABLE);
+    /* control's sporadic context starts every job with its whole budget
+     * (jobs 10ms apart, done within 10ms, each charged at most 3.06ms of
+     * 4ms): never throttled, so 5.06419ms = 3.00262ms own (3ms + wait and
+     * irq_ack, E = 1.31us) + 46 entries x 1.31us (one in progress, one
+     * timer and 32 nic arrivals in 5.06ms, 12 timer entries of the
+     * driver's context) + the driver's budget and one entry */
+    assert_int_equal(mcs.threads[control].bound, 5064190);
+    assert_int_equal(mcs.threads[control].verdict, ANALYSIS_SCHEDULABLE);
+    assert_false(mcs.threads[control].may_throttle);
+    assert_null(term_of(&mcs.threads[control], TERM_BUDGET, SCN_NONE));
+    assert_int_equal(m->cycles, 2001310);
+    assert_int_equal(term_of(&mcs.threads[control], TERM_KERNEL, SCN_NONE)->cycles, 46 * 1310);
+    /* classic: 3.00262ms own + the kernel + all 60 packets = 11.95152ms */
+    assert_int_equal(classic.threads[control].bound, 11951520);
     assert_false(analysis_all_schedulable(&classic));
     analysis_release(&mcs);
     analysis_release(&classic);
+    scenario_release(&s);
+}
+
+/* Own budget (docs/analysis.md, "Never runs out" and "Own throttling"),
+ * tests/data/analysis/fresh_cb*.yaml, zero kernel costs, MIN_BUDGET 10us:
+ * lo (2ms every 10ms, two-refill constant-bandwidth context) is preempted
+ * by hi (1ms every 10ms) in every job.
+ *  - budget 5ms: its jobs end within 3ms <= 5ms - (10ms - 10ms) - slack
+ *    (MIN_BUDGET + 2 ticks), so every job starts with its whole budget
+ *    merged into one refill: never throttled, bound 3ms = 2ms + 1ms (the
+ *    old rule counted a refill per preemption and gave up);
+ *  - budget 3ms: 3ms + 10ms > 10ms + 3ms, not shown; the two-job bound
+ *    w = 4ms + Theta + I(w): 2 + floor(4ms / (3ms - 20us - 10us)) = 3
+ *    episodes of 2T - b + m + E = 20ms - 3ms + 20us = 17.02ms, plus the
+ *    window's preemption once (refill delays of a constant-bandwidth
+ *    context): hi's 8 jobs in 71.06ms = 8ms, so Theta = 59.06ms and w =
+ *    4ms + 59.06ms + 8ms = 71.06ms. Simulated: 3ms, never throttled. */
+static void test_analysis_own_budget(void **state)
+{
+    struct scenario s;
+    struct analysis_result r;
+    struct observed o;
+    cycles_t end;
+    uint32_t lo;
+    const struct analysis_term *t;
+    (void)state;
+    load(MCSIM_SOURCE_DIR "/tests/data/analysis/fresh_cb.yaml", &s);
+    lo = scenario_find_thread(&s, "lo");
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+    assert_int_equal(r.threads[lo].bound, 3000000);
+    assert_false(r.threads[lo].may_throttle);
+    assert_int_equal(r.threads[lo].verdict, ANALYSIS_SCHEDULABLE);
+    analysis_release(&r);
+    scenario_release(&s);
+
+    load(MCSIM_SOURCE_DIR "/tests/data/analysis/fresh_cb_short.yaml", &s);
+    lo = scenario_find_thread(&s, "lo");
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+    assert_int_equal(r.threads[lo].bound, 71060000);
+    assert_true(r.threads[lo].may_throttle);
+    assert_int_equal(r.threads[lo].verdict, ANALYSIS_UNSCHEDULABLE);
+    assert_non_null(t = term_of(&r.threads[lo], TERM_BUDGET, SCN_NONE));
+    assert_int_equal(t->cycles, 59060000);
+    assert_non_null(t = term_of(&r.threads[lo], TERM_INTERFERENCE, SCN_NONE));
+    assert_int_equal(t->cycles, 8000000);
+    assert_int_equal(observe_run(&s, SCHED_MCS, s.seed, &o, &end), 0);
+    assert_int_equal(o.threads[lo].worst, 3000000);
+    observe_release(&o);
+    analysis_release(&r);
     scenario_release(&s);
 }
 
@@ -331,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_analysis_plain_jitter_equals_textbook),
         cmocka_unit_test(test_analysis_scenarios_hold),
         cmocka_unit_test(test_analysis_network_driver),
+        cmocka_unit_test(test_analysis_own_budget),
         cmocka_unit_test(test_analysis_policies),
         cmocka_unit_test(test_analysis_background),
         cmocka_unit_test(test_analysis_names),
