@@ -23,21 +23,23 @@
  * Steps 2 and 3 run on contexts no client owns: the lender pays up to
  * step 2's entry and nothing after it.
  *
- * The way back of an `emergency_budget` grant. The handler signals the
- * server's restart notification when it grants (PROGRAM_GRANT_BADGE).
- * The server finishes the request on the grant and answers it as its
- * program says (a reply_recv: the client's context goes back to the
- * client); the receive then finds the bound notification's signal
- * pending and takes it instead of a Call, and with it the restart context
- * (seL4 receiveIPC: the bound notification first, maybeDonateSchedContext).
- * On that context it makes NBSendRecv(done -> handler, its endpoint): the
- * handler learns that the request ended with a reply, and the receive,
- * with no signal pending, hands the restart context back to the
- * notification (maybeReturnSchedContext): passive again before it takes a
- * queued Call. The one system call on the restart context is charged to
- * no client. Only a receive on an endpoint (a
- * `recv` or `reply_recv` step) starts the way back: a server that waits on
- * a notification or calls another server meanwhile keeps the context.
+ * The end of a request that had an `emergency_budget` grant. Its handler
+ * must give the client's context its configured budget back while the
+ * thread the context is bound to is runnable: the kernel then keeps the
+ * head refill, cut to the budget, and dates the rest a period later
+ * (refill_update); on a context whose thread is blocked it starts afresh
+ * with the whole budget available at once (refill_new), a budget more in
+ * the window where the client already ran its budget and the grant (seL4
+ * invokeSchedControl_ConfigureFlags; unit.property scenario 4342: the
+ * client, above the server, ran on what was left of the grant after the
+ * reply and blocked before the handler restored it). So the server tells
+ * its handler before it answers: at its reply (a `reply` or `reply_recv`
+ * step) it first Signals the handler's notification (TSLOT_DONE_NTFN, the
+ * badge names the server), on the granted context; a handler above it runs
+ * at once and restores the context, still donated to the running server;
+ * then the server answers as its program says. The server knows to, and
+ * that it did, from the memory it shares with its handler (grant_restore,
+ * grant_tell); a reply made ends the request (grant_open).
  */
 #include "inherit.h"
 
@@ -52,7 +54,6 @@ enum lend_stage {
     LEND_REPLY,  /* Send on its reply object: answer the client */
     LEND_NOTIFY, /* NBSendWait(done, restart notification) */
     LEND_RECV,   /* the receive itself */
-    LEND_GRANT_DONE, /* emergency_budget: NBSendRecv(done -> handler, the endpoint) */
 };
 
 static void set_call(struct user_context *c, enum syscall sys, cptr_t cap, unsigned length)
@@ -140,11 +141,9 @@ static bool is_receive(const struct op *op)
     return op->kind == OP_RECV || op->kind == OP_REPLY_RECV;
 }
 
-/* A receive that can take an emergency_budget handler's signal: the
- * program's, and the first one, where a reset restarts the server. */
-static bool takes_grant_signal(const struct op *op)
+static bool is_reply(const struct op *op)
 {
-    return is_receive(op) || op->kind == OP_INIT_RECV;
+    return op->kind == OP_REPLY || op->kind == OP_REPLY_RECV;
 }
 
 bool inherit_server_prepare(struct uworld *w, struct uthread *t, const struct op *op)
@@ -152,13 +151,11 @@ bool inherit_server_prepare(struct uworld *w, struct uthread *t, const struct op
     struct user_context *c = t->ctx;
 
     (void)w;
-    if (takes_grant_signal(op) && c->x[REG_LEND_STAGE] == LEND_GRANT_DONE) {
-        /* the request it answered had a grant: tell the handler, then
-         * receive as the program says (the restart context goes back to
-         * the notification: passive again) */
-        set_call(c, SYS_NB_SEND_RECV, TSLOT_DONE_NTFN, 0);
-        c->x[REG_SRC] = op->cap;
-        c->x[REG_REPLY] = TSLOT_REPLY;
+    if (is_reply(op) && t->grant_restore != 0 && t->grant_tell == GRANT_TELL_NONE) {
+        /* a request with a grant its handler has not taken back: tell it
+         * before answering (Signal), the reply comes next */
+        t->grant_tell = GRANT_TELLING;
+        set_call(c, SYS_SEND, TSLOT_DONE_NTFN, 0);
         return true;
     }
     if (!is_receive(op))
@@ -190,18 +187,18 @@ bool inherit_server_continues(struct uthread *t, const struct op *op)
 {
     struct user_context *c = t->ctx;
 
-    if (!takes_grant_signal(op))
+    if (is_reply(op) && t->grant_tell == GRANT_TELLING) {
+        t->grant_tell = GRANT_TOLD; /* the handler knows: now the reply */
+        return true;
+    }
+    if (is_reply(op) && t->grant_tell == GRANT_TOLD) {
+        t->grant_tell = GRANT_TELL_NONE; /* the reply was made: the request ended */
+        t->grant_open = false;
+    }
+    if (!is_receive(op))
         return false;
     if (c->x[REG_LEND_STAGE] != LEND_NONE && c->x[REG_LEND_STAGE] < LEND_RECV) {
         c->x[REG_LEND_STAGE]++;
-        return true;
-    }
-    /* The receive itself completed. Its emergency_budget handler's signal
-     * on the restart notification (PROGRAM_GRANT_BADGE), taken instead of
-     * a Call: the request it had just answered had a grant, and the
-     * restart context now runs it to tell the handler. */
-    if (c->x[REG_CAP] == PROGRAM_GRANT_BADGE) {
-        c->x[REG_LEND_STAGE] = LEND_GRANT_DONE;
         return true;
     }
     c->x[REG_LEND_STAGE] = LEND_NONE;

@@ -44,17 +44,20 @@ void inherit_note_receive(struct uworld *w, struct uthread *t, const struct op *
 uint32_t inherit_pick(struct uworld *w, uint32_t server, uint32_t client, uint64_t *prio,
                       uint64_t *seq);
 
-/* Thread t's next instruction is the receive `op`: if it holds a borrowed
- * context (its handler noted a lender), set its registers for the next
- * system call of the way back and return true; else return false (an
- * ordinary receive). */
+/* Thread t's next instruction is the system call `op`: if it is a
+ * receive and t holds a borrowed context (its handler noted a lender), or
+ * a reply of a request whose emergency grant its handler has yet to take
+ * back (t->grant_restore), set its registers for the system call that
+ * comes first (the way back's next step; the Signal that tells the
+ * handler) and return true; else return false (the system call as the
+ * program says). */
 bool inherit_server_prepare(struct uworld *w, struct uthread *t, const struct op *op);
 
-/* The system call inherit_server_prepare set (or an ordinary receive)
- * completed: true if the receive is not finished yet (the interpreter
- * makes the next one: the way back's next step, or, when the receive took
- * an emergency_budget handler's signal, the NBSendRecv that tells the
- * handler), false when the receive itself is done. */
+/* The system call inherit_server_prepare set (or an ordinary one)
+ * completed: true if `op` is not done yet (the interpreter makes its next
+ * system call: the way back's next step, or the reply after the Signal
+ * that told the handler), false when `op` itself is done. A reply made
+ * ends a request's grant (t->grant_open). */
 bool inherit_server_continues(struct uthread *t, const struct op *op);
 
 

@@ -29,7 +29,7 @@ enum thread_slot {
     TSLOT_SCHED_CONTROL = 5,/* timeout handlers: to grant emergency budget */
     TSLOT_DONE_NTFN = 6,    /* a server with an `inherit` or `emergency_budget` handler:
                                to tell the handler it is done with a borrowed context or
-                               a granted request (Write, badged) */
+                               is about to answer a granted request (Write, badged) */
     TSLOT_OBJECTS = 16,     /* + k: the k-th object the thread's steps name
                                (program_slots); then a timeout handler's server slots
                                (program_slot_server) */
@@ -54,14 +54,6 @@ enum server_cap {
  * from a timeout fault (badged with the server's id) by the badge alone;
  * a handler serves at most 64 - program_done_shift(s) servers. */
 unsigned program_done_shift(const struct scenario *s);
-
-/* The badge of an `emergency_budget` handler's signal on a server's
- * restart notification: its request had a grant. The server's receive
- * that ends the request (its reply done) takes the signal, and with it the
- * restart context, instead of a Call, and tells the handler (sim/inherit.c),
- * which then gives the client's context its configured budget back. A
- * client's Call is badged with its thread id, always smaller. */
-#define PROGRAM_GRANT_BADGE ((uint64_t)1 << 40)
 
 enum op_kind {
     OP_COMPUTE,       /* min, max; rng stream `rng` when min < max */

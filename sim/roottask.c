@@ -341,7 +341,7 @@ static void grant_handler(struct uworld *w, uint32_t ti)
                   RIGHTS_ALL, 0);
         mint_into(w, t->cnode_slot, t->cnode_bits,
                   program_slot_server(s, servers, si, SERVER_RESTART_NTFN), srv->restart_ntfn_slot,
-                  RIGHT_WRITE, action == TIMEOUT_EMERGENCY_BUDGET ? PROGRAM_GRANT_BADGE : 0);
+                  RIGHT_WRITE, 0);
     }
     if (ep == SCN_NONE || !w->mcs)
         return;

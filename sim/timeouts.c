@@ -22,25 +22,34 @@
  *     if longer): the context is bound to the server, which is blocked on
  *     the fault, so the kernel starts it afresh (refill_new): the whole
  *     grant available at once;
- *   Signal the server's restart notification (PROGRAM_GRANT_BADGE): it
- *     stays pending until the server's next receive;
  *   reply to the fault (label 0): the server finishes the request on the
- *     grant and answers it; its receive then takes the pending signal and
- *     the restart context and tells the handler (sim/inherit.c);
+ *     grant. Before it answers the request it tells the handler (a Signal
+ *     on the handler's notification, sim/inherit.c);
  *   on that done signal: ConfigureFlags(client's context, as configured):
- *     the server is off the context, the client holds it again, and the
- *     kernel keeps the head refill trimmed to the configured budget
- *     (refill_update): the rest of the grant is dropped and the configured
- *     bandwidth holds from the next refill.
- * Restoring while the server still ran on the grant would trim the head to
- * the configured budget at once, and the server would fault again. One
- * grant per request, a request being from the server's receive of a Call
- * to its reply or its reset: the server and its handler share, per server,
- * whether the request in hand had a grant (set at the grant, cleared when
- * the done signal says the reply was made, or at a reset) and whose
- * context to restore; a fault of a request that had a grant is handled as
- * `reset`, whose restart makes the server's receive take the pending
- * signal too, so the client's context is restored then.
+ *     the context is still donated to the server, which is runnable, so the
+ *     kernel keeps the head refill, cut to the configured budget, and dates
+ *     the rest of the budget a period later (refill_update): the rest of
+ *     the grant past the budget is dropped and the configured bandwidth
+ *     holds from then on. Then the server answers, and the context goes
+ *     back to the client.
+ * Restoring while the server still worked on the grant would cut it to the
+ * budget, and the server could fault again; restoring after the answer
+ * may find the client blocked (it ran, above the server, on what was left
+ * of the grant, then waited), and on a context whose thread is not
+ * runnable ConfigureFlags starts afresh with the whole budget at once
+ * (seL4 invokeSchedControl_ConfigureFlags): a budget more in the window
+ * where the client already ran its budget and the grant (unit.property
+ * scenario 4342, 26,521 cycles over). A handler that is not above the
+ * server restores when it next runs, which may be after the answer (docs/
+ * kernel-semantics.md section 5). One grant per request, a request being
+ * from the server's receive of a Call to its reply or its reset: the
+ * server and its handler share, per server, whether the request in hand
+ * had a grant (set at the grant, cleared when the server's reply was made,
+ * or at a reset) and whose context to restore; a fault of a request that
+ * had a grant is handled as `reset`, which, if the server had not told the
+ * handler yet, answers the fault first and restores the context while the
+ * server (runnable, waiting for the exhausted context's refill) holds it,
+ * and only then answers the client (reset_stage).
  *
  * `inherit` (seL4 has no such mechanism; this is it built from
  * SchedContext_UnbindObject/Bind and replies). Server S faults serving
@@ -89,8 +98,9 @@ enum ht_stage {
     HT_LEND_SC,          /* SchedContext_Bind(its restart context, server) */
     HT_GRANT,            /* ConfigureFlags(client's context, the grant) */
     HT_GRANT_RESTART,    /* reply to the fault (label 0): the server goes on */
-    HT_GRANT_SIGNAL,     /* Signal the server's restart notification (grant badge) */
     HT_GRANT_RESTORE,    /* ConfigureFlags(client's context, as configured) */
+    HT_ABORT_ANSWER,     /* a reset of a request with a grant: reply to the fault, */
+    HT_ABORT_RESTORE,    /* ...then ConfigureFlags(client's context, as configured) */
     HT_INH_TAKE_LENDER,  /* SchedContext_UnbindObject(lender's context, lender) */
     HT_INH_TAKE_SERVER,  /* SchedContext_UnbindObject(client's context, server) */
     HT_INH_LEND,         /* SchedContext_Bind(lender's context, server) */
@@ -225,6 +235,7 @@ void timeouts_prepare(struct uworld *w, struct uthread *t, const struct op *op)
         break;
     case HT_RESTART_SERVER:
     case HT_GRANT_RESTART:
+    case HT_ABORT_ANSWER:
         set_regs(c, SYS_SEND, TSLOT_REPLY, 0, 0, 0);
         break;
     case HT_LEND_SC:
@@ -234,10 +245,8 @@ void timeouts_prepare(struct uworld *w, struct uthread *t, const struct op *op)
     case HT_GRANT:
         set_configure(w, t, grant_of(op));
         break;
-    case HT_GRANT_SIGNAL:
-        set_regs(c, SYS_SEND, server_cap(w, t, SERVER_RESTART_NTFN), 0, 0, 0);
-        break;
     case HT_GRANT_RESTORE:
+    case HT_ABORT_RESTORE:
         set_configure(w, t, client_of(w, c)->sc.budget);
         break;
     default:
@@ -303,6 +312,28 @@ static enum ht_stage return_next(struct uworld *w, struct uthread *t, const stru
     return HT_RECV_FAULT;
 }
 
+/* A reset of server s's request. If the request had a grant its handler
+ * has not taken back (the server faulted again before it could tell), the
+ * client's context is restored first, while the thread it is bound to is
+ * runnable: the fault is answered (the server, on an exhausted context,
+ * waits for its refill, which the handler runs before), the context
+ * restored (refill_update), and only then the client answered. After the
+ * answer the context is the client's, which may be blocked already: a
+ * client with a timeout endpoint of its own faults at once on the exhausted
+ * context (seL4 doReplyTransfer), and ConfigureFlags would then start it
+ * afresh with its whole budget (unit.property scenario 968). */
+static enum ht_stage reset_stage(struct user_context *c, struct uthread *server)
+{
+    server->grant_open = false; /* the reset ends the request */
+    server->grant_tell = GRANT_TELL_NONE;
+    c->x[REG_HT_ANSWERED] = server->grant_restore != 0;
+    if (server->grant_restore == 0)
+        return HT_ABORT_CLIENT;
+    c->x[REG_HT_CLIENT] = server->grant_restore;
+    server->grant_restore = 0;
+    return HT_ABORT_ANSWER;
+}
+
 /* Grant once per request: the first fault of a request is granted, a
  * fault of a request that had a grant ends it with a reset. */
 static enum ht_stage first_stage(struct uworld *w, struct uthread *t, const struct op *op)
@@ -312,17 +343,15 @@ static enum ht_stage first_stage(struct uworld *w, struct uthread *t, const stru
 
     if (op->a == TIMEOUT_INHERIT)
         return inherit_first(w, c);
-    if (op->a != TIMEOUT_EMERGENCY_BUDGET || client_of(w, c) == NULL || server->grant_open) {
-        server->grant_open = false; /* the reset ends the request */
-        return HT_ABORT_CLIENT;
-    }
+    if (op->a != TIMEOUT_EMERGENCY_BUDGET || client_of(w, c) == NULL || server->grant_open)
+        return reset_stage(c, server);
     server->grant_open = true;
     return HT_GRANT;
 }
 
-/* The next server whose done signal says a granted request ended (the
- * lowest rank of REG_HT_DONE): restore its client's context; or back to
- * receiving. */
+/* The next server whose done signal says it is about to answer a request
+ * with a grant (the lowest rank of REG_HT_DONE): restore its client's
+ * context; or back to receiving. */
 static enum ht_stage grant_done_next(struct uworld *w, struct user_context *c,
                                      const struct op *op)
 {
@@ -335,7 +364,6 @@ static enum ht_stage grant_done_next(struct uworld *w, struct user_context *c,
         if (si < 0)
             continue;
         server = &w->threads[si + 1];
-        server->grant_open = false; /* its reply ended the request */
         if (server->grant_restore == 0)
             continue;
         c->x[REG_HT_SERVER] = (uint64_t)si + 1;
@@ -442,12 +470,19 @@ void timeouts_after(struct uworld *w, struct uthread *t, const struct op *op)
     case HT_RECV_FAULT:
         c->x[REG_HT_STATE] = received(w, t, op);
         break;
+    case HT_ABORT_ANSWER:
+        c->x[REG_HT_STATE] = HT_ABORT_RESTORE;
+        break;
+    case HT_ABORT_RESTORE:
+        check_reply(w, t, "SchedControl_ConfigureFlags (restore)");
+        c->x[REG_HT_STATE] = HT_ABORT_CLIENT;
+        break;
     case HT_ABORT_CLIENT:
         c->x[REG_HT_STATE] = HT_REWIND_SERVER;
         break;
     case HT_REWIND_SERVER:
         check_reply(w, t, "TCB_WriteRegisters");
-        c->x[REG_HT_STATE] = HT_RESTART_SERVER;
+        c->x[REG_HT_STATE] = c->x[REG_HT_ANSWERED] ? HT_LEND_SC : HT_RESTART_SERVER;
         break;
     case HT_RESTART_SERVER:
         c->x[REG_HT_STATE] = HT_LEND_SC;
@@ -459,9 +494,6 @@ void timeouts_after(struct uworld *w, struct uthread *t, const struct op *op)
     case HT_GRANT:
         check_reply(w, t, "SchedControl_ConfigureFlags (grant)");
         record_grant(w, t, op);
-        c->x[REG_HT_STATE] = HT_GRANT_SIGNAL;
-        break;
-    case HT_GRANT_SIGNAL:
         w->threads[c->x[REG_HT_SERVER]].grant_restore = (uint32_t)c->x[REG_HT_CLIENT];
         c->x[REG_HT_STATE] = HT_GRANT_RESTART;
         break;

@@ -41,6 +41,7 @@
 #define REG_HT_STATE 22 /* handle_timeouts: the stage of the fault in hand */
 #define REG_HT_SERVER 23
 #define REG_HT_CLIENT 24
+#define REG_HT_ANSWERED 25 /* emergency_budget: the fault in hand is answered already */
 #define REG_HT_LENDER 26  /* inherit: the thread whose context is lent */
 #define REG_HT_AFTER_PRIO 27 /* inherit: the last candidate tried, by queue order */
 #define REG_HT_AFTER_SEQ 28
@@ -49,6 +50,10 @@
 
 /* Message register 0 of every message a thread sends: the send time, so
  * that the receiver's job is released at it (docs/scenario-format.md "Jobs"). */
+
+/* A server answering a request that had an emergency_budget grant tells
+ * its handler first (sim/inherit.c): the Signal in hand, then the reply. */
+enum grant_tell { GRANT_TELL_NONE = 0, GRANT_TELLING, GRANT_TOLD };
 
 /* A thread of the scenario as user-level code. What the interpreter reads
  * at every turn is the first cache line (the array is line-aligned,
@@ -81,10 +86,11 @@ struct uthread {
     bool start_pending;     /* the open job has not run for a cycle yet: its start
                                moves to where the thread next resumes (recorder) */
     /* memory a server shares with its emergency_budget handler: one grant
-     * per request (sim/timeouts.c) */
+     * per request (sim/timeouts.c, sim/inherit.c) */
     bool grant_open;        /* its request in hand had a grant */
     uint32_t grant_restore; /* the client whose context to give its configured
-                               budget back once the request ended, 0: none */
+                               budget back before the request ends, 0: none */
+    uint8_t grant_tell;     /* enum grant_tell: the server telling its handler */
     /* memory every thread shares, for `inherit` (sim/inherit.h): who waits
      * on which endpoint, what each server serves, whose context it has */
     uint32_t queued_ep;     /* as a caller: endpoint + 1 of its Call, 0 none */

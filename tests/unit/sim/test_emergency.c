@@ -221,6 +221,61 @@ static void test_emergency_nested_servers(void **state)
              "1|3|2500000|3000000\n");
 }
 
+/*
+ * The client above the server (unit.property scenario 4342): `fast` (220,
+ * 1ms in 10ms) calls db (200, 1.5ms of work) at 0; its budget runs out in
+ * db at 1ms, granted 1ms. db tells guard before it answers, at 1.5ms, and
+ * guard restores fast's context while db still runs on it: the kernel
+ * keeps the head, 0.5ms of the grant, and dates the rest of the budget,
+ * 0.5ms, at 11.5ms (refill_update). fast runs 0.2ms on the head, waits,
+ * and at 3ms runs the 0.3ms left: throttled until 11.5ms, its job done at
+ * 12.1ms. 2ms (budget + grant) in [0, 10ms). Restored after the answer,
+ * when fast had run and blocked at 1.7ms, its context started afresh
+ * with the whole 1ms (refill_new): 2.6ms in [0, 10ms).
+ */
+static void test_emergency_client_above_server(void **state)
+{
+    (void)state;
+    workdir_write(
+        "above.yaml",
+        "mcsim: 1\n"
+        "name: emergency-client-above\n"
+        "duration: 20ms\n" ZERO_COSTS "endpoints: [query, faults]\n"
+        "notifications: [go]\n"
+        "devices:\n"
+        "  fast_timer: {irq: 20, notification: go, arrivals: {at: [0, 3ms]}}\n"
+        "threads:\n"
+        "  db: {priority: 200, criticality: hi, passive: true, timeout_endpoint: faults,\n"
+        "       program: [{recv: query}, {loop: [{compute: 1.5ms}, {reply_recv: query}]}]}\n"
+        "  fast: {priority: 220, criticality: lo, budget: 1ms, period: 10ms,\n"
+        "         program: [{wait: go}, {job: [{call: query}, {compute: 200us}]},"
+        " {irq_ack: fast_timer}, {wait: go}, {job: [{compute: 900us}]}, {irq_ack: fast_timer}]}\n"
+        "  guard: {priority: 250, criticality: hi, budget: 1ms, period: 10ms,\n"
+        "          program: [{handle_timeouts: {endpoint: faults,"
+        " action: {emergency_budget: 1ms}}}]}\n");
+    run("above.yaml", "above.db");
+    rows_are("above.db", "SELECT thread_id, time, head_time, head_amount, count FROM refills"
+                         " WHERE sc_thread_id = 2 AND time >= 1500000 ORDER BY seq",
+             "1|1500000|1500000|500000|2\n" /* db's 0.5ms charged, then restored */
+             "1|1500000|1500000|500000|2\n"
+             "2|1700000|1700000|300000|2\n"
+             "2|3000000|3000000|300000|2\n"
+             "2|3300000|11500000|700000|2\n"
+             "2|12100000|12100000|100000|2\n");
+    rows_are("above.db", SLICES, "1|2|0|1000000\n"
+             "1|2|1000000|1500000\n"
+             "2|2|1500000|1700000\n"
+             "2|2|3000000|3300000\n"
+             "2|2|11500000|12100000\n");
+    rows_are("above.db", JOBS, "2|1|0|1700000|0\n"
+             "2|2|3000000|12100000|0\n");
+    assert_int_equal(spawn_mcsim("check", "above.db", NULL), 0);
+    assert_non_null(strstr(spawn_out, "PASS  guarantee: every context kept its budget in every "
+                                      "window  (0 of 2 contexts over budget; tightest: fast ran 2ms "
+                                      "(2000000 cycles) in [0, 10ms), allowed 2ms (2000000 cycles: "
+                                      "budget 1ms + entry 0 + emergency 1ms))\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +283,7 @@ int main(void)
         cmocka_unit_test_setup(test_emergency_reset_then_new_request, workdir_empty),
         cmocka_unit_test_setup(test_emergency_deferred_reply, workdir_empty),
         cmocka_unit_test_setup(test_emergency_nested_servers, workdir_empty),
+        cmocka_unit_test_setup(test_emergency_client_above_server, workdir_empty),
     };
     return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }
