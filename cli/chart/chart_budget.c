@@ -45,31 +45,34 @@ static int64_t paid(const struct chart_usage *u, size_t n, size_t k, int64_t a, 
     return sum;
 }
 
-/* One record's stretch of the line, [s, e): 0 before the head's time,
- * then its amount less what was paid since. */
+/* One record's stretch of the line, [s, e) (s: the record's time, or the
+ * window's start if later): 0 before the head is due (its time, or the
+ * record's if that is later), then its amount less what was paid since it
+ * was due. */
 static int segment(struct line *l, const struct chart_refill *r, const struct chart_usage *u,
                    size_t n, size_t *first, int64_t s, int64_t e)
 {
-    int64_t avail = r->head_time > s ? r->head_time : s;
+    int64_t due = r->head_time > r->time ? r->head_time : r->time;
+    int64_t avail = due > s ? due : s;
     size_t k;
 
-    while (*first < n && u[*first].end <= s) /* s only grows from one record to the next */
+    while (*first < n && u[*first].end <= r->time) /* records only move on */
         ++*first;
     k = *first;
-    while (k < n && u[k].end <= avail)
+    while (k < n && u[k].end <= due)
         k++;
-    if (push(l, s, avail > s ? 0 : r->head_amount) != 0)
+    if (push(l, s, due > s ? 0 : r->head_amount - paid(u, n, k, due, s)) != 0)
         return -1;
-    if (avail > s && avail < e && (push(l, avail, 0) != 0 || push(l, avail, r->head_amount) != 0))
+    if (due > s && due < e && (push(l, due, 0) != 0 || push(l, due, r->head_amount) != 0))
         return -1;
     for (size_t i = k; i < n && u[i].start < e; i++) {
         int64_t c[2] = {u[i].start, u[i].end};
         for (int j = 0; j < 2; j++)
             if (c[j] > avail && c[j] < e &&
-                push(l, c[j], r->head_amount - paid(u, n, k, avail, c[j])) != 0)
+                push(l, c[j], r->head_amount - paid(u, n, k, due, c[j])) != 0)
                 return -1;
     }
-    return push(l, e, avail >= e ? 0 : r->head_amount - paid(u, n, k, avail, e));
+    return push(l, e, due >= e ? 0 : r->head_amount - paid(u, n, k, due, e));
 }
 
 int chart_budget_line(const struct chart_refill *rf, size_t n_rf, const struct chart_usage *usage,

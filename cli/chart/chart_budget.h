@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sqlite3.h>
+
 #include "chart_query.h"
 
 /* A stretch of CPU time a context paid for, [start, end). */
@@ -41,5 +43,26 @@ struct chart_refill {
  */
 int chart_budget_line(const struct chart_refill *rf, size_t n_rf, const struct chart_usage *usage,
                       size_t n, int64_t from, int64_t to, struct chart_point **pts, size_t *n_pts);
+
+/* The statements that read budget lines of one run (chart_budget_read.c). */
+struct chart_budget_reader {
+    sqlite3_stmt *rb, *ri, *ub, *ui; /* refills, usage: before and inside the window */
+};
+
+/* Prepare them for run `run_id` of db: 0, or -1 (an SQL error on db);
+ * close them in either case. */
+int chart_budget_open(sqlite3 *db, int64_t run_id, struct chart_budget_reader *q);
+void chart_budget_close(struct chart_budget_reader *q);
+
+/*
+ * The budget line over [from, to] (from < to) of the periodic context of
+ * thread `ctx` (its period `period`), as chart_budget_line draws it from
+ * the run's `refills` rows and the slices the context paid for. Returns
+ * 0 with a malloc'd *pts (free it) of *n_pts points, both NULL/0 when no
+ * refill was recorded before `to` (a round-robin context, a run recorded
+ * before schema version 4); -1 on an SQL error, -2 out of memory.
+ */
+int chart_budget_read(struct chart_budget_reader *q, int64_t ctx, int64_t period, int64_t from,
+                      int64_t to, struct chart_point **pts, size_t *n_pts);
 
 #endif /* MCSIM_CLI_CHART_BUDGET_H */

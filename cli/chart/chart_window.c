@@ -61,30 +61,10 @@ static int take_slices(struct chart_data *d, sqlite3_stmt *st, size_t ti)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* The two statements of a per-thread walk over slices: the last row that
- * starts before the window (it may reach into it), then the rows that
- * start inside it. Both are written from query(cond), the slices of the
- * run ?1 and the thread or context ?2 that meet `cond`; ?3 and ?4 are the
- * window. The last slice starting before the window starts no earlier
- * than the last block of the thread's or context's (column `key`) slices
- * starting before it, so only blocks that end there or later can hold
- * it: the earlier ones are not read. */
-#define LAST_BLOCK_START(key)                                                                      \
-    "(SELECT coalesce(max(min_time), 0) FROM trace_blocks WHERE run_id = ?1"                       \
-    " AND tbl = 'slices' AND " key " = ?2 AND min_time < ?3)"
-#define WINDOW_BEFORE(query, key)                                                                  \
-    query(" AND block_end >= " LAST_BLOCK_START(                                                   \
-        key) " AND start_time < ?3") " ORDER BY start_time DESC LIMIT 1"
-#define WINDOW_INSIDE(query)                                                                       \
-    query(" AND block_end >= ?3 AND block_start < ?4"                                              \
-          " AND start_time >= ?3 AND start_time < ?4") " ORDER BY start_time"
-
-/* A thread's slices and whom they were paid by; a context's slices
- * (db.h). */
+/* A thread's slices and whom they were paid by. */
 #define THREAD_SLICES(cond)                                                                        \
     "SELECT start_time, end_time, sc_thread_id, sc_notification FROM run_slices"                   \
     " WHERE run_id = ?1 AND thread_id = ?2" cond
-#define CONTEXT_SLICES(cond) DB_SLICES_PAID_BY("start_time, end_time", "?2", cond)
 
 /* Prepare the window's statements; returns 0, or -1 with either NULL. */
 static int prepare_window(sqlite3 *db, const char *const sql[2], int64_t run_id,
@@ -403,98 +383,7 @@ static enum chart_status read_irqs(sqlite3 *db, struct chart_data *d, char *err,
     return rc == SQLITE_DONE ? CHART_OK : cq_sql_fail(db, err, errlen);
 }
 
-/* ---- budget lines ---- */
-
-static int take_usage(sqlite3_stmt *st, int64_t after, struct chart_usage **u, size_t *n,
-                      size_t *cap)
-{
-    int rc;
-
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (sqlite3_column_int64(st, 1) <= after)
-            continue;
-        if (cq_grow((void **)u, *n, cap, sizeof **u) != 0)
-            return -2;
-        (*u)[(*n)++] =
-            (struct chart_usage){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
-    }
-    return rc == SQLITE_DONE ? 0 : -1;
-}
-
-/* The refills of context ?2 of run ?1: the last record at or before ?3
- * (in the last block of the context's that starts there or earlier, or a
- * later one), then those in (?3, ?4), in the order recorded. */
-#define REFILLS_SQL(cond)                                                                          \
-    "SELECT time, head_time, head_amount FROM run_refills WHERE run_id = ?1"                       \
-    " AND sc_thread_id = ?2" cond
-static const char refills_before_sql[] = REFILLS_SQL(
-    " AND block_end >= (SELECT coalesce(max(min_time), 0) FROM trace_blocks WHERE run_id = ?1"
-    " AND tbl = 'refills' AND sc_thread_id = ?2 AND min_time <= ?3) AND time <= ?3"
-    " ORDER BY time DESC, seq DESC LIMIT 1");
-static const char refills_inside_sql[] =
-    REFILLS_SQL(" AND block_end > ?3 AND block_start < ?4 AND time > ?3 AND time < ?4"
-                " ORDER BY time, seq");
-
-static int take_refills(sqlite3_stmt *st, struct chart_refill **r, size_t *n, size_t *cap)
-{
-    int rc;
-
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cq_grow((void **)r, *n, cap, sizeof **r) != 0)
-            return -2;
-        (*r)[(*n)++] = (struct chart_refill){sqlite3_column_int64(st, 0),
-                                             sqlite3_column_int64(st, 1),
-                                             sqlite3_column_int64(st, 2)};
-    }
-    return rc == SQLITE_DONE ? 0 : -1;
-}
-
-/* The window's statements of a budget line: refills before and inside,
- * slices paid before and inside. */
-struct line_stmts {
-    sqlite3_stmt *rb, *ri, *b, *in;
-};
-
-/* Context `t`'s refill records of the window, the CPU time it paid for
- * from the first of them (or from - period) to `to`, then its line. A run
- * recorded without refills (before schema version 4) has no line. */
-static int line_of(const struct line_stmts *q, struct chart_data *d, size_t ti)
-{
-    const struct chart_thread *t = &d->threads[ti];
-    int64_t w[3] = {t->id, d->from, d->to};
-    struct chart_refill *r = NULL;
-    struct chart_usage *u = NULL;
-    size_t nr = 0, capr = 0, n = 0, cap = 0;
-    struct chart_line *line;
-    int rc;
-
-    cq_rebind(q->rb, 2, w);
-    cq_rebind(q->ri, 3, w);
-    rc = take_refills(q->rb, &r, &nr, &capr);
-    if (rc == 0)
-        rc = take_refills(q->ri, &r, &nr, &capr);
-    if (rc == 0 && nr > 0) {
-        int64_t v[3] = {t->id, d->from - t->period, d->to};
-        if (r[0].time < v[1])
-            v[1] = r[0].time;
-        cq_rebind(q->b, 2, v);
-        cq_rebind(q->in, 3, v);
-        rc = take_usage(q->b, v[1], &u, &n, &cap);
-        if (rc == 0)
-            rc = take_usage(q->in, v[1], &u, &n, &cap);
-        if (rc == 0 && (line = CQ_PUSH(d, lines)) == NULL)
-            rc = -2;
-        if (rc == 0) {
-            line->thread = ti;
-            line->budget = t->budget;
-            if (chart_budget_line(r, nr, u, n, d->from, d->to, &line->pts, &line->n) != 0)
-                rc = -2;
-        }
-    }
-    free(r);
-    free(u);
-    return rc;
-}
+/* ---- budget lines (chart_budget_read.c) ---- */
 
 static bool has_line(const struct chart_data *d, const struct chart_thread *t)
 {
@@ -504,19 +393,34 @@ static bool has_line(const struct chart_data *d, const struct chart_thread *t)
 
 static enum chart_status read_lines(sqlite3 *db, struct chart_data *d, char *err, size_t errlen)
 {
-    static const char *const sql[2] = {WINDOW_BEFORE(CONTEXT_SLICES, "sc_thread_id"),
-                                       WINDOW_INSIDE(CONTEXT_SLICES)};
-    static const char *const rsql[2] = {refills_before_sql, refills_inside_sql};
-    struct line_stmts q;
-    int rc = prepare_window(db, sql, d->run.run_id, &q.b, &q.in);
-    int rr = prepare_window(db, rsql, d->run.run_id, &q.rb, &q.ri);
+    struct chart_budget_reader q;
+    int rc = chart_budget_open(db, d->run.run_id, &q);
 
-    for (size_t i = 0; rc == 0 && rr == 0 && i < d->n_threads; i++)
-        if (has_line(d, &d->threads[i]))
-            rc = line_of(&q, d, i);
-    sqlite3_finalize(q.rb);
-    sqlite3_finalize(q.ri);
-    return end_window(db, q.b, q.in, rc ? rc : rr, err, errlen);
+    for (size_t i = 0; rc == 0 && i < d->n_threads; i++) {
+        const struct chart_thread *t = &d->threads[i];
+        struct chart_point *pts;
+        struct chart_line *line;
+        size_t n;
+
+        if (!has_line(d, t))
+            continue;
+        rc = chart_budget_read(&q, t->id, t->period, d->from, d->to, &pts, &n);
+        if (rc != 0 || n == 0)
+            continue;
+        if ((line = CQ_PUSH(d, lines)) == NULL) {
+            free(pts);
+            rc = -2;
+            continue;
+        }
+        line->thread = i;
+        line->budget = t->budget;
+        line->pts = pts;
+        line->n = n;
+    }
+    chart_budget_close(&q);
+    if (rc == -2)
+        return cq_oom(err, errlen);
+    return rc ? cq_sql_fail(db, err, errlen) : CHART_OK;
 }
 
 /* ---- rows ---- */

@@ -47,7 +47,8 @@ struct export_window {
  * with a complete event per slice, its jobs as spans on a track of their
  * own, throttled intervals as spans on the context's track, instant
  * events, flows (interrupt to handler; message and reply with --trace
- * full), a counter of remaining budget per thread's context, metadata
+ * full), a counter of the budget left per thread's periodic context (the
+ * kernel's refill list, as the Gantt chart's budget line), metadata
  * naming the process and tracks. Times are exact decimal microseconds.
  * The caller opens and closes `out`. Returns 0; -2 if `w` names no window
  * or thread of the run (nothing written); -1 on a database or write error.

@@ -182,20 +182,11 @@ static int device_meta(struct chrome *c, sqlite3_stmt *st)
     return 0;
 }
 
-/* ---- the budget counters, from their value at the window's start ---- */
+/* ---- the budget counters (export_budget.c) ---- */
 
 static int counter_sample(void *ctx, uint64_t time, uint64_t remaining)
 {
     struct chrome *c = ctx;
-    if (time < c->from) {
-        c->counter_last = remaining;
-        return 0;
-    }
-    if (time >= c->to)
-        return 0;
-    if (!c->counter_open && time > c->from) /* its value when the window opens */
-        (void)counter_sample(ctx, c->from, c->counter_last);
-    c->counter_open = true;
     ch_begin(c, c->counter, "budget", "C", 0, false, time);
     fputs(",\"args\":{\"remaining_us\":", c->f);
     ch_us(c, remaining);
@@ -206,26 +197,21 @@ static int counter_sample(void *ctx, uint64_t time, uint64_t remaining)
 static int counter_track(struct chrome *c, sqlite3_stmt *st)
 {
     char name[160];
-    struct eb_context ctx = {sqlite3_column_int64(st, 0), col_u64(st, 2), col_u64(st, 3),
-                             c->duration};
+    struct eb_context ctx = {sqlite3_column_int64(st, 0), col_u64(st, 2), col_u64(st, 3), c->from,
+                             c->to};
     if (!ch_wanted(c, ctx.thread_id))
         return 0;
     snprintf(name, sizeof name, "budget %.140s", col_text(st, 1));
     c->counter = name;
-    c->counter_open = false;
-    c->counter_last = ctx.budget;
-    if (eb_track(c->db, c->run, &ctx, counter_sample, c) != 0)
-        return -1;
-    if (!c->counter_open) /* nothing changed in the window */
-        return counter_sample(c, c->from, c->counter_last);
-    return 0;
+    return eb_track(c->db, c->run, &ctx, counter_sample, c) != 0 ? -1 : 0;
 }
 
-/* Budget counters exist under the mcs scheduler only: under classic there
- * are no scheduling contexts. */
+/* Budget counters exist under the mcs scheduler only (under classic there
+ * are no scheduling contexts), for periodic contexts. */
 static const char counters_sql[] =
     "SELECT thread_id, name, budget, period FROM threads WHERE run_id = ?1 AND passive = 0"
-    " AND budget IS NOT NULL AND period IS NOT NULL AND budget > 0 ORDER BY thread_id";
+    " AND budget IS NOT NULL AND period IS NOT NULL AND budget > 0 AND period > budget"
+    " ORDER BY thread_id";
 
 /* ---- the run, its window and its threads ---- */
 

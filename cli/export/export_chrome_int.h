@@ -43,8 +43,6 @@ struct chrome {
     uint8_t *throttled;  /* by thread_id: 1 own context, 2 a notification's, throttled */
     bool first;          /* no event written yet */
     const char *counter; /* the counter being written (eb_track's emit) */
-    bool counter_open;   /* its value at `from` has been written */
-    uint64_t counter_last;
 };
 
 /* ---- export_chrome.c ---- */

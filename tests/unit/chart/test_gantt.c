@@ -510,6 +510,28 @@ static void test_gantt_budget_line(void **state)
     assert_int_equal(p[3].time, 11);
     assert_int_equal(p[3].left, 2);
     free(p);
+    /* a window opening while the context runs on a due head: what it paid
+     * since the head was due is already gone (1 of 2 left at 1, not 2) */
+    const struct chart_point mid[] = {{1, 1}, {2, 0}, {10, 0}, {10, 2}, {12, 2}, {13, 1}, {14, 1}};
+    assert_int_equal(chart_budget_line(r, 3, u, 2, 1, 14, &p, &n), 0);
+    assert_int_equal(n, sizeof mid / sizeof mid[0]);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(p[i].time, mid[i].time);
+        assert_int_equal(p[i].left, mid[i].left);
+    }
+    free(p);
+    /* a later record ({13, 2} at 13), the window opening at 14: less [13, 14) */
+    const struct chart_refill r2[] = {{0, 0, 2}, {13, 13, 2}};
+    const struct chart_usage u2[] = {{13, 15}};
+    assert_int_equal(chart_budget_line(r2, 2, u2, 1, 14, 16, &p, &n), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(p[0].time, 14);
+    assert_int_equal(p[0].left, 1);
+    assert_int_equal(p[1].time, 15);
+    assert_int_equal(p[1].left, 0);
+    assert_int_equal(p[2].time, 16);
+    assert_int_equal(p[2].left, 0);
+    free(p);
 }
 
 int main(void)

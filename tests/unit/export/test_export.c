@@ -2,8 +2,8 @@
  * cli/export*: `mcsim export` as a user runs it (MCSIM_BIN, set by
  * CTest) on runs recorded by `mcsim run`, the output read back with the
  * strict parsers of tests/support (json.h, csvread.h) and compared with
- * the database row by row, times exactly; the budget counter model on a
- * database written by hand; exact decimals.
+ * the database row by row, times exactly; the budget counter against the
+ * refill lists of reference cases computed by hand; exact decimals.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -29,6 +29,7 @@
 #include "workdir.h"
 
 #define SCENARIO MCSIM_SOURCE_DIR "/tests/data/export/donation.yaml"
+#define KERNEL_DIR MCSIM_SOURCE_DIR "/tests/scenarios/kernel"
 
 /* A file name with a quote, a comma and a newline: the scenario's name
  * (its stem) and path must survive both formats' quoting. */
@@ -232,41 +233,46 @@ static uint64_t value_at(const uint64_t *ts, const uint64_t *vs, size_t n, uint6
     return v;
 }
 
-/* What the kernel said about context `thread`: 0 after a throttle, the
- * amount after a replenish (when nothing else happened at that instant). */
-static void check_anchors(sqlite3 *db, int64_t run, int64_t thread, uint64_t budget,
-                          const uint64_t *ts, const uint64_t *vs, size_t n)
+/* What the kernel's records say about context `thread`: at each refills
+ * row (the last of its instant) the counter is the head's amount if the
+ * head is due, else 0; after a throttle, 0. */
+static void check_anchors(sqlite3 *db, int64_t run, int64_t thread, const uint64_t *ts,
+                          const uint64_t *vs, size_t n)
 {
     sqlite3_stmt *st;
+    size_t rows = 0;
     assert_int_equal(
         sqlite3_prepare_v2(db,
-                           "SELECT b.time, b.kind, b.amount FROM budget_events b"
-                           " WHERE b.run_id = ?1 AND b.sc_thread_id = ?2"
-                           " AND b.kind IN ('throttle', 'replenish')"
-                           " AND NOT EXISTS (SELECT 1 FROM budget_events c"
-                           " WHERE c.run_id = b.run_id AND c.sc_thread_id ="
-                           " b.sc_thread_id AND c.time = b.time AND c.rowid > b.rowid)",
+                           "SELECT r.time, CASE WHEN r.head_time > r.time THEN 0"
+                           " ELSE r.head_amount END, 'refill' FROM refills r"
+                           " WHERE r.run_id = ?1 AND r.sc_thread_id = ?2 AND NOT EXISTS"
+                           " (SELECT 1 FROM refills q WHERE q.run_id = r.run_id"
+                           " AND q.sc_thread_id = r.sc_thread_id AND q.time = r.time"
+                           " AND q.seq > r.seq)"
+                           " UNION ALL SELECT b.time, 0, 'throttle' FROM budget_events b"
+                           " WHERE b.run_id = ?1 AND b.sc_thread_id = ?2 AND b.kind = 'throttle'",
                            -1, &st, NULL),
         SQLITE_OK);
     sqlite3_bind_int64(st, 1, run);
     sqlite3_bind_int64(st, 2, thread);
     while (sqlite3_step(st) == SQLITE_ROW) {
         uint64_t t = (uint64_t)sqlite3_column_int64(st, 0);
-        uint64_t amount = (uint64_t)sqlite3_column_int64(st, 2);
-        bool throttle = strcmp((const char *)sqlite3_column_text(st, 1), "throttle") == 0;
-        uint64_t want = throttle ? 0 : amount < budget ? amount : budget;
+        uint64_t want = (uint64_t)sqlite3_column_int64(st, 1);
         if (value_at(ts, vs, n, t) != want)
             fail_msg("context %lld at %llu (%s): counter %llu, expected %llu", (long long)thread,
-                     (unsigned long long)t, throttle ? "throttle" : "replenish",
+                     (unsigned long long)t, (const char *)sqlite3_column_text(st, 2),
                      (unsigned long long)value_at(ts, vs, n, t), (unsigned long long)want);
+        rows++;
     }
     sqlite3_finalize(st);
+    assert_true(rows > 1);
 }
 
-/* One counter: time-ordered, from the full budget at 0, within [0,
- * budget + grants], and anchored as check_anchors says. */
-static void check_counter(sqlite3 *db, int64_t run, uint64_t hz, const struct json *ev,
-                          int64_t thread, const char *name, uint64_t budget)
+/* The counter of a periodic context: time-ordered, from its first refill
+ * record, within [0, budget + grants], anchored as check_anchors says.
+ * Returns its number of samples. */
+static size_t check_counter(sqlite3 *db, int64_t run, uint64_t hz, const struct json *ev,
+                            int64_t thread, const char *name, uint64_t budget)
 {
     char label[128], sql[256];
     uint64_t grants, *ts = calloc(ev->count, sizeof *ts), *vs = calloc(ev->count, sizeof *vs);
@@ -278,20 +284,24 @@ static void check_counter(sqlite3 *db, int64_t run, uint64_t hz, const struct js
              " sc_thread_id = %lld AND kind = 'emergency'",
              (long long)run, (long long)thread);
     grants = (uint64_t)sqlq_int(db, sql);
+    snprintf(sql, sizeof sql, "SELECT min(time) FROM refills WHERE run_id = %lld AND"
+             " sc_thread_id = %lld", (long long)run, (long long)thread);
     for (size_t i = 0; i < ev->count; i++) {
         const struct json *e = ev->items[i];
         if (strcmp(str(e, "ph"), "C") != 0 || strcmp(str(e, "name"), label) != 0)
             continue;
         ts[n] = us_cycles(json_get(e, "ts"), hz);
         vs[n] = us_cycles(json_get(json_get(e, "args"), "remaining_us"), hz);
-        assert_true(n == 0 ? ts[n] == 0 && vs[n] == budget : ts[n] > ts[n - 1]);
+        assert_true(n == 0 ? ts[n] == (uint64_t)sqlq_int(db, sql) : ts[n] > ts[n - 1]);
+        assert_true(n == 0 || vs[n] != vs[n - 1]);
         assert_true(vs[n] <= budget + grants);
         n++;
     }
-    assert_true(n > 1);
-    check_anchors(db, run, thread, budget, ts, vs, n);
+    if (n > 0)
+        check_anchors(db, run, thread, ts, vs, n);
     free(ts);
     free(vs);
+    return n;
 }
 
 static void test_export_chrome(void **state)
@@ -319,17 +329,33 @@ static void test_export_chrome(void **state)
                     (size_t)sqlq_int(db, "SELECT count(DISTINCT thread_id) FROM jobs WHERE run_id = 2") +
                     (size_t)sqlq_int(db, "SELECT count(DISTINCT line) FROM irqs"
                                          " WHERE run_id = 2"));
-    /* A counter per thread with a context of its own. */
+    /* A counter per thread with a periodic context of its own (control,
+     * fault_handler, flood_handler, hog); none for the round-robin spinner
+     * (its list is not recorded) or a passive thread. */
     assert_int_equal(sqlite3_prepare_v2(db,
-                                        "SELECT thread_id, name, budget FROM threads WHERE"
-                                        " run_id = 2 AND passive = 0 AND budget IS NOT NULL",
+                                        "SELECT thread_id, name, budget, period > budget"
+                                        " FROM threads WHERE run_id = 2 AND passive = 0"
+                                        " AND budget IS NOT NULL",
                                         -1, &st, NULL),
                      SQLITE_OK);
-    while (sqlite3_step(st) == SQLITE_ROW)
-        check_counter(db, 2, 1000000000u, ev, sqlite3_column_int64(st, 0),
-                      (const char *)sqlite3_column_text(st, 1),
-                      (uint64_t)sqlite3_column_int64(st, 2));
+    size_t periodic = 0, rr = 0, samples = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        size_t n = check_counter(db, 2, 1000000000u, ev, sqlite3_column_int64(st, 0),
+                                 (const char *)sqlite3_column_text(st, 1),
+                                 (uint64_t)sqlite3_column_int64(st, 2));
+        samples += n;
+        if (sqlite3_column_int(st, 3)) {
+            assert_true(n > 1);
+            periodic++;
+        } else {
+            assert_int_equal(n, 0);
+            rr++;
+        }
+    }
     sqlite3_finalize(st);
+    assert_int_equal(periodic, 4);
+    assert_int_equal(rr, 1);
+    assert_int_equal(count_events(ev, "C", NULL), samples);
     json_free(trace);
     sqlite3_close(db);
 }
@@ -351,38 +377,7 @@ static void test_export_chrome_classic_stdout(void **state)
     sqlite3_close(db);
 }
 
-/* ---- the budget counter model, on a database written by hand ---- */
-
-/* At 1 MHz a cycle is a microsecond. Contexts: 1 periodic (100 of 1000),
- * also paying for 5's slice (donation); 2 throttled and replenished; 3
- * round robin (50 of 50); 4 a timeout fault and an emergency grant. */
-static const char model_sql[] =
-    "INSERT INTO runs (scenario, path, sha256, seed, duration, cpu_hz, timer_hz, scheduler, hal,"
-    " version, created_at, finished) VALUES ('model', 'm.yaml', '00', 0, 5000, 1000000, 1000000,"
-    " 'mcs', 'sim', '0', '2024-01-01T00:00:00Z', 1);"
-    "INSERT INTO threads (run_id, thread_id, name, priority, budget, period, passive) VALUES"
-    " (1, 1, 'periodic', 1, 100, 1000, 0), (1, 2, 'throttled', 1, 100, 1000, 0),"
-    " (1, 3, 'rr', 1, 50, 50, 0), (1, 4, 'faulty', 1, 100, 1000, 0),"
-    " (1, 5, 'server', 1, NULL, NULL, 1);"
-    "INSERT INTO slices (run_id, thread_id, sc_thread_id, sc_notification, start_time, end_time)"
-    " VALUES (1, 1, 1, NULL, 0, 30), (1, 1, 1, NULL, 100, 150), (1, 5, 1, NULL, 2000, 2010),"
-    " (1, 2, 2, NULL, 0, 100), (1, 2, 2, NULL, 1000, 1040), (1, 3, 3, NULL, 0, 120),"
-    " (1, 4, 4, NULL, 0, 100), (1, 5, 4, NULL, 110, 130), (1, 5, NULL, 'nt', 3000, 3001);"
-    "INSERT INTO budget_events (run_id, thread_id, sc_thread_id, time, kind, amount) VALUES"
-    " (1, 2, 2, 100, 'throttle', 0), (1, 2, 2, 1000, 'replenish', 100),"
-    " (1, 3, 3, 200, 'exhausted', 0), (1, 5, 4, 100, 'timeout_fault', 100),"
-    " (1, 4, 4, 110, 'emergency', 40), (1, 4, 4, 130, 'throttle', 0),"
-    " (1, 4, 4, 1000, 'replenish', 100);";
-
-static const struct {
-    const char *counter;
-    const char *samples; /* "ts=value ..." */
-} model_cases[] = {
-    {"budget periodic", "0=100 30=70 150=20 1000=50 1100=100 2010=90 3000=100"},
-    {"budget throttled", "0=100 100=0 1000=100 1040=60 2000=100"},
-    {"budget rr", "0=50 120=30 200=50"},
-    {"budget faulty", "0=100 100=0 110=40 130=0 1000=100"},
-};
+/* ---- the budget counter against hand-computed refills ---- */
 
 static void samples_of(const struct json *ev, const char *counter, char *buf, size_t len)
 {
@@ -397,35 +392,42 @@ static void samples_of(const struct json *ev, const char *counter, char *buf, si
     }
 }
 
-static void test_export_budget_model(void **state)
+/* h's counter of reference cases B8 and B11a (tests/scenarios/kernel,
+ * zero kernel costs; h: 4ms every 10ms, 2 refills), from their refill
+ * lists computed by hand in tests/unit/summary/test_fragment.c: the
+ * head's amount once due, 0 until then, falling by what h ran; it changes
+ * at the records and where h's slices end, one sample an instant, in us. */
+static void test_export_budget_refills(void **state)
 {
-    char path[600], msg[EXPORT_ERR_MAX], got[1024];
-    struct db *w;
-    sqlite3 *db;
-    FILE *f;
+    char got[1024];
+    struct json *trace;
     (void)state;
-    snprintf(path, sizeof path, "%s", workdir_file("model.db"));
-    assert_int_equal(db_open(path, &w, msg, sizeof msg), 0);
-    assert_int_equal(sqlite3_exec(db_sqlite(w), model_sql, NULL, NULL, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db_sqlite(w), db_blocks_of_rows_sql, NULL, NULL, NULL),
-                     SQLITE_OK);
-    db_close(w);
-    assert_int_equal(export_open(path, &db, msg, sizeof msg), 0);
-    assert_non_null(f = fopen(strcat(path, ".json"), "w+b"));
-    assert_int_equal(export_chrome(db, 1, NULL, f, msg, sizeof msg), 0);
-    fclose(f);
-    sqlite3_close(db);
-    struct json *trace = parse_json_file("model.db.json");
-    const struct json *ev = events_of(trace);
-    for (size_t i = 0; i < sizeof model_cases / sizeof model_cases[0]; i++) {
-        samples_of(ev, model_cases[i].counter, got, sizeof got);
-        if (strcmp(got, model_cases[i].samples) != 0)
-            fail_msg("%s: got %s, expected %s", model_cases[i].counter, got,
-                     model_cases[i].samples);
-    }
-    assert_int_equal(count_events(ev, "C", "budget server"), 0);
-    assert_int_equal(count_events(ev, "X", "server on periodic"), 1);
-    assert_int_equal(count_events(ev, "X", "server on notification nt"), 1);
+    /* B8: E preempts h in [1, 3); {1,3} with {10,1} used; at 6 the head
+     * {3,3} is used whole and goes to {13,3}: the list holds {10,1}
+     * {13,3}, then {20,1} {23,3}, ... */
+    assert_int_equal(run("run " KERNEL_DIR "/b08_cb_fragmentation.yaml -o b8.db --quiet"), 0);
+    assert_int_equal(run("export b8.db --format chrome -o b8.json"), 0);
+    trace = parse_json_file("b8.json");
+    samples_of(events_of(trace), "budget h", got, sizeof got);
+    assert_string_equal(got, "0=4000 1000=3000 6000=0 10000=1000 11000=0 13000=3000 16000=0"
+                             " 20000=1000 21000=0 23000=3000 26000=0");
+    json_free(trace);
+    /* B11a: E in [1, 2) and [3, 4); at 3 the used {12,1} merges into the
+     * tail: {11,2}; h is throttled from 6 to 11 with nothing left, where
+     * the sliding-window model showed budget back at 10 */
+    assert_int_equal(run("run " KERNEL_DIR "/b11a_full_buffer.yaml -o b11.db --quiet"), 0);
+    assert_int_equal(run("export b11.db --format chrome -o b11.json"), 0);
+    trace = parse_json_file("b11.json");
+    samples_of(events_of(trace), "budget h", got, sizeof got);
+    assert_string_equal(got, "0=4000 1000=3000 3000=2000 6000=0 11000=2000 13000=0 14000=2000"
+                             " 16000=0 21000=2000 23000=0 24000=2000 26000=0");
+    json_free(trace);
+    /* a window opening at 5ms while h runs on the head {4,2} it has used
+     * 1ms of since 4: 1ms left, 0 at 6 */
+    assert_int_equal(run("export b11.db --format chrome --from 5ms --to 15ms -o w.json"), 0);
+    trace = parse_json_file("w.json");
+    samples_of(events_of(trace), "budget h", got, sizeof got);
+    assert_string_equal(got, "5000=1000 6000=0 11000=2000 13000=0 14000=2000");
     json_free(trace);
 }
 
@@ -725,7 +727,7 @@ int main(void)
         cmocka_unit_test(test_export_decimal),
         cmocka_unit_test(test_export_chrome),
         cmocka_unit_test(test_export_chrome_classic_stdout),
-        cmocka_unit_test(test_export_budget_model),
+        cmocka_unit_test(test_export_budget_refills),
         cmocka_unit_test(test_export_csv),
         cmocka_unit_test(test_export_csv_ns),
         cmocka_unit_test(test_export_errors),
