@@ -358,9 +358,10 @@ static cycles_t tick_cycles(const struct an_ctx *c)
  * that starts before its end, one after another: all of them when f + T
  * <= s' + b (constant bandwidth: at the switch-in, B7) -- a sporadic
  * context's charges are contiguous (preemption moves no head), so its
- * one used refill starts at its wake + T and merges at the next wake.
- * The slack covers MIN_BUDGET (the head must keep it at every call), the
- * wake's latency (two entries), the start-up's first entry and the
+ * one used refill starts at its wake + T and merges at the next wake if
+ * that refill starts before b - own after it: the wake's latency is at
+ * most the kernel's own busy period. The slack covers MIN_BUDGET (the
+ * head must keep it at every call), the start-up's first entry and the
  * clock's ticks.
  */
 static bool fresh_each_job(const struct an_win *w, cycles_t r, cycles_t own)
@@ -374,8 +375,20 @@ static bool fresh_each_job(const struct an_win *w, cycles_t r, cycles_t own)
         return false;
     if (d2 < t->period || r >= d2 || an_add(own, slack) > t->budget)
         return false;
-    if (t->sporadic)
-        return true;
+    if (t->sporadic) {
+        /* the wake comes when the kernel gets to the interrupt: after at
+         * most the kernel's own busy period (entries only), lat */
+        cycles_t lat = c->e_max, next;
+        for (uint32_t k = 0; k < 64; k++, lat = next) {
+            next = an_kernel(w, lat);
+            if (next <= lat || next > t->period)
+                break;
+        }
+        if (an_kernel(w, lat) > lat)
+            return false;
+        return an_add(an_add(an_add(own, c->min_budget), lat), an_mul(2, tick_cycles(c))) <=
+               an_add(t->budget, d2 - t->period);
+    }
     return an_add(an_add(r, t->period), slack) <= an_add(d2, t->budget);
 }
 
