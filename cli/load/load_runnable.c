@@ -142,6 +142,40 @@ static void grants(const struct scenario *s, struct diag *d)
     }
 }
 
+/*
+ * An `emergency_budget` handler gives the client's context its budget back
+ * when the server tells it, just before the server answers; the kernel
+ * keeps the client's bandwidth only if that happens while the server still
+ * runs on the context (refill_update). A handler not above the server runs
+ * later, perhaps once the client has blocked, and ConfigureFlags then
+ * starts the context afresh with its whole budget (docs/kernel-semantics.md
+ * section 5): valid, and said.
+ */
+static void grant_handler_priority(const struct scenario *s, struct diag *d)
+{
+    if (s->scheduler != SCHED_MCS)
+        return;
+    for (uint32_t h = 0; h < s->n_threads; h++) {
+        const struct scn_step *st = handler_step(s, h);
+        if (!st || st->timeouts.action != TIMEOUT_EMERGENCY_BUDGET)
+            continue;
+        for (uint32_t i = 0; i < s->n_threads; i++) {
+            const struct scn_thread *t = &s->threads[i];
+            if (t->timeout_endpoint != st->timeouts.endpoint ||
+                t->priority < s->threads[h].priority)
+                continue;
+            diag_warning(d, s->path, st->loc.line, st->loc.col,
+                         "handle_timeouts of thread '%s' (emergency_budget, priority %u) is not "
+                         "above thread '%s' (priority %u), whose faults it serves: it gives the "
+                         "client's context its budget back when it next runs, which may be after "
+                         "the server answered, and a client blocked by then gets its whole budget "
+                         "at once (expected a priority above %u)",
+                         s->threads[h].name, (unsigned)s->threads[h].priority, t->name,
+                         (unsigned)t->priority, (unsigned)t->priority);
+        }
+    }
+}
+
 int load_check_runnable(const struct scenario *s, struct diag *d)
 {
     size_t errors = diag_errors(d);
@@ -149,5 +183,6 @@ int load_check_runnable(const struct scenario *s, struct diag *d)
     zero_cost_loops(s, d);
     reset_servers(s, d);
     grants(s, d);
+    grant_handler_priority(s, d);
     return diag_errors(d) == errors ? 0 : -1;
 }

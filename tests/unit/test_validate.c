@@ -66,6 +66,24 @@ static void test_validate_whole_ticks(void **state)
     assert_int_equal(workdir_count(), 0);
 }
 
+/* An emergency_budget handler not above a server it serves restores the
+ * client's context late (issue 19, unit.property scenario 4342): valid,
+ * with a warning at its handle_timeouts step. */
+static void test_validate_handler_below_server(void **state)
+{
+    (void)state;
+    assert_int_equal(spawn_shell("validate " DATA_DIR "handler_below_server.yaml"), 0);
+    assert_string_equal(spawn_out, DATA_DIR "handler_below_server.yaml: ok\n");
+    assert_string_equal(spawn_err,
+                        DATA_DIR "handler_below_server.yaml:12:23: warning: handle_timeouts of "
+                                 "thread 'handler' (emergency_budget, priority 20) is not above "
+                                 "thread 'server' (priority 20), whose faults it serves: it gives "
+                                 "the client's context its budget back when it next runs, which "
+                                 "may be after the server answered, and a client blocked by then "
+                                 "gets its whole budget at once (expected a priority above 20)\n");
+    assert_int_equal(workdir_count(), 0);
+}
+
 /* The scenario is the first document; what follows must be YAML, and is
  * not read (run accepts the same files: tests/unit/test_refuse.c). */
 static void test_validate_second_document(void **state)
@@ -259,6 +277,7 @@ int main(void)
         cmocka_unit_test(test_validate_second_document), cmocka_unit_test(test_validate_usage),
         cmocka_unit_test(test_validate_command_table), cmocka_unit_test(test_validate_limits),
         cmocka_unit_test(test_validate_whole_ticks),
+        cmocka_unit_test(test_validate_handler_below_server),
         cmocka_unit_test(test_validate_repeated),
     };
     return cmocka_run_group_tests(tests, setup, workdir_teardown);
