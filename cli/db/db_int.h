@@ -58,9 +58,9 @@ struct db_arena {
     uint32_t n_keys, cap_keys;
     uint32_t *hash; /* index in keys + 1, or 0; hash_cap is a power of two */
     uint32_t hash_cap;
-    /* insert[k][m - 1]: INSERT of m rows into table k, prepared when first
+    /* insert[k][i]: INSERT of 2^i rows into table k, prepared when first
      * needed (db_rows_insert) */
-    sqlite3_stmt *insert[ROW_KINDS][DB_ROWS_PER_INSERT];
+    sqlite3_stmt *insert[ROW_KINDS][DB_INSERT_SIZES];
     sqlite3_stmt *block; /* INSERT of a trace_blocks row */
 };
 

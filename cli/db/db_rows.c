@@ -18,9 +18,16 @@
  *
  * The rows of a block are inserted DB_ROWS_PER_INSERT at a time by one
  * multi-row INSERT: a statement's fixed cost (opening a cursor per table
- * and index, starting and halting the VM, resetting) is paid once.
+ * and index, starting and halting the VM, resetting) is paid once. The
+ * rest of a block goes in by the statements of 16, 8, ... 1 rows its
+ * count has bits for: a statement per count up to DB_ROWS_PER_INSERT cost
+ * more to prepare (32 statements a table, 56 M instructions a run of
+ * bench/rm10.yaml) than it saved.
  */
 #include "db_int.h"
+
+_Static_assert(1u << (DB_INSERT_SIZES - 1) == DB_ROWS_PER_INSERT,
+               "DB_INSERT_SIZES statements, the largest of DB_ROWS_PER_INSERT rows");
 
 #include <stdio.h>
 
@@ -371,7 +378,7 @@ int db_rows_begin(struct db *db)
                        &ar->block) != 0)
         return -1;
     for (int k = 0; k < ROW_KINDS; k++)
-        for (int m = 0; m < DB_ROWS_PER_INSERT; m++)
+        for (int m = 0; m < DB_INSERT_SIZES; m++)
             if (ar->insert[k][m])
                 sqlite3_bind_int64(ar->insert[k][m], 1, db->run_id);
     sqlite3_bind_int64(ar->block, 1, db->run_id);
@@ -383,13 +390,14 @@ int db_rows_begin(struct db *db)
     return 0;
 }
 
-/* The statement that inserts m rows (1 <= m <= DB_ROWS_PER_INSERT) into
- * table k, prepared when first needed, with the run id bound; NULL after
- * an error. */
-static sqlite3_stmt *db_rows_insert(struct db *db, enum db_row_kind k, uint32_t m)
+/* The statement that inserts m = 2^i rows (1 <= m <= DB_ROWS_PER_INSERT)
+ * into table k, prepared when first needed, with the run id bound; NULL
+ * after an error. */
+static sqlite3_stmt *db_rows_insert(struct db *db, enum db_row_kind k, uint32_t i)
 {
     const struct db_row_table *t = &db_row_tables[k];
-    sqlite3_stmt **st = &db->arena.insert[k][m - 1];
+    sqlite3_stmt **st = &db->arena.insert[k][i];
+    uint32_t m = 1u << i;
     char sql[DB_ROWS_PER_INSERT * 96 + 256];
 
     if (*st)
@@ -454,8 +462,11 @@ static int db_block_write(struct db *db, const struct db_block_state *b, const u
     uint32_t i = 0;
 
     while (i < n) {
-        uint32_t m = n - i >= DB_ROWS_PER_INSERT ? DB_ROWS_PER_INSERT : n - i;
-        sqlite3_stmt *st = db_rows_insert(db, k, m);
+        uint32_t size = DB_INSERT_SIZES - 1; /* the largest 2^size <= the rows left */
+        while ((1u << size) > n - i)
+            size--;
+        uint32_t m = 1u << size;
+        sqlite3_stmt *st = db_rows_insert(db, k, size);
 
         if (!st)
             return -1;
@@ -535,7 +546,7 @@ void db_rows_discard(struct db *db)
     for (uint32_t k = 0; k < ar->n_keys; k++)
         ar->keys[k].n = 0;
     for (int k = 0; k < ROW_KINDS; k++)
-        for (int m = 0; m < DB_ROWS_PER_INSERT; m++)
+        for (int m = 0; m < DB_INSERT_SIZES; m++)
             if (ar->insert[k][m])
                 sqlite3_clear_bindings(ar->insert[k][m]);
     if (ar->block)
@@ -547,7 +558,7 @@ void db_rows_release(struct db *db)
     struct db_arena *ar = &db->arena;
 
     for (int k = 0; k < ROW_KINDS; k++)
-        for (int m = 0; m < DB_ROWS_PER_INSERT; m++)
+        for (int m = 0; m < DB_INSERT_SIZES; m++)
             sqlite3_finalize(ar->insert[k][m]);
     sqlite3_finalize(ar->block);
     ar->block = NULL;
