@@ -92,8 +92,23 @@
     " AND e.time >= coalesce(j.start_time, j.release_time)"                                        \
     " AND (j.finish_time IS NULL OR e.time <= j.finish_time))"
 
-/* A failed job: missed or aborted. */
-#define DB_JOB_FAILED_SQL "(" DB_JOB_MISSED_SQL " OR " DB_JOB_ABORTED_SQL ")"
+/*
+ * The same for the jobs of run ?1, as cheap as the thread's events allow:
+ * the EXISTS above (a search of the thread's event blocks, as costly as
+ * reading the job itself) runs only for a thread that has a call_aborted
+ * block in the run (the IN list is made once per statement). SQLite
+ * evaluates both sides of an OR or AND that is a value (sum(a OR b)), so
+ * the order is a CASE's: 0 or 1.
+ */
+#define DB_JOB_ABORTED_RUN_SQL                                                                     \
+    "(CASE WHEN j.thread_id IN (SELECT thread_id FROM trace_blocks WHERE run_id = ?1"              \
+    " AND tbl = 'events' AND kind = 'call_aborted') THEN " DB_JOB_ABORTED_SQL " ELSE 0 END)"
+
+/* A failed job: missed or aborted. DB_JOB_FAILED_SQL for the jobs of run
+ * ?1 (1 or 0), DB_JOB_FAILED_IN in the stats view (1, 0 or NULL where the
+ * job has no deadline: sum() counts the same). */
+#define DB_JOB_FAILED_SQL                                                                          \
+    "(CASE WHEN " DB_JOB_MISSED_SQL " THEN 1 ELSE " DB_JOB_ABORTED_RUN_SQL " END)"
 #define DB_JOB_FAILED_IN(duration) "(" DB_JOB_MISSED_IN(duration) " OR " DB_JOB_ABORTED_SQL ")"
 
 /* The releases of thread `tid` (an SQL expression) lost with their

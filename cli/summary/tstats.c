@@ -17,7 +17,7 @@ static const char tstats_sql[] =
     " (SELECT coalesce(sum(" DB_JOB_FAILED_SQL "), 0) FROM run_jobs j"
     "  WHERE j.run_id = ?1 AND j.thread_id = t.thread_id),"
     " " DB_LOST_RELEASES_SQL("t.thread_id") ","
-    " (SELECT coalesce(sum(" DB_JOB_ABORTED_SQL "), 0) FROM run_jobs j"
+    " (SELECT coalesce(sum(" DB_JOB_ABORTED_RUN_SQL "), 0) FROM run_jobs j"
     "  WHERE j.run_id = ?1 AND j.thread_id = t.thread_id),"
     " (SELECT coalesce(max(j.response), -1) FROM run_jobs j WHERE j.run_id = ?1"
     "  AND j.thread_id = t.thread_id),"
