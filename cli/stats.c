@@ -197,6 +197,12 @@ int cmd_stats(int argc, char **argv)
         sqlite3_close(db);
         return 2;
     }
+    if (tstats_percentiles(db, &r, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        tstats_release(&r);
+        sqlite3_close(db);
+        return 2;
+    }
     if (!finished)
         fprintf(stderr, "mcsim: stats: note: run %" PRId64 " is unfinished: figures of what "
                         "was recorded\n",

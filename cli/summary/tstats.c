@@ -11,18 +11,14 @@
 #include "summary.h"
 
 /* One row per scenario thread; ?1 the run, ?2 its duration. */
+/* The jobs' figures of every thread in one pass over the run's jobs (a
+ * subquery per figure and thread read them five times); a thread with no
+ * jobs has no row: 0 jobs, no response (-1). */
 static const char tstats_sql[] =
     "SELECT t.thread_id, t.name, coalesce(t.criticality, ''), t.priority,"
-    " (SELECT count(*) FROM run_jobs j WHERE j.run_id = ?1 AND j.thread_id = t.thread_id),"
-    " (SELECT coalesce(sum(" DB_JOB_FAILED_SQL "), 0) FROM run_jobs j"
-    "  WHERE j.run_id = ?1 AND j.thread_id = t.thread_id),"
+    " coalesce(jj.jobs, 0), coalesce(jj.failed, 0),"
     " " DB_LOST_RELEASES_SQL("t.thread_id") ","
-    " (SELECT coalesce(sum(" DB_JOB_ABORTED_RUN_SQL "), 0) FROM run_jobs j"
-    "  WHERE j.run_id = ?1 AND j.thread_id = t.thread_id),"
-    " (SELECT coalesce(max(j.response), -1) FROM run_jobs j WHERE j.run_id = ?1"
-    "  AND j.thread_id = t.thread_id),"
-    " (SELECT coalesce(CAST(round(avg(j.response)) AS INTEGER), -1) FROM run_jobs j"
-    "  WHERE j.run_id = ?1 AND j.thread_id = t.thread_id),"
+    " coalesce(jj.aborted, 0), coalesce(jj.worst, -1), coalesce(jj.mean, -1),"
     " st.cpu, st.charged,"
     " (SELECT count(*) FROM run_budget_events b WHERE b.run_id = ?1"
     "  AND b.thread_id = t.thread_id AND b.kind = 'throttle'),"
@@ -32,6 +28,11 @@ static const char tstats_sql[] =
     " (SELECT count(*) FROM run_events e WHERE e.run_id = ?1 AND e.thread_id = t.thread_id"
     "  AND e.kind = 'call_aborted')"
     " FROM threads t JOIN stats st ON st.run_id = t.run_id AND st.thread_id = t.thread_id"
+    " LEFT JOIN (SELECT j.thread_id AS thread_id, count(*) AS jobs,"
+    "  sum(" DB_JOB_FAILED_SQL ") AS failed, sum(" DB_JOB_ABORTED_RUN_SQL ") AS aborted,"
+    "  max(j.response) AS worst, CAST(round(avg(j.response)) AS INTEGER) AS mean"
+    "  FROM run_jobs j WHERE j.run_id = ?1 GROUP BY j.thread_id) jj"
+    "  ON jj.thread_id = t.thread_id"
     " WHERE t.run_id = ?1 AND t.thread_id > 0 ORDER BY t.thread_id";
 
 static int fail(char *err, size_t len, const char *fmt, ...)
@@ -74,6 +75,7 @@ static void read_row(sqlite3_stmt *st, struct tstats *t)
     /* a lost release is a job that never ran, and a failed one */
     t->jobs += t->lost;
     t->missed += t->lost;
+    t->p50 = t->p90 = t->p99 = -1; /* tstats_percentiles */
 }
 
 /* The nearest-rank percentile p of the n sorted values v (n > 0). */
@@ -175,12 +177,14 @@ int tstats_load(sqlite3 *db, int64_t run_id, struct tstats_run *out, char *err, 
         return fail(err, err_len, "mcsim: %s",
                     rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
     }
-    for (size_t i = 0; i < out->n; i++) {
-        if (load_percentiles(db, run_id, &out->threads[i], err, err_len) != 0) {
-            tstats_release(out);
+    return 0;
+}
+
+int tstats_percentiles(sqlite3 *db, struct tstats_run *r, char *err, size_t err_len)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (load_percentiles(db, r->run_id, &r->threads[i], err, err_len) != 0)
             return -1;
-        }
-    }
     return 0;
 }
 

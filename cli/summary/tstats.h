@@ -56,10 +56,19 @@ struct tstats_run {
 
 /*
  * Compute the accounting of run `run_id` of `db` (a connection with the
- * run_* views) into *out. Returns 0, or -1 with "mcsim: why" in err (an
- * SQL error, no such run, out of memory). Release with tstats_release.
+ * run_* views) into *out, the response percentiles -1 (not loaded).
+ * Returns 0, or -1 with "mcsim: why" in err (an SQL error, no such run,
+ * out of memory). Release with tstats_release.
  */
 int tstats_load(sqlite3 *db, int64_t run_id, struct tstats_run *out, char *err, size_t err_len);
+
+/*
+ * Load the response percentiles p50/p90/p99 of r's threads (-1 where no
+ * job finished): a sort of each thread's responses, which only `mcsim
+ * stats` prints. Returns 0, or -1 with "mcsim: why" in err; r stays
+ * loaded either way (tstats_release).
+ */
+int tstats_percentiles(sqlite3 *db, struct tstats_run *r, char *err, size_t err_len);
 
 void tstats_release(struct tstats_run *r);
 

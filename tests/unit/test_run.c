@@ -536,6 +536,51 @@ static void test_run_exit_status_expectations(void **state)
         sqlq_path_int(workdir_file("e.db"), "SELECT count(*) FROM runs WHERE finished = 1"), 4);
 }
 
+/* The summary's overheads lines say what the run_stats view says (the
+ * summary reads the same aggregates from the tables, summary.c
+ * print_overheads): network_driver, whose interrupts are handled. */
+static void test_summary_overheads(void **state)
+{
+    char want[512], worst[32], avg[32];
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    int rc;
+
+    (void)state;
+    rc = spawn_mcsim("run", NETWORK_DRIVER, "-o", "o.db", NULL);
+    assert_true(rc == 0 || rc == 1);
+    assert_int_equal(sqlite3_open_v2(workdir_file("o.db"), &db, SQLITE_OPEN_READONLY, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT decisions, cycles_per_decision,"
+                                        " syscall_cycles_per_decision, timer_programs,"
+                                        " irqs_handled, worst_irq_latency, avg_irq_latency,"
+                                        " (SELECT cpu_hz FROM runs) FROM run_stats",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    snprintf(want, sizeof want,
+             "\nscheduling: %lld decisions, %.0f kernel cycles each (%.0f in a system call),"
+             " %lld timer reprogrammings\n",
+             (long long)sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1),
+             sqlite3_column_double(st, 2), (long long)sqlite3_column_int64(st, 3));
+    assert_non_null(strstr(spawn_out, want));
+    assert_true(sqlite3_column_int64(st, 4) > 0);
+    summary_format_time(worst, sizeof worst, (uint64_t)sqlite3_column_int64(st, 5),
+                        (uint64_t)sqlite3_column_int64(st, 7));
+    summary_format_time(avg, sizeof avg, (uint64_t)(sqlite3_column_double(st, 6) + 0.5),
+                        (uint64_t)sqlite3_column_int64(st, 7));
+    snprintf(want, sizeof want,
+             "\nirq latency (arrival to the handler's first instruction): worst %s (%lld"
+             " cycles), average %s (%lld), over %lld interrupts\n",
+             worst, (long long)sqlite3_column_int64(st, 5), avg,
+             (long long)(sqlite3_column_double(st, 6) + 0.5),
+             (long long)sqlite3_column_int64(st, 4));
+    assert_non_null(strstr(spawn_out, want));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
 /* ------------------------------------------------- the run's bounds */
 
 /* Nothing is recorded outside [0, duration] (issue 19 item 6): a's refill
@@ -630,6 +675,7 @@ int main(void)
         cmocka_unit_test_setup(test_run_interrupted_stays_unfinished, workdir_empty),
         cmocka_unit_test_setup(test_run_exit_status_expectations, workdir_empty),
         cmocka_unit_test_setup(test_run_irq_handler_after_the_end, workdir_empty),
+        cmocka_unit_test_setup(test_summary_overheads, workdir_empty),
         cmocka_unit_test_setup(test_run_nothing_after_the_end, workdir_empty),
         cmocka_unit_test_setup(test_run_reference_cases, workdir_empty),
     };
