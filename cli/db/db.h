@@ -111,6 +111,26 @@
     "(CASE WHEN " DB_JOB_MISSED_SQL " THEN 1 ELSE " DB_JOB_ABORTED_RUN_SQL " END)"
 #define DB_JOB_FAILED_IN(duration) "(" DB_JOB_MISSED_IN(duration) " OR " DB_JOB_ABORTED_SQL ")"
 
+/* The time thread t's context waited for a refill (from each throttle to
+ * the context's next replenish, or the end of the run), and the timeout
+ * faults it took: for threads as `t` and runs as `r` (the stats view,
+ * summary/tstats.c). */
+#define DB_THREAD_THROTTLED                                                                        \
+    "(SELECT coalesce(sum(coalesce((SELECT min(p.time) FROM run_budget_events p"                   \
+    "   WHERE p.run_id = b.run_id AND p.sc_thread_id IS b.sc_thread_id"                            \
+    "   AND (b.sc_thread_id IS NOT NULL OR p.thread_id = b.thread_id)"                             \
+    "   AND p.block_end = (SELECT min(a.max_time)"                                                 \
+    "   FROM trace_blocks a WHERE a.run_id = b.run_id AND a.tbl = 'budget_events'"                 \
+    "   AND a.sc_thread_id IS b.sc_thread_id AND a.kind = 'replenish'"                             \
+    "   AND (b.sc_thread_id IS NOT NULL OR a.thread_id = b.thread_id) AND a.max_time >= b.time)"   \
+    "   AND p.kind = 'replenish' AND p.time >= b.time),"                                           \
+    "   r.duration) - b.time), 0)"                                                                 \
+    "  FROM run_budget_events b WHERE b.run_id = t.run_id AND b.thread_id = t.thread_id"           \
+    "  AND b.kind = 'throttle')"
+#define DB_THREAD_TIMEOUT_FAULTS                                                                   \
+    "(SELECT count(*) FROM run_budget_events b WHERE b.run_id = t.run_id"                          \
+    "  AND b.thread_id = t.thread_id AND b.kind = 'timeout_fault')"
+
 /* The releases of thread `tid` (an SQL expression) lost with their
  * interrupt, for irqs as a whole in run ?1. */
 #define DB_LOST_RELEASES_SQL(tid) DB_LOST_RELEASES_IN("?1", tid)

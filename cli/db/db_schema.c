@@ -223,8 +223,7 @@ const char db_schema_v3_sql[] =
     "   r.duration) - b.time), 0)"
     "  FROM run_budget_events b WHERE b.run_id = t.run_id AND b.thread_id = t.thread_id"
     "  AND b.kind = 'throttle') AS throttled,"
-    " (SELECT count(*) FROM run_budget_events b WHERE b.run_id = t.run_id"
-    "  AND b.thread_id = t.thread_id AND b.kind = 'timeout_fault') AS timeout_faults,"
+    " " DB_THREAD_TIMEOUT_FAULTS " AS timeout_faults,"
     " (SELECT count(*) FROM run_irqs i WHERE i.run_id = t.run_id AND i.handler = t.thread_id"
     "  AND i.handler_start IS NOT NULL) AS irqs_handled,"
     " (SELECT max(i.handler_start - i.arrival) FROM run_irqs i WHERE i.run_id = t.run_id"
@@ -284,18 +283,7 @@ const char db_schema_v3_sql[] =
     " + (SELECT coalesce(sum(end_time - start_time), 0) FROM run_slices"                           \
     "  WHERE run_id = t.run_id AND sc_thread_id = t.thread_id"                                     \
     "  AND " DB_SLICES_DONATED "))"
-#define ST_THROTTLED                                                                               \
-    "(SELECT coalesce(sum(coalesce((SELECT min(p.time) FROM run_budget_events p"                   \
-    "   WHERE p.run_id = b.run_id AND p.sc_thread_id IS b.sc_thread_id"                            \
-    "   AND (b.sc_thread_id IS NOT NULL OR p.thread_id = b.thread_id)"                             \
-    "   AND p.block_end = (SELECT min(a.max_time)"                                                 \
-    "   FROM trace_blocks a WHERE a.run_id = b.run_id AND a.tbl = 'budget_events'"                 \
-    "   AND a.sc_thread_id IS b.sc_thread_id AND a.kind = 'replenish'"                             \
-    "   AND (b.sc_thread_id IS NOT NULL OR a.thread_id = b.thread_id) AND a.max_time >= b.time)"   \
-    "   AND p.kind = 'replenish' AND p.time >= b.time),"                                           \
-    "   r.duration) - b.time), 0)"                                                                 \
-    "  FROM run_budget_events b WHERE b.run_id = t.run_id AND b.thread_id = t.thread_id"           \
-    "  AND b.kind = 'throttle')"
+#define ST_THROTTLED DB_THREAD_THROTTLED
 #define ST_IRQ_WORST                                                                               \
     "(SELECT max(i.handler_start - i.arrival) FROM run_irqs i WHERE i.run_id = t.run_id"           \
     "  AND i.handler = t.thread_id)"
@@ -370,8 +358,7 @@ const char db_schema_v4_sql[] =
     " " ST_LOST " AS lost, " ST_ABORTED " AS aborted_jobs,"
     " " ST_WORST " AS worst_response, " ST_MEAN " AS avg_response,"
     " " ST_CPU " AS cpu, " ST_CHARGED " AS charged, " ST_THROTTLED " AS throttled,"
-    " (SELECT count(*) FROM run_budget_events b WHERE b.run_id = t.run_id"
-    "  AND b.thread_id = t.thread_id AND b.kind = 'timeout_fault') AS timeout_faults,"
+    " " DB_THREAD_TIMEOUT_FAULTS " AS timeout_faults,"
     " (SELECT count(*) FROM run_irqs i WHERE i.run_id = t.run_id AND i.handler = t.thread_id"
     "  AND i.handler_start IS NOT NULL) AS irqs_handled,"
     " " ST_IRQ_WORST " AS worst_irq_latency, " ST_IRQ_MEAN " AS avg_irq_latency,"

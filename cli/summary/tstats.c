@@ -10,24 +10,31 @@
 
 #include "summary.h"
 
-/* One row per scenario thread; ?1 the run, ?2 its duration. */
-/* The jobs' figures of every thread in one pass over the run's jobs (a
- * subquery per figure and thread read them five times); a thread with no
- * jobs has no row: 0 jobs, no response (-1). */
+/* One row per scenario thread; ?1 the run, ?2 its duration. The jobs'
+ * figures of every thread in one pass over the run's jobs (jj: a subquery
+ * per figure and thread read them five times; a thread with no jobs has
+ * no row there: 0 jobs, no response, -1); cpu, the thread's slices, and
+ * charged, its context's whoever ran (DB_SLICES_PAID_BY: the stats view
+ * sums a context's own and donated slices apart, one more read of the
+ * slices); the rest as the stats view counts them, not through it (a
+ * join computes every column of the view, its *_ns columns reading the
+ * tables again). */
 static const char tstats_sql[] =
     "SELECT t.thread_id, t.name, coalesce(t.criticality, ''), t.priority,"
     " coalesce(jj.jobs, 0), coalesce(jj.failed, 0),"
     " " DB_LOST_RELEASES_SQL("t.thread_id") ","
     " coalesce(jj.aborted, 0), coalesce(jj.worst, -1), coalesce(jj.mean, -1),"
-    " st.cpu, st.charged,"
+    " (SELECT coalesce(sum(end_time - start_time), 0) FROM run_slices WHERE run_id = ?1"
+    "  AND thread_id = t.thread_id),"
+    " (" DB_SLICES_PAID_BY("coalesce(sum(end_time - start_time), 0)", "t.thread_id", "") "),"
     " (SELECT count(*) FROM run_budget_events b WHERE b.run_id = ?1"
     "  AND b.thread_id = t.thread_id AND b.kind = 'throttle'),"
-    " st.throttled, st.timeout_faults,"
+    " " DB_THREAD_THROTTLED ", " DB_THREAD_TIMEOUT_FAULTS ","
     " (SELECT count(*) FROM run_budget_events b WHERE b.run_id = ?1"
     "  AND b.sc_thread_id = t.thread_id AND b.kind = 'emergency'),"
     " (SELECT count(*) FROM run_events e WHERE e.run_id = ?1 AND e.thread_id = t.thread_id"
     "  AND e.kind = 'call_aborted')"
-    " FROM threads t JOIN stats st ON st.run_id = t.run_id AND st.thread_id = t.thread_id"
+    " FROM threads t JOIN runs r ON r.run_id = t.run_id"
     " LEFT JOIN (SELECT j.thread_id AS thread_id, count(*) AS jobs,"
     "  sum(" DB_JOB_FAILED_SQL ") AS failed, sum(" DB_JOB_ABORTED_RUN_SQL ") AS aborted,"
     "  max(j.response) AS worst, CAST(round(avg(j.response)) AS INTEGER) AS mean"
