@@ -313,6 +313,9 @@ const char db_schema_v3_sql[] =
  * An older file's runs have NULL in arg2 and no refills rows.
  */
 const char db_schema_v4_sql[] =
+    "DROP VIEW run_events;"
+    "DROP VIEW stats;"
+    "DROP VIEW run_stats;"
     "ALTER TABLE events ADD COLUMN arg2 INTEGER;"
     "CREATE TABLE refills ("
     " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER,"
@@ -335,7 +338,6 @@ const char db_schema_v4_sql[] =
     "CREATE INDEX trace_blocks_by_context ON trace_blocks (run_id, tbl, sc_thread_id, kind, "
     "max_time);"
     "CREATE INDEX trace_blocks_by_device ON trace_blocks (run_id, tbl, device, max_time);"
-    "DROP VIEW run_events;"
     "CREATE VIEW run_events AS SELECT b.run_id AS run_id, e.seq AS seq, e.time AS time,"
     " b.kind AS kind, b.thread_id AS thread_id, e.object AS object, e.arg AS arg,"
     " e.arg2 AS arg2, b.min_time AS block_start, b.max_time AS block_end, e.rowid AS row"
@@ -349,8 +351,6 @@ const char db_schema_v4_sql[] =
     " FROM trace_blocks b JOIN refills r ON r.rowid BETWEEN b.first_row AND b.last_row"
     " WHERE b.tbl = 'refills' AND r.run_id = b.run_id AND r.sc_thread_id IS b.sc_thread_id"
     " AND (b.sc_thread_id IS NOT NULL OR r.thread_id IS b.thread_id);"
-    "DROP VIEW stats;"
-    "DROP VIEW run_stats;"
     "CREATE VIEW stats AS SELECT t.run_id, t.thread_id, t.name, t.criticality,"
     " (SELECT count(*) FROM run_jobs j WHERE j.run_id = t.run_id AND j.thread_id = t.thread_id)"
     "  + " ST_LOST " AS jobs,"
