@@ -216,6 +216,17 @@ void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycl
  * delays the window's preemption adds (analysis_bound.c). */
 cycles_t an_throttle_time(const struct an_ctx *c, uint32_t k, cycles_t need);
 
+/* Is thread i's context (the window's) proven never to run out, its jobs
+ * having bound r? (analysis_budget.c) */
+bool an_never_runs_out(const struct an_win *w, cycles_t r);
+
+/* A timeout handler's context runs out only if the faults of two periods
+ * need more than its budget (analysis_budget.c). */
+bool an_handler_never_runs_out(const struct an_ctx *c, uint32_t h);
+
+/* How far a sporadic context's refills can lag behind now (analysis_budget.c). */
+cycles_t an_sporadic_lag(const struct an_ctx *c, uint32_t i);
+
 /* Analyse thread `i` with what is known of the others; updates c->t[i]
  * and fills `out` (analysis_rta.c). Returns true if anything it learnt
  * (bound, safety, lag) changed. */

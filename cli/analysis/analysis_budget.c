@@ -1,0 +1,243 @@
+/*
+ * A context's own budget (docs/analysis.md, "The refill rules used",
+ * "Never runs out", "Own throttling"): when a thread's context is proven
+ * never to run out, and how long it can keep its thread throttled
+ * otherwise; a sporadic context's lag for the interference it causes.
+ */
+#include "analysis/analysis_int.h"
+
+/* What a context loses besides its jobs' work: MIN_BUDGET (a remainder
+ * below it is folded into the next refill, a system call with less is
+ * refused, B12) twice, one kernel entry, and for a context that may get an
+ * emergency grant the refills the reconfiguration moves (sim/timeouts.c:
+ * refill_update schedules the rest one period later). */
+static cycles_t margin(const struct an_ctx *c, uint32_t k, bool may_run_out)
+{
+    const struct an_thread *t = &c->t[k];
+    cycles_t m = an_add(an_mul(2, c->min_budget), c->e_max);
+    if (may_run_out && an_visits_policy(c, k, POL_EMERGENCY))
+        m = an_add(m, t->budget);
+    return m;
+}
+
+/*
+ * Theta's episodes (docs/analysis.md, "Own throttling", where the proof
+ * is): the longest thread k's context can keep it throttled while it
+ * needs `need` cycles, apart from the refill delays that the window's
+ * preemption adds (an_win.anchors). After a throttle at x every refill
+ * ends at most T after the commit that last moved it (seL4
+ * refill_budget_check, schedule_used; a full list's tail is moved to end
+ * where the newest used refill ends), and a full list's tail can be moved
+ * again only until the first refill is appended after x, which happens by
+ * the time the head released after x is used up: then the fluid present
+ * at x lies, disjoint, before x + 2T - b + a_H + E + P (a_H <= b the
+ * head, P the time the context did not run in between), so the thread is
+ * throttled at most c = 2T - b + m + E + P while it uses it (m covers the
+ * MIN_BUDGET fold and the overrun at the exhaustion). An episode begun
+ * before the window, the first one in it, and one per b - m - MIN_BUDGET
+ * run: 2 + floor(need / (b - m - MIN_BUDGET)) episodes of c; the P parts
+ * of all episodes lie in the window, so their sum is the window's
+ * preemption once (added by the fixed point).
+ */
+cycles_t an_throttle_time(const struct an_ctx *c, uint32_t k, cycles_t need)
+{
+    const struct an_thread *t = &c->t[k];
+    cycles_t m = margin(c, k, true), run;
+    if (!c->mcs || !t->has_sc || t->rr)
+        return 0;
+    if (need == AN_INF || t->budget <= an_add(m, c->min_budget))
+        return AN_INF;
+    run = t->budget - m - c->min_budget;
+    return an_mul(an_add(2, need / run),
+                  an_add(an_mul(2, t->period) - t->budget, an_add(m, c->e_max)));
+}
+
+
+/* ---------------------------------------------------------- own budget */
+
+/* Kernel entries that can preempt (switch away from) a job of i in d:
+ * each makes its context a new refill (constant bandwidth, B8). A lower
+ * thread's request can start, and later preempt i, only while i waits on
+ * an idle CPU (w->idle). */
+static uint64_t preemptions(const struct an_win *w, cycles_t d)
+{
+    const struct an_ctx *c = w->c;
+    uint64_t n = 0;
+    for (uint32_t j = 0; j < c->n; j++) {
+        const struct an_thread *t = &c->t[j];
+        if (j == w->i || t->shape == SHAPE_SERVER)
+            continue;
+        /* a fault is raised while the server that faults runs, so i is not
+         * running then, and its handler does not split i's consumption */
+        if (t->shape == SHAPE_HANDLER)
+            continue;
+        if (t->shape == SHAPE_OTHER && t->prio >= w->level)
+            return AN_INF;
+        else if (t->shape == SHAPE_DEVICE &&
+                 (t->prio >= w->level ||
+                  (w->idle && an_request_reaches(c, j, w->level)))) {
+            cycles_t jobs = an_add(an_eta(&t->arr, d), 2), sp = an_supply(c, j, d);
+            /* a context that limits it runs at most its supply's worth of jobs */
+            if (sp != AN_INF && t->compute_min > 0 &&
+                an_add(sp / t->compute_min, 2) < jobs)
+                jobs = an_add(sp / t->compute_min, 2);
+            n = an_add(n, jobs);
+            if (t->has_sc && !t->rr && !t->safe)
+                n = an_add(n, an_mul(3u * t->refills, an_add(an_ceil_div(d, t->period), 1)));
+        }
+    }
+    return n;
+}
+
+/* Requests of others that i's context may pay for (inherit) in d. */
+static cycles_t payments(const struct an_win *w, cycles_t d)
+{
+    const struct an_ctx *c = w->c;
+    uint32_t i = w->i;
+    cycles_t p = 0;
+    for (uint32_t s = 0; s < c->n; s++) {
+        if (c->t[s].shape != SHAPE_SERVER || c->t[s].policy != POL_INHERIT ||
+            c->t[s].handler == SCN_NONE || !an_visits(c, i, s))
+            continue;
+        for (uint32_t k = 0; k < c->n; k++) {
+            const struct an_thread *o = &c->t[k];
+            if (k == i || !an_visits(c, k, s))
+                continue;
+            if (o->shape != SHAPE_DEVICE)
+                return AN_INF;
+            if (!o->safe && !o->rr) /* a lower client: only its request in progress */
+                p = an_add(p, an_mul(o->prio < w->level && !w->idle
+                                         ? 1
+                                         : an_add(an_eta(&o->arr, d), 2),
+                                     an_request(c, s)));
+        }
+    }
+    return p;
+}
+
+/* One tick of the kernel's clock in cycles (the kernel holds budgets,
+ * periods and refill times in whole ticks). */
+static cycles_t tick_cycles(const struct an_ctx *c)
+{
+    uint64_t hz = c->s->timer_hz;
+    if (hz == 0 || hz >= c->s->cpu_hz)
+        return 1;
+    return an_ceil_div(c->s->cpu_hz, hz);
+}
+
+/*
+ * The whole budget in one refill at every job's start (docs/analysis.md,
+ * "Never runs out", proof there): a device thread without server visits
+ * whose jobs are released at least T apart and done (blocked in `wait`)
+ * before the next release, each charged own <= b - slack. By induction
+ * over jobs: job k starts with one refill (s, b); charges are made at
+ * most T after the consumption they record, so the refills its
+ * consumption makes lie in [s + T, f + T) (f its end; a full list's
+ * tail too), and the head keeps b - own >= slack (never exhausted, never
+ * below MIN_BUDGET). At job k + 1's first run the head is due and
+ * seL4's refill_unblock_check moves it to now and merges every refill
+ * that starts before its end, one after another: all of them when f + T
+ * <= s' + b (constant bandwidth: at the switch-in, B7) -- a sporadic
+ * context's charges are contiguous (preemption moves no head), so its
+ * one used refill starts at its wake + T and merges at the next wake if
+ * that refill starts before b - own after it: the wake's latency is at
+ * most the kernel's own busy period. The slack covers MIN_BUDGET (the
+ * head must keep it at every call), the start-up's first entry and the
+ * clock's ticks.
+ */
+static bool fresh_each_job(const struct an_win *w, cycles_t r, cycles_t own)
+{
+    const struct an_ctx *c = w->c;
+    const struct an_thread *t = &c->t[w->i];
+    cycles_t d2 = an_delta(&t->arr, 2);
+    cycles_t slack = an_add(an_add(c->min_budget, an_mul(3, c->e_max)),
+                            an_mul(2, tick_cycles(c)));
+    if (t->shape != SHAPE_DEVICE || t->n_visits > 0 || r == AN_INF)
+        return false;
+    if (d2 < t->period || r >= d2 || an_add(own, slack) > t->budget)
+        return false;
+    if (t->sporadic) {
+        /* the wake comes when the kernel gets to the interrupt: after at
+         * most the kernel's own busy period (entries only), lat */
+        cycles_t lat = c->e_max, next;
+        for (uint32_t k = 0; k < 64; k++, lat = next) {
+            next = an_kernel(w, lat);
+            if (next <= lat || next > t->period)
+                break;
+        }
+        if (an_kernel(w, lat) > lat)
+            return false;
+        return an_add(an_add(an_add(own, c->min_budget), lat), an_mul(2, tick_cycles(c))) <=
+               an_add(t->budget, d2 - t->period);
+    }
+    return an_add(an_add(r, t->period), slack) <= an_add(d2, t->budget);
+}
+
+/*
+ * Is i's context proven never to run out, given jobs with bound r? Then
+ * the refills not yet due at any time x are consumption of (x - T, x]
+ * (no refill list overflow: the refills a window needs fit in the list),
+ * and that consumption stays below b - m: one job per period takes W' and
+ * the previous job at most its own W' or the time it was kept from
+ * running; more frequent jobs take W' each.
+ */
+bool an_never_runs_out(const struct an_win *w, cycles_t r)
+{
+    const struct an_ctx *c = w->c;
+    const struct an_thread *t = &c->t[w->i];
+    cycles_t own, cons, x, per_job, jobs;
+    bool one_per_period;
+    if (!c->mcs || t->rr)
+        return true;
+    own = an_add(an_add(t->work, an_kernel(w, r)), payments(w, r));
+    if (fresh_each_job(w, r, own))
+        return true;
+    per_job = an_add(1, t->n_visits);
+    if (!t->sporadic)
+        per_job = an_add(per_job, preemptions(w, r));
+    jobs = an_eta(&t->arr, an_add(t->period, r));
+    x = r > t->work ? r - t->work : 0;
+    one_per_period = an_delta(&t->arr, 2) >= t->period && r <= an_delta(&t->arr, 2);
+    /* The list may overflow (and delay a refill, seL4 schedule_used) only
+     * if more chunks than it holds are not yet due at a commit. With one
+     * chunk per job and one job per period, the previous job's chunk is
+     * still not due at this job's only commit (its end) only if it started
+     * later than this job's least compute after its release. */
+    if (an_mul(jobs, per_job) > t->refills - 1 &&
+        !(per_job == 1 && one_per_period && x <= t->compute_min))
+        return false;
+    if (one_per_period)
+        cons = an_add(own, own < x ? own : x);
+    else
+        cons = an_mul(jobs, own);
+    return an_add(cons, margin(c, w->i, false)) <= t->budget;
+}
+
+/* A handler's context runs out only if the faults of two periods need
+ * more than its budget. */
+bool an_handler_never_runs_out(const struct an_ctx *c, uint32_t h)
+{
+    const struct an_thread *t = &c->t[h];
+    if (!c->mcs || t->rr)
+        return true;
+    cycles_t need = an_mul(an_faults(c, h, an_mul(2, t->period)),
+                           an_mul(AN_FAULT_ENTRIES, c->e_max));
+    return an_add(need, margin(c, h, false)) <= t->budget;
+}
+
+/* How far a sporadic context's refills can lag behind now: the busy
+ * period at its priority with the context as a periodic task (b, T);
+ * within it the thread has been starved of at most that much. */
+cycles_t an_sporadic_lag(const struct an_ctx *c, uint32_t i)
+{
+    const struct an_thread *t = &c->t[i];
+    struct an_win w = {(struct an_ctx *)c, i, t->prio, false, true, 0, 0, 0};
+    cycles_t l = t->budget, next;
+    while (l <= c->horizon) {
+        next = an_add(an_mul(an_ceil_div(l, t->period), t->budget), an_all_interference(&w, l));
+        if (next == l)
+            return l;
+        l = next;
+    }
+    return AN_INF;
+}
