@@ -295,6 +295,20 @@ static int sporadic_anchors(struct expect_run *run, const struct budget_ctx *ctx
     return rc;
 }
 
+/* What `ctx` paid (its slices) and, a thread's, was granted in the run. */
+static int paid_and_granted(struct expect_run *run, const struct budget_ctx *ctx,
+                            struct budget_series *slices, struct budget_series *grants)
+{
+    int rc = series_load(run,
+                         ctx->thread >= 0 ? BUDGET_SLICES_OF_THREAD
+                                          : BUDGET_SLICES_OF_NOTIFICATION,
+                         ctx, true, slices);
+
+    if (rc == 0 && ctx->thread >= 0)
+        rc = series_load(run, BUDGET_GRANTS, ctx, false, grants);
+    return rc;
+}
+
 /*
  * A sporadic context: from each instant a at which its refills were all
  * dated a or later, in every [a, a + k x period) it ran at most k x budget
@@ -306,13 +320,8 @@ static int budget_sporadic(struct expect_run *run, const struct budget_ctx *ctx,
                            struct budget_window *w)
 {
     struct budget_series slices = {0}, grants = {0}, anchors = {0};
-    int rc = series_load(run,
-                         ctx->thread >= 0 ? BUDGET_SLICES_OF_THREAD
-                                          : BUDGET_SLICES_OF_NOTIFICATION,
-                         ctx, true, &slices);
+    int rc = paid_and_granted(run, ctx, &slices, &grants);
 
-    if (rc == 0 && ctx->thread >= 0)
-        rc = series_load(run, BUDGET_GRANTS, ctx, false, &grants);
     if (rc == 0)
         rc = sporadic_anchors(run, ctx, &anchors);
     for (size_t j = 0; rc == 0 && slices.n > 0 && j < anchors.n; j++) {
@@ -345,13 +354,8 @@ static int budget_windows(struct expect_run *run, const struct budget_ctx *ctx,
 {
     struct budget_series slices = {0}, grants = {0};
     int64_t period = ctx->period;
-    int rc = series_load(run,
-                         ctx->thread >= 0 ? BUDGET_SLICES_OF_THREAD
-                                          : BUDGET_SLICES_OF_NOTIFICATION,
-                         ctx, true, &slices);
+    int rc = paid_and_granted(run, ctx, &slices, &grants);
 
-    if (rc == 0 && ctx->thread >= 0)
-        rc = series_load(run, BUDGET_GRANTS, ctx, false, &grants);
     for (size_t i = 0; rc == 0 && i < slices.n; i++) {
         int64_t t = slices.at[i];
 
