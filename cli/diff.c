@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "util/diag.h"
+#include "util/grow.h"
 #include "db/db.h"
 #include "summary/summary.h"
 
@@ -95,12 +96,10 @@ static int load_threads(sqlite3 *db, struct diff_run *out, char *err, size_t len
         return query_error(db, err, len);
     sqlite3_bind_int64(st, 1, out->run_id);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (out->n_threads == cap) {
-            struct diff_thread *p = realloc(out->threads, 2 * cap * sizeof *p);
-            if (p == NULL)
-                break;
-            out->threads = p;
-            cap *= 2;
+        if (!grow_one(&out->threads, &cap, out->n_threads, sizeof *out->threads)) {
+            sqlite3_finalize(st);
+            snprintf(err, len, "mcsim: diff: out of memory");
+            return -1;
         }
         struct diff_thread *t = &out->threads[out->n_threads++];
         t->id = (uint32_t)sqlite3_column_int64(st, 0);
@@ -125,15 +124,10 @@ static int load_jobs(sqlite3 *db, struct diff_run *out, char *err, size_t len)
         return query_error(db, err, len);
     sqlite3_bind_int64(st, 1, out->run_id);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (out->n_jobs == cap) {
-            struct diff_job *p = realloc(out->jobs, 2 * cap * sizeof *p);
-            if (p == NULL) {
-                sqlite3_finalize(st);
-                snprintf(err, len, "mcsim: diff: out of memory");
-                return -1;
-            }
-            out->jobs = p;
-            cap *= 2;
+        if (!grow_one(&out->jobs, &cap, out->n_jobs, sizeof *out->jobs)) {
+            sqlite3_finalize(st);
+            snprintf(err, len, "mcsim: diff: out of memory");
+            return -1;
         }
         struct diff_job *j = &out->jobs[out->n_jobs++];
         j->thread = (uint32_t)sqlite3_column_int64(st, 0);

@@ -7,6 +7,7 @@
 #include "chart_budget.h"
 
 #include <stdlib.h>
+#include "util/grow.h"
 
 struct line {
     struct chart_point *p;
@@ -19,14 +20,8 @@ static int push(struct line *l, int64_t time, int64_t left)
 {
     if (l->n > 0 && l->p[l->n - 1].time == time && l->p[l->n - 1].left == left)
         return 0;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        struct chart_point *p = realloc(l->p, cap * sizeof *p);
-        if (p == NULL)
-            return -1;
-        l->p = p;
-        l->cap = cap;
-    }
+    if (!grow_one(&l->p, &l->cap, l->n, sizeof *l->p))
+        return -1;
     l->p[l->n++] = (struct chart_point){time, left};
     return 0;
 }

@@ -57,7 +57,7 @@ static int take_usage(sqlite3_stmt *st, int64_t after, struct chart_usage **u, s
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (sqlite3_column_int64(st, 1) <= after)
             continue;
-        if (cq_grow((void **)u, *n, cap, sizeof **u) != 0)
+        if (!grow_one(u, cap, *n, sizeof **u))
             return -2;
         (*u)[(*n)++] =
             (struct chart_usage){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
@@ -70,7 +70,7 @@ static int take_refills(sqlite3_stmt *st, struct chart_refill **r, size_t *n, si
     int rc;
 
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cq_grow((void **)r, *n, cap, sizeof **r) != 0)
+        if (!grow_one(r, cap, *n, sizeof **r))
             return -2;
         (*r)[(*n)++] = (struct chart_refill){sqlite3_column_int64(st, 0),
                                              sqlite3_column_int64(st, 1),

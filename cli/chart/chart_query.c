@@ -10,20 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Make room for one more element of an array of `size`-byte elements. */
-int cq_grow(void **p, size_t n, size_t *cap, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? 2 * *cap : 16;
-    void *q = realloc(*p, c * size);
-    if (q == NULL)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 enum chart_status cq_fail(char *err, size_t errlen, enum chart_status st, const char *fmt, ...)
 {
     va_list ap;

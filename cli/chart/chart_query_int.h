@@ -9,14 +9,11 @@
 #include <string.h>
 
 #include "chart_query.h"
-
-/* Make room for one more element in *p (n used, *cap allocated, of
- * `size` bytes each); -1 if out of memory. */
-int cq_grow(void **p, size_t n, size_t *cap, size_t size);
+#include "util/grow.h"
 
 /* Append a zeroed element to array `name` of d; NULL if out of memory. */
 #define CQ_PUSH(d, name)                                                                           \
-    (cq_grow((void **)&(d)->name, (d)->n_##name, &(d)->cap_##name, sizeof *(d)->name) != 0         \
+    (!grow_one(&(d)->name, &(d)->cap_##name, (d)->n_##name, sizeof *(d)->name)                   \
          ? NULL                                                                                    \
          : memset(&(d)->name[(d)->n_##name++], 0, sizeof *(d)->name))
 

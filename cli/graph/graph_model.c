@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
 #include "util/strbuf.h"
 
 /* ---- building the edges ---- */
@@ -32,19 +33,6 @@ static struct gm_ref ref(enum gm_node_kind kind, uint32_t index)
     return r;
 }
 
-static bool grow(void **array, size_t *cap, size_t count, size_t size)
-{
-    size_t n = *cap ? 2 * *cap : 16;
-    void *p;
-    if (count < *cap)
-        return true;
-    if (!(p = realloc(*array, n * size)))
-        return false;
-    *array = p;
-    *cap = n;
-    return true;
-}
-
 /* Add the edge unless one of that kind already joins the two nodes: the
  * first step making it is the place it is reported at. */
 static void add_edge(struct builder *b, enum gm_edge_kind kind, struct gm_ref from,
@@ -55,7 +43,7 @@ static void add_edge(struct builder *b, enum gm_edge_kind kind, struct gm_ref fr
         if (m->edges[i].kind == kind && same_ref(m->edges[i].from, from) &&
             same_ref(m->edges[i].to, to))
             return;
-    if (!grow((void **)&m->edges, &b->cap_edges, m->n_edges, sizeof *m->edges)) {
+    if (!grow_one(&m->edges, &b->cap_edges, m->n_edges, sizeof *m->edges)) {
         b->failed = true;
         return;
     }
@@ -179,8 +167,8 @@ uint32_t gm_rank(const struct gm_model *m, const struct scenario *s, struct gm_r
 static void add_violation(struct builder *b, struct gm_violation v)
 {
     struct gm_model *m = b->m;
-    if (!grow((void **)&m->violations, &b->cap_violations, m->n_violations,
-              sizeof *m->violations)) {
+    if (!grow_one(&m->violations, &b->cap_violations, m->n_violations,
+                  sizeof *m->violations)) {
         b->failed = true;
         return;
     }

@@ -4,6 +4,7 @@
  */
 #include "load_int.h"
 
+#include "util/grow.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,17 +317,11 @@ bool ld_claim(struct loader *l, const char *name, enum ld_kind kind, struct scn_
 
 bool ld_reserve(struct loader *l, void **array, uint32_t *cap, uint32_t need, size_t size)
 {
-    uint32_t new_cap = *cap ? *cap : 8;
-    if (need <= *cap)
-        return true;
-    while (new_cap < need)
-        new_cap = new_cap > UINT32_MAX / 2 ? need : 2 * new_cap;
-    void *grown = realloc(*array, (size_t)new_cap * size);
-    if (!grown) {
+    size_t new_cap = *cap;
+    if (!grow_array(array, &new_cap, need, size, 8)) {
         ld_no_memory(l);
         return false;
     }
-    *array = grown;
-    *cap = new_cap;
+    *cap = new_cap > UINT32_MAX ? need : (uint32_t)new_cap;
     return true;
 }

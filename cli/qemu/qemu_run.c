@@ -20,6 +20,7 @@
 
 #include "blob.h"
 #include "frame.h"
+#include "util/grow.h"
 
 static double now_s(void)
 {
@@ -234,14 +235,8 @@ static void console_text(void *ctx, const char *bytes, size_t n)
 
 static int trace_add(struct qemu_trace *t, const struct wire_record *r)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 4096;
-        struct wire_record *p = realloc(t->recs, cap * sizeof *p);
-        if (p == NULL)
-            return -1;
-        t->recs = p;
-        t->cap = cap;
-    }
+    if (!grow_one(&t->recs, &t->cap, t->n, sizeof *t->recs))
+        return -1;
     t->recs[t->n++] = *r;
     return 0;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
+
 struct lctx {
     const struct sdf_system *s;
     const struct sdf_config *cfg;
@@ -24,15 +26,9 @@ static void add(struct lctx *c, enum sdf_severity sev, struct sdf_loc loc, const
 {
     struct sdf_lint *l = c->out;
     va_list ap;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 16;
-        struct sdf_finding *a = realloc(l->items, cap * sizeof *a);
-        if (!a) {
-            l->oom = true;
-            return;
-        }
-        l->items = a;
-        l->cap = cap;
+    if (!grow_one(&l->items, &l->cap, l->n, sizeof *l->items)) {
+        l->oom = true;
+        return;
     }
     struct sdf_finding *f = &l->items[l->n++];
     f->severity = sev;

@@ -25,20 +25,6 @@ void sdf_config_default(struct sdf_config *c)
     c->num_domain_schedules = 100;
 }
 
-bool sdf_grow(void *p, size_t *cap, size_t n, size_t size)
-{
-    void **arr = p;
-    if (n < *cap)
-        return true;
-    size_t ncap = *cap ? 2 * *cap : 8;
-    void *a = realloc(*arr, ncap * size);
-    if (!a)
-        return false;
-    *arr = a;
-    *cap = ncap;
-    return true;
-}
-
 static void vreport(struct sdf_ctx *c, bool warn, struct sdf_loc l, const char *suffix,
                     const char *fmt, va_list ap)
 {
@@ -198,7 +184,7 @@ void sdf_add_setvar(struct sdf_ctx *c, const struct sdf_xml_node *n, int pd, con
             sdf_err(c, n, "setvar on symbol '%s' already exists", symbol);
             return;
         }
-    if (!sdf_grow(&c->setvars, &c->cap_setvars, c->n_setvars, sizeof *c->setvars)) {
+    if (!grow_one(&c->setvars, &c->cap_setvars, c->n_setvars, sizeof *c->setvars)) {
         c->oom = true;
         return;
     }
@@ -227,7 +213,7 @@ static void parse_child(struct sdf_ctx *c, const struct sdf_xml_node *k)
     if (strcmp(k->name, "protection_domain") == 0) {
         sdf_parse_pd(c, k, -1);
     } else if (strcmp(k->name, "channel") == 0) {
-        if (sdf_grow(&c->channels, &c->cap_channels, c->n_channels, sizeof *c->channels))
+        if (grow_one(&c->channels, &c->cap_channels, c->n_channels, sizeof *c->channels))
             c->channels[c->n_channels++] = k;
         else
             c->oom = true;

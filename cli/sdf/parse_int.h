@@ -8,6 +8,7 @@
 
 #include "sdf.h"
 #include "xml.h"
+#include "util/grow.h"
 
 struct sdf_mr {
     const char *name;
@@ -70,9 +71,6 @@ struct sdf_ctx {
     size_t n_domains;
     bool oom;
 };
-
-/* Grow array *p of *cap elements of `size` bytes to hold n + 1. */
-bool sdf_grow(void *p, size_t *cap, size_t n, size_t size);
 
 static inline struct sdf_loc sdf_loc_of(const struct sdf_xml_node *n)
 {

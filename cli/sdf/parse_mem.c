@@ -122,7 +122,7 @@ void sdf_parse_mr(struct sdf_ctx *c, const struct sdf_xml_node *n)
         if (mr.phys_addr % mr.page_size)
             sdf_err(c, n, "phys_addr is not aligned to the page size");
     }
-    if (!sdf_grow(&c->mrs, &c->cap_mrs, c->n_mrs, sizeof *c->mrs)) {
+    if (!grow_one(&c->mrs, &c->cap_mrs, c->n_mrs, sizeof *c->mrs)) {
         c->oom = true;
         return;
     }
@@ -172,7 +172,7 @@ void sdf_parse_map(struct sdf_ctx *c, const struct sdf_xml_node *n, int pd, bool
     }
     if (!sdf_bool(c, n, "cached", true, &cached))
         return;
-    if (!sdf_grow(&c->maps, &c->cap_maps, c->n_maps, sizeof *c->maps)) {
+    if (!grow_one(&c->maps, &c->cap_maps, c->n_maps, sizeof *c->maps)) {
         c->oom = true;
         return;
     }

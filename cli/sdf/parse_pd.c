@@ -459,7 +459,7 @@ static void parse_capmap(struct sdf_ctx *c, const struct sdf_xml_node *k, int pd
         sdf_err(c, k, "There are only %u destination cspace slots available.", CAP_MAP_MAX_SLOT);
         return;
     }
-    if (!sdf_grow(&c->capmaps, &c->cap_capmaps, c->n_capmaps, sizeof *c->capmaps)) {
+    if (!grow_one(&c->capmaps, &c->cap_capmaps, c->n_capmaps, sizeof *c->capmaps)) {
         c->oom = true;
         return;
     }

@@ -157,7 +157,7 @@ void sdf_parse_ioport(struct sdf_ctx *c, const struct sdf_xml_node *k, int pdi)
     }
     if (!ok || !addr_s || !size_s || p.size == 0 || pdi < 0)
         return;
-    if (!sdf_grow(&c->ioports, &c->cap_ioports, c->n_ioports, sizeof *c->ioports)) {
+    if (!grow_one(&c->ioports, &c->cap_ioports, c->n_ioports, sizeof *c->ioports)) {
         c->oom = true;
         return;
     }

@@ -6,6 +6,7 @@
 #include "xml.h"
 
 #include "util/diag.h"
+#include "util/grow.h"
 
 #include <expat.h>
 #include <stdio.h>
@@ -21,14 +22,8 @@ struct builder {
 
 static bool add_kid(struct sdf_xml_node *parent, struct sdf_xml_node *kid)
 {
-    if (parent->n_kids == parent->cap_kids) {
-        size_t cap = parent->cap_kids ? 2 * parent->cap_kids : 4;
-        struct sdf_xml_node **k = realloc(parent->kids, cap * sizeof *k);
-        if (!k)
-            return false;
-        parent->kids = k;
-        parent->cap_kids = cap;
-    }
+    if (!grow_one(&parent->kids, &parent->cap_kids, parent->n_kids, sizeof *parent->kids))
+        return false;
     parent->kids[parent->n_kids++] = kid;
     return true;
 }

@@ -15,6 +15,7 @@
 #include "db/db.h"
 #include "engine.h"
 #include "summary/summary.h"
+#include "util/grow.h"
 
 /* What is kept of one thread over every seed. */
 struct seeds_thread {
@@ -69,14 +70,8 @@ bool seeds_parse(const char *text, uint64_t *first, uint64_t *last)
 
 static int keep_response(struct seeds_thread *t, uint64_t r)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        uint64_t *p = realloc(t->responses, cap * sizeof *p);
-        if (!p)
-            return -1;
-        t->responses = p;
-        t->cap = cap;
-    }
+    if (!grow_one(&t->responses, &t->cap, t->n, sizeof *t->responses))
+        return -1;
     t->responses[t->n++] = r;
     return 0;
 }
