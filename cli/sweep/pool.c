@@ -1,7 +1,9 @@
 /*
  * Evaluating many sets in worker processes (cli/sweep/pool.h). A message
  * on a worker's pipe is a header and a payload: an outcome (the struct,
- * then its threads) or an error (the evaluation's status and its text).
+ * then its threads) or an error (the evaluation's status in the header;
+ * the first message's line and column, its file's length, the file and
+ * the text), which the parent reports as the worker would have.
  * The processes are forks of this one, so the structs are the same bytes.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -86,17 +88,41 @@ static void worker_main(const struct sweep_spec *spec, const uint64_t *ids, uint
     for (uint64_t i = w; i < n; i += jobs) {
         int rc = evaluate_one(spec, ids[i], send_outcome, &fd, &d);
         if (rc != 0) {
-            char text[1024] = "";
-            struct msg_head h = {MSG_ERROR, rc == 2 ? -1 : -2, 0};
-            if (diag_count(&d))
-                diag_format(&d.msgs[0], text, sizeof text);
-            h.len = strlen(text);
+            const struct diag_msg *m = NULL;
+            for (size_t k = 0; !m && k < diag_count(&d); k++)
+                m = d.msgs[k].severity == DIAG_ERROR ? &d.msgs[k] : NULL;
+            const char *file = m && m->file ? m->file : "", *text = m ? m->text : "";
+            uint32_t where[3] = {m ? m->line : 0, m ? m->col : 0, (uint32_t)strlen(file)};
+            struct msg_head h = {MSG_ERROR, rc == 2 ? -1 : -2,
+                                 sizeof where + where[2] + strlen(text)};
             write_all(fd, &h, sizeof h);
-            write_all(fd, text, h.len);
+            write_all(fd, where, sizeof where);
+            write_all(fd, file, where[2]);
+            write_all(fd, text, strlen(text));
             _exit(1);
         }
     }
     _exit(0);
+}
+
+/* Report a worker's error message (payload p of len bytes) in d. */
+static void report(const char *p, uint64_t len, struct diag *d)
+{
+    uint32_t where[3];
+    char *file;
+    if (len < sizeof where) {
+        diag_error(d, NULL, 0, 0, "a sweep worker sent a broken message");
+        return;
+    }
+    memcpy(where, p, sizeof where);
+    if (where[2] > len - sizeof where) {
+        diag_error(d, NULL, 0, 0, "a sweep worker sent a broken message");
+        return;
+    }
+    file = where[2] ? strndup(p + sizeof where, where[2]) : NULL;
+    diag_error(d, file, where[0], where[1], "%.*s", (int)(len - sizeof where - where[2]),
+               p + sizeof where + where[2]);
+    free(file);
 }
 
 /* Handle the complete messages in w's buffer; 0, or the status to stop with. */
@@ -117,7 +143,7 @@ static int drain(struct worker *w, sweep_pool_done_fn done, void *ctx, struct di
             if (done(ctx, &o) != 0)
                 rc = 3;
         } else {
-            diag_error(d, NULL, 0, 0, "%.*s", (int)h.len, p);
+            report(p, h.len, d);
             rc = h.status == -1 ? 2 : 3;
         }
         off += sizeof h + h.len;

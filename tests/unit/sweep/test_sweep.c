@@ -97,6 +97,38 @@ static void assert_whole_sets(const char *db)
                      0);
 }
 
+/* A generated scenario that mcsim's own loader refuses is mcsim's bug:
+ * exit 3 with one line naming the set, how to see it and the loader's
+ * message, the same from a worker process (-j 2) as in-process; the sets
+ * finished before it are kept whole. MCSIM_TEST_SWEEP_REFUSE makes set 5's
+ * text carry a key no scenario has. */
+static void test_sweep_generator_bug(void **state)
+{
+    static const char line[] =
+        "small.yaml: error: set 5: mcsim generated a scenario it refuses, a bug in mcsim "
+        "(`mcsim sweep small.yaml --emit 5` prints it): small-set5.yaml:";
+    (void)state;
+    workdir_write("small.yaml", small);
+    setenv("MCSIM_TEST_SWEEP_REFUSE", "5", 1);
+    assert_int_equal(spawn_mcsim("sweep", "small.yaml", "-o", "one", "--quiet", NULL), 3);
+    assert_int_equal(strncmp(spawn_err, line, sizeof line - 1), 0);
+    assert_non_null(strstr(spawn_err, ": unknown key 'mcsim_test_refused' in the scenario"));
+    const char *nl = strchr(spawn_err, '\n'); /* one line only */
+    assert_non_null(nl);
+    assert_string_equal(nl + 1, "");
+    char first[SPAWN_OUT_MAX];
+    snprintf(first, sizeof first, "%s", spawn_err);
+    assert_int_equal(spawn_mcsim("sweep", "small.yaml", "-o", "par", "-j", "2", "--quiet", NULL),
+                     3);
+    assert_string_equal(spawn_err, first);
+    unsetenv("MCSIM_TEST_SWEEP_REFUSE");
+    assert_whole_sets(workdir_file("one/sweep.db"));
+    assert_whole_sets(workdir_file("par/sweep.db"));
+    assert_int_equal(sqlq_path_int(workdir_file("one/sweep.db"),
+                                   "SELECT count(*) FROM sets WHERE set_id = 5"),
+                     0);
+}
+
 static void test_sweep_resume(void **state)
 {
     (void)state;
@@ -301,6 +333,7 @@ int main(void)
         cmocka_unit_test_setup(test_sweep_weighted_three_points, workdir_empty),
         cmocka_unit_test_setup(test_sweep_emit_runs_alone, workdir_empty),
         cmocka_unit_test_setup(test_sweep_spec_errors, workdir_empty),
+        cmocka_unit_test_setup(test_sweep_generator_bug, workdir_empty),
     };
     if (workdir_create("sweep") != 0)
         return 1;
