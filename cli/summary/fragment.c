@@ -4,9 +4,10 @@
  * One ordered pass per throttled periodic context, reading each of its
  * tables once through its own blocks (trace_blocks_by_context):
  * 1. its throttles in time order, merged with its refill records in time
- *    order: at each throttle the last record at or before it says whether
- *    the list was full; the full ones are kept (per-context memory: one
- *    entry per such throttle);
+ *    order: at each throttle the last record before its time (the list as
+ *    the entry that throttled found it, not as that entry's own charge
+ *    left it) says whether the list was full; the full ones are kept
+ *    (per-context memory: one entry per such throttle);
  * 2. the slices it paid for, in start order, from the first kept
  *    throttle's period on: each slice adds its overlap to the windows
  *    (throttle - period, throttle) it meets. Windows are ordered and a
@@ -27,10 +28,10 @@ static const char contexts_sql[] = "SELECT thread_id, name, budget, period FROM 
 static const char throttles_sql[] = "SELECT time FROM run_budget_events WHERE run_id = ?1"
                                     " AND sc_thread_id = ?2 AND kind = 'throttle'"
                                     " ORDER BY time, seq";
-/* The records at or before the last throttle ?3. */
+/* The records before the last throttle ?3. */
 static const char refills_sql[] = "SELECT time, count, capacity FROM run_refills"
-                                  " WHERE run_id = ?1 AND sc_thread_id = ?2 AND block_start <= ?3"
-                                  " AND time <= ?3 ORDER BY time, seq";
+                                  " WHERE run_id = ?1 AND sc_thread_id = ?2 AND block_start < ?3"
+                                  " AND time < ?3 ORDER BY time, seq";
 /* The slices paid that reach into (?3, ?4): the first window's start and
  * the last throttle. */
 static const char slices_sql[] = "SELECT start_time, end_time FROM run_slices"
@@ -82,7 +83,7 @@ static int full_throttles(struct pass *p, int64_t run_id, int64_t ctx)
 {
     int rc;
     size_t kept = 0;
-    bool have = false; /* a record at or before the throttle */
+    bool have = false; /* a record before the throttle */
     int64_t count = 0, capacity = 0;
 
     p->n = 0;
@@ -97,7 +98,7 @@ static int full_throttles(struct pass *p, int64_t run_id, int64_t ctx)
     bind(p->refills, run_id, ctx, p->v[p->n - 1].time, 0);
     rc = sqlite3_step(p->refills);
     for (size_t i = 0; i < p->n; i++) {
-        for (; rc == SQLITE_ROW && sqlite3_column_int64(p->refills, 0) <= p->v[i].time;
+        for (; rc == SQLITE_ROW && sqlite3_column_int64(p->refills, 0) < p->v[i].time;
              rc = sqlite3_step(p->refills)) {
             have = true;
             count = sqlite3_column_int64(p->refills, 1);

@@ -195,7 +195,7 @@ static void test_fragment_diagnosis(void **state)
         db,
         "SELECT count(*), min(full), max(full), min(unused), max(unused) FROM (SELECT"
         " (SELECT r.count = r.capacity FROM refills r WHERE r.sc_thread_id = b.sc_thread_id"
-        "  AND r.time <= b.time ORDER BY r.time DESC, r.seq DESC LIMIT 1) AS full,"
+        "  AND r.time < b.time ORDER BY r.time DESC, r.seq DESC LIMIT 1) AS full,"
         " 4000000 - (SELECT sum(min(s.end_time, b.time) - max(s.start_time, b.time - 10000000))"
         "  FROM slices s WHERE s.sc_thread_id = b.sc_thread_id AND s.start_time < b.time"
         "  AND s.end_time > b.time - 10000000) AS unused"
@@ -221,12 +221,13 @@ static void test_fragment_diagnosis(void **state)
 }
 
 /* Every throttle of run 1's contexts, one row each: the context, whether
- * its list was full (its last record at or before), and the budget it
- * left unused in the period before (period and budget from threads). */
+ * its list was full (its last record before the throttle's time: the list
+ * as the entry that throttled found it), and the budget it left unused in
+ * the period before (period and budget from threads). */
 #define THROTTLES_SQL                                                                              \
     "SELECT t.thread_id AS id, t.name AS name,"                                                    \
     " (SELECT r.count = r.capacity FROM refills r WHERE r.sc_thread_id = b.sc_thread_id"           \
-    "  AND r.time <= b.time ORDER BY r.time DESC, r.seq DESC LIMIT 1) AS full,"                    \
+    "  AND r.time < b.time ORDER BY r.time DESC, r.seq DESC LIMIT 1) AS full,"                     \
     " t.budget - coalesce((SELECT sum(min(s.end_time, b.time)"                                     \
     "  - max(s.start_time, b.time - t.period)) FROM slices s WHERE s.sc_thread_id = b.sc_thread_id" \
     "  AND s.start_time < b.time AND s.end_time > b.time - t.period), 0) AS unused"                \
@@ -237,18 +238,26 @@ static void test_fragment_diagnosis(void **state)
     "perception throttled 16 times with unused budget: its 2 refills fragmented under"             \
     " preemption; see extra_refills (up to 817.350us of its 4ms budget unused in the period"       \
     " before a throttle)\n"                                                                        \
-    "hog throttled 9 times with unused budget: its 2 refills fragmented under preemption;"         \
+    "hog throttled 10 times with unused budget: its 2 refills fragmented under preemption;"         \
     " see extra_refills (up to 806.110us of its 1ms budget unused in the period before a"          \
     " throttle)\n"
 
 /* Several throttled contexts, several throttles each, every case of the
  * rule: perception's 16 throttles all with its list full and budget unused;
- * hog's 19: 9 counted, 2 with its list not full (one with 508.510us
- * unused, one with 19.450us, less than MIN_BUDGET, 20us), 8 after it had
- * used all of its budget (120 cycles over: the kernel's costs); planner and
- * tick never throttled. The summary and check say it once per context, in
- * thread order, with the counts and the largest unused that independent
- * SQL finds. */
+ * hog's 19 all with its list full: 10 counted, 1 with 19.450us unused (less
+ * than MIN_BUDGET, 20us), 8 after it had used all of its budget (120
+ * cycles over: the kernel's costs); planner and tick never throttled. The
+ * summary and check say it once per context, in thread order, with the
+ * counts and the largest unused that independent SQL finds.
+ *
+ * At 85.300120ms hog's charge found its two refills full (head at its
+ * switch-in, 84.808630ms, 491.960us; its tail, 508.040us, already due)
+ * and, as seL4's schedule_used does with no free slot, moved the tail to
+ * end at the used amount's time (84.808630 + 7ms) and merged into it; the
+ * head's 470 cycles, below MIN_BUDGET, merged too: one refill of 1ms at
+ * 91.300120ms. The record that charge wrote says count 1, so the state
+ * before it is the one that tells (a rule reading "at or before" missed
+ * this throttle, with 508.510us unused). */
 static void test_fragment_several(void **state)
 {
     char db[512];
@@ -266,7 +275,14 @@ static void test_fragment_several(void **state)
                           " sum(NOT full AND unused >= 20000), sum(unused < 0)"
                           " FROM (" THROTTLES_SQL ") GROUP BY id ORDER BY id",
                           "perception|16|16|16|817350|0|0\n"
-                          "hog|19|17|9|806110|1|8\n");
+                          "hog|19|19|10|806110|0|8\n");
+    sqlq_assert_path_rows(db,
+                          "SELECT r.time, r.head_time, r.head_amount, r.count FROM refills r"
+                          " JOIN threads t USING (run_id) WHERE t.name = 'hog' AND"
+                          " r.sc_thread_id = t.thread_id AND r.time BETWEEN 84000000 AND 86000000"
+                          " ORDER BY r.seq",
+                          "84808630|84808630|491960|2\n"
+                          "85300120|91300120|1000000|1\n");
     assert_int_equal(spawn_mcsim("check", db, NULL), 0);
     assert_non_null(strstr(spawn_out, SEVERAL_LINES));
     assert_null(strstr(strstr(spawn_out, SEVERAL_LINES) + strlen(SEVERAL_LINES), "fragmented"));
