@@ -87,6 +87,7 @@ static void ctx_release(struct an_ctx *c)
     free(c->hclients);
     free(c->hcount);
     free(c->spans);
+    free(c->pending);
     free(c->t);
 }
 
@@ -103,10 +104,12 @@ int analysis_run(const struct scenario *s, uint8_t scheduler, struct analysis_re
     c.horizon = horizon(s);
     c.t = calloc(c.n ? c.n : 1, sizeof *c.t);
     c.ilist = calloc(c.n ? c.n : 1, sizeof *c.ilist);
+    c.pending = calloc(c.n ? c.n : 1, sizeof *c.pending);
     r->threads = calloc(c.n ? c.n : 1, sizeof *r->threads);
-    if (!c.t || !c.ilist || !r->threads) {
+    if (!c.t || !c.ilist || !c.pending || !r->threads) {
         free(c.t);
         free(c.ilist);
+        free(c.pending);
         free(r->threads);
         r->threads = NULL;
         return -1;
@@ -129,10 +132,21 @@ int analysis_run(const struct scenario *s, uint8_t scheduler, struct analysis_re
     }
     for (int pass = 0; pass < AN_PASSES; pass++) {
         bool changed = false;
+        c.terms = pass == AN_PASSES - 1;
+        memset(c.pending, 0, c.n * sizeof *c.pending);
         for (uint32_t k = 0; k < c.n; k++)
             changed |= an_thread_bound(&c, o[k], &r->threads[o[k]]);
-        if (!changed && pass > 0)
+        if (!changed && pass > 0) {
+            /* nothing changed: every bound of this pass was made of the
+             * figures there are now, and so are their compositions */
+            for (uint32_t i = 0; i < c.n; i++) {
+                const struct an_pending *p = &c.pending[i];
+                if (p->set)
+                    an_terms(&p->w, p->b, p->who, p->q, p->wq, p->theta, p->ahead,
+                             &r->threads[i]);
+            }
             break;
+        }
     }
     free(o);
     ctx_release(&c);

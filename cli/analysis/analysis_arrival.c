@@ -166,3 +166,19 @@ uint64_t an_eta(const struct an_arrivals *a, cycles_t d)
     }
     return AN_INF;
 }
+
+/* A line under eta (the fixed points' divergence test and start,
+ * analysis_rta.c): ceil((d + J) / T) >= (d + J) / T for periodic devices,
+ * ceil(d / min) >= d / min for sporadic ones; 0 for bursts and lists (a
+ * lower bound too). */
+struct an_line an_arrival_line(const struct an_arrivals *a)
+{
+    struct an_line l = {0.0, 0.0};
+    if (a->kind == ARRIVAL_PERIODIC && a->period > 0 && a->jitter < AN_SMALL) {
+        l.s = 1.0 / (double)a->period;
+        l.a = (double)a->jitter / (double)a->period;
+    } else if (a->kind == ARRIVAL_SPORADIC && a->min > 0) {
+        l.s = 1.0 / (double)a->min;
+    }
+    return l;
+}

@@ -225,6 +225,26 @@ static void busy_window(const struct an_win *w, cycles_t b, bool throttles, cycl
 
 /* ------------------------------------------------------------- results */
 
+/* an_terms now, in the last pass, or when analysis_run knows this pass's
+ * results are kept (struct an_ctx, `terms`). */
+static void terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
+                  cycles_t theta, bool ahead, struct analysis_thread *out)
+{
+    struct an_pending *p = &w->c->pending[w->i];
+    if (w->c->terms) {
+        an_terms(w, b, who, q, wq, theta, ahead, out);
+        return;
+    }
+    p->set = true;
+    p->w = *w;
+    p->b = b;
+    p->who = who;
+    p->q = q;
+    p->wq = wq;
+    p->theta = theta;
+    p->ahead = ahead;
+}
+
 static void set_reason(struct analysis_thread *out, const char *fmt, const char *a)
 {
     snprintf(out->reason, sizeof out->reason, fmt, a);
@@ -339,7 +359,7 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
     }
     if (r.two)
         w.crit = false;
-    an_terms(&w, b, who, r.q, r.w, r.theta, r.two, out);
+    terms(&w, b, who, r.q, r.w, r.theta, r.two, out);
     out->worst_job = r.two ? 1 : r.q;
     out->later_release = r.w - r.bound;
     if (who != SCN_NONE && c->s->threads[who].criticality < c->s->threads[i].criticality)
@@ -371,7 +391,7 @@ static void background_bound(struct an_ctx *c, uint32_t i, struct analysis_threa
         return;
     }
     out->bound = wq;
-    an_terms(&w, 0, SCN_NONE, 1, wq, theta, false, out);
+    terms(&w, 0, SCN_NONE, 1, wq, theta, false, out);
     out->worst_job = 1;
 }
 

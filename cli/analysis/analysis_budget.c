@@ -41,15 +41,27 @@ static cycles_t margin(const struct an_ctx *c, uint32_t k, bool may_run_out)
  */
 cycles_t an_throttle_time(const struct an_ctx *c, uint32_t k, cycles_t need)
 {
-    const struct an_thread *t = &c->t[k];
-    cycles_t m = margin(c, k, true), run;
-    if (!c->mcs || !t->has_sc || t->rr)
+    cycles_t run, episode;
+    if (!an_throttle_episode(c, k, &run, &episode))
         return 0;
-    if (need == AN_INF || t->budget <= an_add(m, c->min_budget))
+    if (need == AN_INF || run == 0)
         return AN_INF;
-    run = t->budget - m - c->min_budget;
-    return an_mul(an_add(2, need / run),
-                  an_add(an_mul(2, t->period) - t->budget, an_add(m, c->e_max)));
+    return an_mul(an_add(2, need / run), episode);
+}
+
+bool an_throttle_episode(const struct an_ctx *c, uint32_t k, cycles_t *run, cycles_t *episode)
+{
+    const struct an_thread *t = &c->t[k];
+    cycles_t m = margin(c, k, true);
+    *run = 0;
+    *episode = AN_INF;
+    if (!c->mcs || !t->has_sc || t->rr)
+        return false;
+    if (t->budget <= an_add(m, c->min_budget))
+        return true;
+    *run = t->budget - m - c->min_budget;
+    *episode = an_add(an_mul(2, t->period) - t->budget, an_add(m, c->e_max));
+    return true;
 }
 
 

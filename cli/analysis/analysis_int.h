@@ -47,6 +47,15 @@ uint64_t an_eta(const struct an_arrivals *a, cycles_t d);
  * (delta(1) = 0); AN_INF when q arrivals never happen (at: lists). */
 cycles_t an_delta(const struct an_arrivals *a, uint64_t q);
 
+/* A line under a step function f: f(d) >= a + s d for every d >= 0, a and
+ * s >= 0 (the fixed points' divergence test and start, analysis_rta.c). */
+struct an_line {
+    double a, s;
+};
+
+/* A line under eta(d) ({0, 0} where none is known). */
+struct an_line an_arrival_line(const struct an_arrivals *a);
+
 struct an_ctx;
 
 /* The arrival curve of every device, with its span table (c->dev, c->spans);
@@ -126,6 +135,12 @@ struct an_ctx {
     uint32_t *hoff, *hclients, *hcount;
     bool other_calls;          /* an unmodelled program calls a server */
     cycles_t *spans;           /* the span tables dev[] points into */
+    /* The composition of each bound (an_terms) is made only for the
+     * results that are kept: at once when `terms` (the last pass), else
+     * left in pending[i] (analysis.c makes it after a pass that changed
+     * nothing, when the figures it reads are those the bound was made of) */
+    bool terms;
+    struct an_pending *pending;
 };
 
 /* Build the model of every thread (analysis_model.c); -1 out of memory
@@ -143,6 +158,9 @@ bool an_visits(const struct an_ctx *c, uint32_t j, uint32_t k);
  * device arrival, timer interrupts of contexts that may run out, classic
  * ticks, late starts, one entry in progress (analysis_kernel.c). */
 uint64_t an_kernel_entries(const struct an_ctx *c, cycles_t d);
+
+/* A line under an_kernel_entries(c, d). */
+struct an_line an_kernel_line(const struct an_ctx *c);
 
 /* The tables an_kernel_entries and an_faults use (after an_model); -1
  * out of memory. */
@@ -206,6 +224,16 @@ cycles_t an_all_interference(const struct an_win *w, cycles_t d);
 cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, cycles_t need,
                         bool throttles, cycles_t *theta);
 
+/* A bound's composition, to be made once its pass is known to be kept. */
+struct an_pending {
+    bool set;
+    struct an_win w;
+    cycles_t b, wq, theta;
+    uint32_t who;
+    uint64_t q;
+    bool ahead;
+};
+
 /* Fill out->terms: the parts of w(q) for the q-th job of thread w->i with
  * blocking b (by client `who`), throttled for `theta`, q = 2 meaning one
  * job ahead when `ahead` (analysis_terms.c). */
@@ -215,6 +243,11 @@ void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycl
 /* Theta's episodes for thread k needing `need` cycles, without the refill
  * delays the window's preemption adds (analysis_bound.c). */
 cycles_t an_throttle_time(const struct an_ctx *c, uint32_t k, cycles_t need);
+
+/* Its parts: Theta = (2 + floor(need / run)) episode; false when k's
+ * context never throttles (Theta = 0); run = 0 when its budget leaves no
+ * run (Theta = AN_INF). */
+bool an_throttle_episode(const struct an_ctx *c, uint32_t k, cycles_t *run, cycles_t *episode);
 
 /* Is thread i's context (the window's) proven never to run out, its jobs
  * having bound r? (analysis_budget.c) */

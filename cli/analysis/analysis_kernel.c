@@ -47,6 +47,43 @@ uint64_t an_kernel_entries(const struct an_ctx *c, cycles_t d)
     return n;
 }
 
+/* The line of a context's timer entries: ceil(d / x) + 1 >= d / x + 1. */
+static void timer_line(const struct scn_context *sc, bool safe, struct an_line *l)
+{
+    if (!sc->present || sc->budget == 0 || sc->period == 0)
+        return; /* no entries, or none that the line knows of: 0 is below */
+    if (sc->budget == sc->period) {
+        l->s += 1.0 / (double)sc->budget;
+        l->a += 1.0;
+    } else if (!safe) {
+        l->s += 3.0 * (2.0 + sc->extra_refills) / (double)sc->period;
+        l->a += 3.0 * (2.0 + sc->extra_refills);
+    }
+}
+
+struct an_line an_kernel_line(const struct an_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct an_line l = {(double)c->k_fixed, 0.0};
+    for (uint32_t k = 0; k < s->n_devices; k++) {
+        struct an_line d = an_arrival_line(&c->dev[k]);
+        l.a += d.a;
+        l.s += d.s;
+    }
+    if (!c->mcs) {
+        l.s += 1.0 / (double)(s->tick ? s->tick : 1);
+        l.a += 1.0;
+        return l;
+    }
+    for (uint32_t x = 0; x < c->n_timed; x++) {
+        uint32_t k = c->timed[x];
+        timer_line(&s->threads[k].sc, c->t[k].safe && c->t[k].shape != SHAPE_OTHER, &l);
+    }
+    for (uint32_t k = 0; k < s->n_notifications; k++)
+        timer_line(&s->notifications[k].sc, false, &l);
+    return l;
+}
+
 uint64_t an_faults(const struct an_ctx *c, uint32_t h, cycles_t d)
 {
     uint64_t n = 0;

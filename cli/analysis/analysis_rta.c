@@ -153,6 +153,115 @@ cycles_t an_all_interference(const struct an_win *w, cycles_t d)
     return sum;
 }
 
+/* ------------------------------------------------------------ divergence */
+
+/* Below 2^53 a cycle count converts to a double exactly. */
+static double dbl(cycles_t x)
+{
+    return x < (UINT64_C(1) << 53) ? (double)x : 0.0;
+}
+
+/* A line under an_interference(w, j, d) (analysis_int.h): under the
+ * demand (eta(d) W_j; the carried-in jobs add min(2, R_j / T) W_j, as
+ * eta(d + R_j) >= (d + R_j + J) / T) and under the supply (ceil((d + L) /
+ * T) (b + E) >= (d + L) (b + E) / T), the smaller intercept and the
+ * smaller slope of the two; {0, 0} where none is known. */
+static struct an_line line(const struct an_win *w, uint32_t j)
+{
+    const struct an_ctx *c = w->c;
+    const struct an_thread *t = &c->t[j];
+    struct an_line dm = {0.0, 0.0}, sp = {0.0, 0.0}, none = {0.0, 0.0}, r;
+    bool dm_inf = false, sp_inf;
+    if (j == w->i || t->shape == SHAPE_SERVER)
+        return none;
+    if (w->rr_need && t->prio == w->level && t->background && t->rr)
+        return none;
+    if (t->prio < w->level) {
+        if (t->shape == SHAPE_DEVICE && w->idle && an_request_reaches(c, j, w->level)) {
+            r = an_arrival_line(&t->arr);
+            r.a = (r.a + 2.0) * dbl(t->requests);
+            r.s *= dbl(t->requests);
+            return r;
+        }
+        return none;
+    }
+    if (t->shape == SHAPE_DEVICE) {
+        dm = an_arrival_line(&t->arr);
+        if (!w->crit) {
+            double carry = 2.0;
+            if (t->bound != AN_INF && dm.s * dbl(t->bound) < carry)
+                carry = dm.s * dbl(t->bound);
+            dm.a += carry;
+        }
+        dm.a *= dbl(t->work);
+        dm.s *= dbl(t->work);
+    } else if (t->shape == SHAPE_OTHER) {
+        dm_inf = true;
+    }
+    sp_inf = an_supply(c, j, 1) == AN_INF;
+    if (!sp_inf && t->period > 0) {
+        double per = dbl(an_add(t->budget, c->e_max)) / (double)t->period;
+        sp.s = per;
+        sp.a = t->sporadic ? dbl(t->lag) * per : 0.0;
+    }
+    if (dm_inf)
+        return sp_inf ? none : sp;
+    if (sp_inf)
+        return dm;
+    r.a = dm.a < sp.a ? dm.a : sp.a;
+    r.s = dm.s < sp.s ? dm.s : sp.s;
+    return r;
+}
+
+/*
+ * Where the fixed point of an_fixed_point can be (docs/analysis.md, "The
+ * bound"): F(t) >= L(t) = A + S t, with
+ *     S = (1 + anchors) (E k_s + sum_j s_j) + [throttles] (episode / run) E k_s
+ *     A = base + anchor_extra + (1 + anchors) (E k_a + sum_j a_j)
+ *         + [throttles] episode (1 + (need + E k_a) / run)
+ * (k and the j's the lines of K and I_j above; Theta = (2 + floor(x /
+ * run)) episode >= episode (1 + x / run)). Every fixed point of F is at
+ * least base and at least the root of L (below it L(t) > t): when S >= 1
+ * there is none, when the root is past the horizon none the iteration
+ * can reach (it would end with AN_INF, past the horizon or its step
+ * limit); otherwise it may start at the root. A and S are nonnegative
+ * sums of a few hundred rounded terms (relative error far below 1e-12),
+ * scaled down by 1e-9 before use. Returns AN_INF (no fixed point up to
+ * the horizon) or a start not above the least fixed point.
+ */
+static cycles_t lower_start(const struct an_win *w, cycles_t base, cycles_t need, bool throttles,
+                            uint32_t n)
+{
+    const struct an_ctx *c = w->c;
+    const double down = 1.0 - 1e-9;
+    struct an_line k = an_kernel_line(c);
+    double e = dbl(c->e_max), ia = 0.0, is = 0.0, a, s, root;
+    double anchors = 1.0 + (double)w->anchors;
+    cycles_t run, episode;
+    if (c->horizon >= (UINT64_C(1) << 52) || base > c->horizon)
+        return base; /* the iteration ends at once, or the doubles are not exact */
+    for (uint32_t x = 0; x < n; x++) {
+        struct an_line l = line(w, c->ilist[x]);
+        ia += l.a;
+        is += l.s;
+    }
+    s = anchors * (e * k.s + is);
+    a = dbl(base) + dbl(w->anchor_extra) + anchors * (e * k.a + ia);
+    if (throttles && an_throttle_episode(c, w->i, &run, &episode) && run > 0 &&
+        episode != AN_INF) {
+        s += dbl(episode) / (double)run * e * k.s;
+        a += dbl(episode) * (1.0 + (dbl(need) + e * k.a) / (double)run);
+    }
+    a *= down;
+    s *= down;
+    if (s >= 1.0)
+        return a + (s - 1.0) * dbl(base) > 1.0 ? AN_INF : base;
+    root = a / (1.0 - s) * down;
+    if (root > dbl(c->horizon) + 1.0)
+        return AN_INF;
+    return root > dbl(base) ? (cycles_t)root : base;
+}
+
 /* Least t >= base with t = base + Theta(need + E K(t)) + all_interference(t)
  * (Theta only if `throttles`); AN_INF past the horizon. Only the threads
  * that may interfere are visited at each step. */
@@ -162,9 +271,15 @@ cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, c
     struct an_ctx *c = w->c;
     cycles_t t = start > base ? start : base, next, k, th = 0;
     uint32_t n = 0;
+    *theta = 0;
     for (uint32_t j = 0; j < c->n; j++)
         if (may_interfere(w, j))
             c->ilist[n++] = j;
+    next = lower_start(w, base, need, throttles, n);
+    if (next == AN_INF)
+        return AN_INF; /* *theta: not used without a bound */
+    if (next > t)
+        t = next;
     /* a fixed point that takes this many steps is treated as none: each
      * step grows t, so stopping early only loses a bound */
     for (uint32_t steps = 0; t != AN_INF && t <= c->horizon && steps < AN_MAX_STEPS; steps++) {
