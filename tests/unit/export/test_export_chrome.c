@@ -1,14 +1,11 @@
 /*
- * The Chrome trace export against the Trace Event Format's rules
- * (tests/support/trace_check.h) for every example scenario under both
- * schedulers, and what --from, --to and --threads keep: only the window's
- * events of those threads, spans clipped to it; jobs as spans with their
- * deadline and response; flows bound at both ends.
+ * `mcsim export --format chrome` (cli/export/) on runs recorded by `mcsim
+ * run`, read back with the strict JSON parser of tests/support and compared
+ * with the database row by row, times exactly in microseconds; the budget
+ * counter against the refill lists of reference cases computed by hand.
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dirent.h>
-#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -21,369 +18,372 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "json.h"
+#include "db/db.h"
+#include "export_fx.h"
 #include "spawn.h"
 #include "sqlq.h"
-#include "trace_check.h"
 #include "workdir.h"
 
-#define EXAMPLES MCSIM_SOURCE_DIR "/scenarios"
-#define NETWORK EXAMPLES "/network_driver.yaml"
-#define SHARED EXAMPLES "/shared_server.yaml"
+#define KERNEL_DIR MCSIM_SOURCE_DIR "/tests/scenarios/kernel"
 
-static struct json *load_trace(const char *name)
+/* ---- exact microseconds ---- */
+
+__extension__ typedef unsigned __int128 u128;
+
+/* True if the JSON number `text` is exactly `cycles` at `hz` in
+ * microseconds: text = M / 10^k and M * hz = cycles * 10^6 * 10^k. */
+static bool us_equals(const char *text, uint64_t cycles, uint64_t hz)
 {
-    size_t len;
-    char msg[256] = "";
-    char *text = workdir_read(name, &len);
-    struct json *v;
-
-    assert_non_null(text);
-    if (strstr(text, "null") != NULL)
-        fail_msg("%s holds a null", name);
-    v = json_parse(text, len, msg, sizeof msg);
-    if (!v)
-        fail_msg("%s is not strict JSON: %s", name, msg);
-    free(text);
-    return v;
+    u128 m = 0, scale = 1;
+    bool frac = false;
+    for (const char *p = text; *p; p++) {
+        if (*p == '.' && !frac) {
+            frac = true;
+            continue;
+        }
+        if (*p < '0' || *p > '9')
+            return false;
+        m = m * 10 + (u128)(*p - '0');
+        if (frac)
+            scale *= 10;
+    }
+    return m * hz == (u128)cycles * 1000000u * scale;
 }
 
-static struct json *checked_trace(const char *name, struct trace_counts *n)
+/* The cycles a JSON number of microseconds stands for, at `hz` (exact). */
+static uint64_t us_cycles(const struct json *v, uint64_t hz)
 {
-    struct json *t = load_trace(name);
-    char err[300];
+    u128 m = 0, scale = 1;
+    bool frac = false;
+    assert_int_equal(v->type, JSON_NUMBER);
+    for (const char *p = v->text; *p; p++) {
+        if (*p == '.') {
+            frac = true;
+            continue;
+        }
+        m = m * 10 + (u128)(*p - '0');
+        if (frac)
+            scale *= 10;
+    }
+    assert_true((m * hz) % (1000000u * scale) == 0);
+    return (uint64_t)(m * hz / (1000000u * scale));
+}
 
-    if (trace_check(t, n, err, sizeof err) != 0)
-        fail_msg("%s breaks the Trace Event Format: %s", name, err);
-    return t;
+/* ---- the Chrome trace ---- */
+
+static const struct json *events_of(const struct json *trace)
+{
+    const struct json *ev = json_get(trace, "traceEvents");
+    assert_non_null(ev);
+    assert_int_equal(ev->type, JSON_ARRAY);
+    return ev;
 }
 
 static const char *str(const struct json *v, const char *key)
 {
     const struct json *m = json_get(v, key);
-    return m && m->type == JSON_STRING ? m->text : "";
+    return m && m->type == JSON_STRING ? m->text : NULL;
 }
 
-static double num(const struct json *v, const char *key)
+static size_t count_events(const struct json *ev, const char *ph, const char *name)
 {
-    const struct json *m = json_get(v, key);
-    assert_non_null(m);
-    return m->number;
-}
-
-static size_t count(const struct json *trace, const char *ph, const char *cat)
-{
-    const struct json *ev = json_get(trace, "traceEvents");
     size_t n = 0;
     for (size_t i = 0; i < ev->count; i++)
         n += strcmp(str(ev->items[i], "ph"), ph) == 0 &&
-             (!cat || strcmp(str(ev->items[i], "cat"), cat) == 0);
+             (!name || strcmp(str(ev->items[i], "name"), name) == 0);
     return n;
 }
 
-/* ---- the checker itself catches each broken rule ---- */
-
-static void test_export_chrome_checker(void **state)
+static size_t count_cat(const struct json *ev, const char *ph, const char *cat)
 {
-#define EV(x) "{\"traceEvents\":[" x "]}"
-#define X(tid, ts, dur) "{\"name\":\"a\",\"ph\":\"X\",\"pid\":1,\"tid\":" #tid ",\"ts\":" #ts ",\"dur\":" #dur "}"
-    static const struct {
-        const char *json, *error; /* NULL: valid */
-    } cases[] = {
-        {EV(X(1, 0, 10) "," X(1, 2, 3) "," X(1, 10, 0)), NULL},
-        {EV(X(1, 0, 10) "," X(1, 5, 10)), "X overlaps an earlier span"},
-        {EV(X(1, 5, 1) "," X(1, 2, 1)), "ts goes back on its track"},
-        {EV(X(1, 5, 1) "," X(2, 2, 1)), NULL},
-        {EV("{\"name\":\"a\",\"ph\":\"i\",\"pid\":1,\"tid\":1,\"ts\":1,\"args\":{\"x\":null}}"),
-         "a null member"},
-        {EV("{\"name\":\"a\",\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":1}"), "a B never ended"},
-        {EV("{\"name\":\"a\",\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":1}"), "an E without its B"},
-        {EV(X(1, 0, 10) ",{\"name\":\"f\",\"cat\":\"c\",\"ph\":\"s\",\"pid\":1,"
-            "\"tid\":1,\"ts\":10,\"id\":7},{\"name\":\"f\",\"cat\":\"c\",\"ph\":\"f\","
-            "\"pid\":1,\"tid\":2,\"ts\":15,\"id\":7}," X(2, 20, 5)),
-         NULL},
-        {EV(X(1, 0, 10) ",{\"name\":\"f\",\"cat\":\"c\",\"ph\":\"s\",\"pid\":1,"
-            "\"tid\":1,\"ts\":11,\"id\":7},{\"name\":\"f\",\"cat\":\"c\",\"ph\":\"f\","
-            "\"pid\":1,\"tid\":2,\"ts\":15,\"id\":7}," X(2, 20, 5)),
-         "is bound to no span"},
-        {EV(X(1, 0, 10) ",{\"name\":\"f\",\"cat\":\"c\",\"ph\":\"s\",\"pid\":1,"
-            "\"tid\":1,\"ts\":5,\"id\":7}"),
-         "has 1 starts and 0 ends"},
-        {EV("{\"name\":\"a\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":-1}"),
-         "needs a dur >= 0"},
-    };
-    (void)state;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char err[300] = "", msg[200];
-        struct trace_counts n;
-        struct json *t = json_parse(cases[i].json, strlen(cases[i].json), msg, sizeof msg);
-        int rc;
-        if (t == NULL)
-            fail_msg("case %zu: %s", i, msg);
-        rc = trace_check(t, &n, err, sizeof err);
-        json_free(t);
-        if (cases[i].error ? rc == 0 || strstr(err, cases[i].error) == NULL : rc != 0)
-            fail_msg("case %zu: got %d '%s', expected '%s'", i, rc, err,
-                     cases[i].error ? cases[i].error : "valid");
+    size_t n = 0;
+    for (size_t i = 0; i < ev->count; i++)
+        n += strcmp(str(ev->items[i], "ph"), ph) == 0 && str(ev->items[i], "cat") &&
+             strcmp(str(ev->items[i], "cat"), cat) == 0;
+    return n;
+}
+
+/* Every slice of the run is a complete event on its thread's track, in
+ * order, with exact times. */
+static void check_slices(sqlite3 *db, int64_t run, uint64_t hz, const struct json *ev)
+{
+    sqlite3_stmt *st;
+    char sql[128];
+    size_t i = 0;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT thread_id, start_time, end_time FROM slices"
+                                        " WHERE run_id = ?1 ORDER BY start_time, rowid",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_int64(st, 1, run);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const struct json *e;
+        while (i < ev->count && (strcmp(str(ev->items[i], "ph"), "X") != 0 ||
+                                 strcmp(str(ev->items[i], "cat"), "slice") != 0))
+            i++;
+        assert_true(i < ev->count);
+        e = ev->items[i++];
+        assert_int_equal((int64_t)json_get(e, "tid")->number, sqlite3_column_int64(st, 0));
+        assert_true(us_equals(json_get(e, "ts")->text, (uint64_t)sqlite3_column_int64(st, 1), hz));
+        assert_true(us_equals(json_get(e, "dur")->text,
+                              (uint64_t)(sqlite3_column_int64(st, 2) - sqlite3_column_int64(st, 1)),
+                              hz));
     }
-#undef X
-#undef EV
+    sqlite3_finalize(st);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM slices WHERE run_id = %lld", (long long)run);
+    assert_int_equal(count_cat(ev, "X", "slice"), (size_t)sqlq_int(db, sql));
 }
 
-/* ---- every example scenario ---- */
-
-static void test_export_chrome_rules_examples(void **state)
-{
-    DIR *dir = opendir(EXAMPLES);
-    struct dirent *e;
-    size_t checked = 0;
-    (void)state;
-
-    assert_non_null(dir);
-    while ((e = readdir(dir)) != NULL) {
-        static const char *const schedulers[] = {"mcs", "classic"};
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0)
-            continue;
-        for (size_t s = 0; s < 2; s++) {
-            struct trace_counts n;
-            struct json *t;
-            if (spawn_shell("run '%s/%s' -o ex.db --scheduler %s --quiet", EXAMPLES, e->d_name,
-                            schedulers[s]) > 1 ||
-                spawn_shell("export ex.db --format chrome -o ex.json") != 0)
-                fail_msg("%s (%s): %s", e->d_name, schedulers[s], spawn_err);
-            t = checked_trace("ex.json", &n);
-            assert_true(n.spans > 0);
-            json_free(t);
-            checked++;
-        }
-    }
-    closedir(dir);
-    assert_true(checked >= 22); /* 11 scenarios, 2 schedulers */
-}
-
-/* With --trace full: message and reply flows, each bound at both ends. */
-static void test_export_chrome_ipc_flows(void **state)
-{
-    struct trace_counts n;
-    struct json *t;
-    sqlite3 *db;
-    (void)state;
-
-    assert_int_equal(spawn_shell("run '%s' -o full.db --trace full --quiet", SHARED), 0);
-    assert_int_equal(spawn_shell("export full.db --format chrome -o full.json"), 0);
-    t = checked_trace("full.json", &n);
-    db = sqlq_open(workdir_file("full.db"), false);
-    /* interrupt flows: one per delivery whose handler ran */
-    assert_int_equal(count(t, "s", "irq"),
-                     (size_t)sqlq_int(db, "SELECT count(*) FROM irqs WHERE handler IS NOT NULL "
-                                          "AND handler_start IS NOT NULL"));
-    /* a message to the passive server donates the caller's context */
-    assert_true(count(t, "s", "ipc") > 100);
-    char *text = workdir_read("full.json", NULL);
-    assert_non_null(strstr(text, "\"message, context donated\""));
-    assert_non_null(strstr(text, "\"name\":\"reply\",\"cat\":\"ipc\""));
-    free(text);
-    sqlite3_close(db);
-    json_free(t);
-}
-
-/* Signal -> wake (issue 14): tests/data/export/signal.yaml signals `go`
- * twice; the first wakes consumer, the second finds it runnable and stays
- * pending. The events table keeps the thread each woke (arg2), and the
- * export has exactly one flow, from producer's slice at 2ms to consumer's
- * next slice (which begins at 3.5ms; the second wait does not block, so
- * the slice runs on to 6.5ms), with the signal's events row as id. */
-static void test_export_chrome_signal_flows(void **state)
-{
-    struct trace_counts n;
-    struct json *t;
-    const struct json *ev;
-    sqlite3 *db;
-    char got[512] = "", want[512];
-    size_t len = 0;
-    (void)state;
-
-    assert_int_equal(spawn_shell("run '%s' -o sig.db --trace full --quiet",
-                                 MCSIM_SOURCE_DIR "/tests/data/export/signal.yaml"),
-                     0);
-    assert_int_equal(spawn_shell("export sig.db --format chrome -o sig.json"), 0);
-    db = sqlq_open(workdir_file("sig.db"), false);
-    sqlq_assert_rows(db,
-                     "SELECT e.time, p.name, w.name FROM events e JOIN threads p"
-                     " ON p.run_id = e.run_id AND p.thread_id = e.thread_id LEFT JOIN threads w"
-                     " ON w.run_id = e.run_id AND w.thread_id = e.arg2 WHERE e.kind = 'signal'"
-                     " ORDER BY e.seq",
-                     "2000000|producer|consumer\n3000000|producer|NULL\n");
-    sqlq_assert_rows(db, "SELECT start_time, end_time FROM slices WHERE thread_id = 2 ORDER BY seq",
-                     "3500000|6500000\n");
-    snprintf(want, sizeof want,
-             "s signal, wakes tid=1 ts=2000 id=%lld bp=e\nf signal, wakes tid=2 ts=2000 id=%lld"
-             " bp=-\n",
-             (long long)sqlq_int(db, "SELECT rowid FROM events WHERE kind = 'signal'"
-                                     " AND arg2 IS NOT NULL"),
-             (long long)sqlq_int(db, "SELECT rowid FROM events WHERE kind = 'signal'"
-                                     " AND arg2 IS NOT NULL"));
-    t = checked_trace("sig.json", &n);
-    ev = json_get(t, "traceEvents");
-    for (size_t i = 0; i < ev->count; i++) {
-        const struct json *e = ev->items[i];
-        if (strcmp(str(e, "cat"), "signal") != 0)
-            continue;
-        len += (size_t)snprintf(got + len, sizeof got - len, "%s %s tid=%g ts=%g id=%g bp=%s\n",
-                                str(e, "ph"), str(e, "name"), num(e, "tid"), num(e, "ts"),
-                                num(e, "id"), json_get(e, "bp") ? str(e, "bp") : "-");
-    }
-    assert_string_equal(got, want);
-    /* without --trace full no signal is recorded, and no flow written */
-    assert_int_equal(spawn_shell("run '%s' -o sched.db --quiet",
-                                 MCSIM_SOURCE_DIR "/tests/data/export/signal.yaml"),
-                     0);
-    assert_int_equal(spawn_shell("export sched.db --format chrome -o sched.json"), 0);
-    json_free(t);
-    t = checked_trace("sched.json", &n);
-    assert_int_equal(count(t, "s", "signal") + count(t, "f", "signal"), 0);
-    json_free(t);
-    sqlite3_close(db);
-}
-
-/* ---- a window ---- */
-
-#define FROM 20000000 /* cycles: 20ms at 1GHz */
-#define TO 30000000
-
-/* Every event of the window export lies in [20ms, 30ms) (a span within
- * it), is of control or of a device, and the slices, jobs and throttles
- * are those the tables have in the window. */
-static void test_export_chrome_window(void **state)
-{
-    struct trace_counts n;
-    struct json *t;
-    const struct json *ev;
-    sqlite3 *db;
-    size_t slices = 0, jobs = 0;
-    (void)state;
-
-    assert_int_equal(spawn_shell("run '%s' -o net.db --quiet", NETWORK), 0);
-    assert_int_equal(spawn_shell("export net.db --format chrome -o w.json --from 20ms --to 30ms "
-                                 "--threads control"),
-                     0);
-    t = checked_trace("w.json", &n);
-    ev = json_get(t, "traceEvents");
-    db = sqlq_open(workdir_file("net.db"), false);
-    for (size_t i = 0; i < ev->count; i++) {
-        const struct json *e = ev->items[i];
-        const char *ph = str(e, "ph");
-        double ts, end;
-        if (strcmp(ph, "M") == 0)
-            continue;
-        ts = num(e, "ts");
-        end = strcmp(ph, "X") == 0 ? ts + num(e, "dur") : ts;
-        if (ts < 20000 || end > 30000 || (strcmp(ph, "X") != 0 && ts >= 30000))
-            fail_msg("event %zu (%s) at %g..%g is outside the window", i, str(e, "name"), ts,
-                     end);
-        if (strcmp(ph, "C") == 0) {
-            assert_string_equal(str(e, "name"), "budget control");
-            continue;
-        }
-        /* control is thread 1: its track, its jobs' lanes, its context's;
-         * device tracks come after the threads (3 + line) */
-        double tid = num(e, "tid");
-        if (!(tid == 1 || tid == 1000000 + 1 || tid == 1100000 + 1 || tid == 2000000 + 1 ||
-              (tid >= 3 && tid < 1000)))
-            fail_msg("event %zu (%s) is on track %.0f, not control's or a device's", i,
-                     str(e, "name"), tid);
-        slices += strcmp(str(e, "cat"), "slice") == 0;
-        jobs += strcmp(ph, "X") == 0 && strcmp(str(e, "cat"), "job") == 0;
-    }
-    assert_int_equal(slices, (size_t)sqlq_int(db, "SELECT count(*) FROM slices WHERE thread_id "
-                                                  "= 1 AND start_time < 30000000 AND "
-                                                  "end_time > 20000000"));
-    assert_int_equal(jobs, (size_t)sqlq_int(db, "SELECT count(*) FROM jobs WHERE thread_id = 1 "
-                                                "AND release_time < 30000000 AND "
-                                                "coalesce(finish_time, 200000000) >= 20000000"));
-    assert_int_equal(count(t, "X", "irq"),
-                     (size_t)sqlq_int(db, "SELECT count(*) FROM irqs WHERE arrival >= 20000000 "
-                                          "AND arrival < 30000000 AND delivered IS NOT NULL"));
-    assert_true(slices > 0 && jobs > 0);
-    /* net_driver's handler flows end on a track not exported: none kept */
-    assert_int_equal(count(t, "s", "irq"), count(t, "f", "irq"));
-    sqlite3_close(db);
-    json_free(t);
-}
-
-/* Jobs are spans from release to completion, with deadline and response
- * as arguments, equal to the jobs table's. */
-static void test_export_chrome_jobs(void **state)
-{
-    struct trace_counts n;
-    struct json *t;
-    const struct json *ev;
-    sqlite3 *db;
-    size_t jobs = 0;
-    (void)state;
-
-    assert_int_equal(spawn_shell("export net.db --format chrome -o j.json --threads control"), 0);
-    t = checked_trace("j.json", &n);
-    ev = json_get(t, "traceEvents");
-    db = sqlq_open(workdir_file("net.db"), false);
-    for (size_t i = 0; i < ev->count; i++) {
-        const struct json *e = ev->items[i], *a = json_get(e, "args");
-        char sql[200];
-        if (strcmp(str(e, "ph"), "X") != 0 || strcmp(str(e, "cat"), "job") != 0)
-            continue;
-        jobs++;
-        snprintf(sql, sizeof sql, "SELECT response FROM jobs WHERE thread_id = 1 AND job = %d",
-                 (int)num(a, "job"));
-        assert_int_equal(llround(num(a, "response_us") * 1000), sqlq_int(db, sql));
-        assert_true(num(e, "dur") == num(a, "response_us"));
-        snprintf(sql, sizeof sql,
-                 "SELECT deadline_time FROM jobs WHERE thread_id = 1 AND job = %d",
-                 (int)num(a, "job"));
-        assert_int_equal(llround(num(a, "deadline_us") * 1000), sqlq_int(db, sql));
-    }
-    assert_int_equal(jobs, (size_t)sqlq_int(db, "SELECT count(*) FROM jobs WHERE thread_id = 1"));
-    sqlite3_close(db);
-    json_free(t);
-}
-
-static void test_export_chrome_window_errors(void **state)
+/* Instant events: as many as the rows they come from. */
+static void check_instants(sqlite3 *db, int64_t run, const struct json *ev)
 {
     static const struct {
-        const char *args, *message;
-    } cases[] = {
-        {"--from 300ms", "mcsim: export: --from 300ms is not before the end of run 1\n"},
-        {"--from 5ms --to 5ms", "mcsim: export: --to 5ms is not after --from 5ms\n"},
-        {"--from 5", "mcsim: export: --from '5': a number other than 0 needs a unit"},
-        {"--threads control,nosuch", "mcsim: export: --threads: run 1 has no thread 'nosuch'\n"},
+        const char *name, *sql;
+    } kinds[] = {
+        {"release", "SELECT count(*) FROM jobs WHERE run_id = %lld"},
+        {"complete", "SELECT count(finish_time) FROM jobs WHERE run_id = %lld"},
+        {"deadline_miss", "SELECT count(*) FROM jobs WHERE run_id = %lld AND missed = 1"},
+        {"throttle",
+         "SELECT count(*) FROM budget_events WHERE run_id = %lld AND kind = 'throttle'"},
+        {"replenish",
+         "SELECT count(*) FROM budget_events WHERE run_id = %lld AND kind = 'replenish'"},
+        {"timeout_fault",
+         "SELECT count(*) FROM budget_events WHERE run_id = %lld AND kind = 'timeout_fault'"},
+        {"emergency",
+         "SELECT count(*) FROM budget_events WHERE run_id = %lld AND kind = 'emergency'"},
+        /* a delivered interrupt is a span, arrival to delivery */
+        {"irq", "SELECT count(*) FROM irqs WHERE run_id = %lld AND lost = 0 AND delivered IS NULL"},
+        {"irq_lost", "SELECT count(*) FROM irqs WHERE run_id = %lld AND lost = 1"},
+        {"preempt", "SELECT count(*) FROM events WHERE run_id = %lld AND kind = 'preempt'"},
     };
-    (void)state;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int rc = spawn_shell("export net.db --format chrome -o bad.json %s", cases[i].args);
-        if (rc != 2 || strncmp(spawn_err, cases[i].message, strlen(cases[i].message)) != 0)
-            fail_msg("%s: exit %d, '%s'", cases[i].args, rc, spawn_err);
-        assert_false(workdir_exists("bad.json"));
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        char sql[256];
+        snprintf(sql, sizeof sql, kinds[i].sql, (long long)run);
+        if (count_events(ev, "i", kinds[i].name) != (size_t)sqlq_int(db, sql))
+            fail_msg("%s: %zu events, %lld rows", kinds[i].name,
+                     count_events(ev, "i", kinds[i].name), (long long)sqlq_int(db, sql));
     }
-    assert_int_equal(spawn_shell("export net.db --format csv --from 5ms"), 2);
-    assert_non_null(strstr(spawn_err, "--from, --to and --threads are for --format chrome"));
+}
+
+/* The counter's value at `t`: its last sample at or before t. */
+static uint64_t value_at(const uint64_t *ts, const uint64_t *vs, size_t n, uint64_t t)
+{
+    uint64_t v = vs[0];
+    for (size_t i = 0; i < n && ts[i] <= t; i++)
+        v = vs[i];
+    return v;
+}
+
+/* What the kernel's records say about context `thread`: at each refills
+ * row (the last of its instant) the counter is the head's amount if the
+ * head is due, else 0; after a throttle, 0. */
+static void check_anchors(sqlite3 *db, int64_t run, int64_t thread, const uint64_t *ts,
+                          const uint64_t *vs, size_t n)
+{
+    sqlite3_stmt *st;
+    size_t rows = 0;
+    assert_int_equal(
+        sqlite3_prepare_v2(db,
+                           "SELECT r.time, CASE WHEN r.head_time > r.time THEN 0"
+                           " ELSE r.head_amount END, 'refill' FROM refills r"
+                           " WHERE r.run_id = ?1 AND r.sc_thread_id = ?2 AND NOT EXISTS"
+                           " (SELECT 1 FROM refills q WHERE q.run_id = r.run_id"
+                           " AND q.sc_thread_id = r.sc_thread_id AND q.time = r.time"
+                           " AND q.seq > r.seq)"
+                           " UNION ALL SELECT b.time, 0, 'throttle' FROM budget_events b"
+                           " WHERE b.run_id = ?1 AND b.sc_thread_id = ?2 AND b.kind = 'throttle'",
+                           -1, &st, NULL),
+        SQLITE_OK);
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_int64(st, 2, thread);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        uint64_t t = (uint64_t)sqlite3_column_int64(st, 0);
+        uint64_t want = (uint64_t)sqlite3_column_int64(st, 1);
+        if (value_at(ts, vs, n, t) != want)
+            fail_msg("context %lld at %llu (%s): counter %llu, expected %llu", (long long)thread,
+                     (unsigned long long)t, (const char *)sqlite3_column_text(st, 2),
+                     (unsigned long long)value_at(ts, vs, n, t), (unsigned long long)want);
+        rows++;
+    }
+    sqlite3_finalize(st);
+    assert_true(rows > 1);
+}
+
+/* The counter of a periodic context: time-ordered, from its first refill
+ * record, within [0, budget + grants], anchored as check_anchors says.
+ * Returns its number of samples. */
+static size_t check_counter(sqlite3 *db, int64_t run, uint64_t hz, const struct json *ev,
+                            int64_t thread, const char *name, uint64_t budget)
+{
+    char label[128], sql[256];
+    uint64_t grants, *ts = calloc(ev->count, sizeof *ts), *vs = calloc(ev->count, sizeof *vs);
+    size_t n = 0;
+    assert_true(ts && vs);
+    snprintf(label, sizeof label, "budget %s", name);
+    snprintf(sql, sizeof sql,
+             "SELECT coalesce(sum(amount), 0) FROM budget_events WHERE run_id = %lld AND"
+             " sc_thread_id = %lld AND kind = 'emergency'",
+             (long long)run, (long long)thread);
+    grants = (uint64_t)sqlq_int(db, sql);
+    snprintf(sql, sizeof sql, "SELECT min(time) FROM refills WHERE run_id = %lld AND"
+             " sc_thread_id = %lld", (long long)run, (long long)thread);
+    for (size_t i = 0; i < ev->count; i++) {
+        const struct json *e = ev->items[i];
+        if (strcmp(str(e, "ph"), "C") != 0 || strcmp(str(e, "name"), label) != 0)
+            continue;
+        ts[n] = us_cycles(json_get(e, "ts"), hz);
+        vs[n] = us_cycles(json_get(json_get(e, "args"), "remaining_us"), hz);
+        assert_true(n == 0 ? ts[n] == (uint64_t)sqlq_int(db, sql) : ts[n] > ts[n - 1]);
+        assert_true(n == 0 || vs[n] != vs[n - 1]);
+        assert_true(vs[n] <= budget + grants);
+        n++;
+    }
+    if (n > 0)
+        check_anchors(db, run, thread, ts, vs, n);
+    free(ts);
+    free(vs);
+    return n;
+}
+
+static void test_export_chrome(void **state)
+{
+    sqlite3 *db = sqlq_open(workdir_file("t.db"), true);
+    struct json *trace;
+    const struct json *ev, *other;
+    sqlite3_stmt *st;
+    (void)state;
+    assert_int_equal(export_run("export t.db --format chrome -o t.json"), 0);
+    assert_string_equal(spawn_err, "");
+    trace = export_json_file("t.json");
+    other = json_get(trace, "otherData");
+    assert_int_equal((int)json_get(other, "run_id")->number, 2); /* the latest finished */
+    assert_string_equal(str(other, "scenario"), ODD_NAME);
+    assert_string_equal(str(other, "scheduler"), "mcs");
+    ev = events_of(trace);
+    check_slices(db, 2, 1000000000u, ev);
+    check_instants(db, 2, ev);
+    /* Metadata: the process and every thread named, with a track for its
+     * jobs if it had any */
+    assert_string_equal(str(json_get(ev->items[0], "args"), "name"), ODD_NAME " (run 2, mcs)");
+    assert_true(count_events(ev, "M", "thread_name") >=
+                (size_t)sqlq_int(db, "SELECT count(*) FROM threads WHERE run_id = 2") +
+                    (size_t)sqlq_int(db, "SELECT count(DISTINCT thread_id) FROM jobs WHERE run_id = 2") +
+                    (size_t)sqlq_int(db, "SELECT count(DISTINCT line) FROM irqs"
+                                         " WHERE run_id = 2"));
+    /* A counter per thread with a periodic context of its own (control,
+     * fault_handler, flood_handler, hog); none for the round-robin spinner
+     * (its list is not recorded) or a passive thread. */
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT thread_id, name, budget, period > budget"
+                                        " FROM threads WHERE run_id = 2 AND passive = 0"
+                                        " AND budget IS NOT NULL",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    size_t periodic = 0, rr = 0, samples = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        size_t n = check_counter(db, 2, 1000000000u, ev, sqlite3_column_int64(st, 0),
+                                 (const char *)sqlite3_column_text(st, 1),
+                                 (uint64_t)sqlite3_column_int64(st, 2));
+        samples += n;
+        if (sqlite3_column_int(st, 3)) {
+            assert_true(n > 1);
+            periodic++;
+        } else {
+            assert_int_equal(n, 0);
+            rr++;
+        }
+    }
+    sqlite3_finalize(st);
+    assert_int_equal(periodic, 4);
+    assert_int_equal(rr, 1);
+    assert_int_equal(count_events(ev, "C", NULL), samples);
+    json_free(trace);
+    sqlite3_close(db);
+}
+
+static void test_export_chrome_classic_stdout(void **state)
+{
+    sqlite3 *db = sqlq_open(workdir_file("t.db"), true);
+    struct json *trace;
+    const struct json *ev;
+    (void)state;
+    assert_int_equal(export_run("export --run 1 --format chrome t.db"), 0);
+    trace = export_json_file("out.txt");
+    ev = events_of(trace);
+    assert_string_equal(str(json_get(trace, "otherData"), "scheduler"), "classic");
+    assert_int_equal(count_events(ev, "C", NULL), 0); /* no contexts under classic */
+    check_slices(db, 1, 1000000000u, ev);
+    check_instants(db, 1, ev);
+    json_free(trace);
+    sqlite3_close(db);
+}
+
+/* ---- the budget counter against hand-computed refills ---- */
+
+static void samples_of(const struct json *ev, const char *counter, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < ev->count; i++) {
+        const struct json *e = ev->items[i];
+        if (strcmp(str(e, "ph"), "C") != 0 || strcmp(str(e, "name"), counter) != 0)
+            continue;
+        n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", n ? " " : "", json_get(e, "ts")->text,
+                              json_get(json_get(e, "args"), "remaining_us")->text);
+    }
+}
+
+/* h's counter of reference cases B8 and B11a (tests/scenarios/kernel,
+ * zero kernel costs; h: 4ms every 10ms, 2 refills), from their refill
+ * lists computed by hand in tests/unit/summary/test_fragment.c: the
+ * head's amount once due, 0 until then, falling by what h ran; it changes
+ * at the records and where h's slices end, one sample an instant, in us. */
+static void test_export_budget_refills(void **state)
+{
+    char got[1024];
+    struct json *trace;
+    (void)state;
+    /* B8: E preempts h in [1, 3); {1,3} with {10,1} used; at 6 the head
+     * {3,3} is used whole and goes to {13,3}: the list holds {10,1}
+     * {13,3}, then {20,1} {23,3}, ... */
+    assert_int_equal(export_run("run " KERNEL_DIR "/b08_cb_fragmentation.yaml -o b8.db --quiet"), 0);
+    assert_int_equal(export_run("export b8.db --format chrome -o b8.json"), 0);
+    trace = export_json_file("b8.json");
+    samples_of(events_of(trace), "budget h", got, sizeof got);
+    assert_string_equal(got, "0=4000 1000=3000 6000=0 10000=1000 11000=0 13000=3000 16000=0"
+                             " 20000=1000 21000=0 23000=3000 26000=0");
+    json_free(trace);
+    /* B11a: E in [1, 2) and [3, 4); at 3 the used {12,1} merges into the
+     * tail: {11,2}; h is throttled from 6 to 11 with nothing left, where
+     * the sliding-window model showed budget back at 10 */
+    assert_int_equal(export_run("run " KERNEL_DIR "/b11a_full_buffer.yaml -o b11.db --quiet"), 0);
+    assert_int_equal(export_run("export b11.db --format chrome -o b11.json"), 0);
+    trace = export_json_file("b11.json");
+    samples_of(events_of(trace), "budget h", got, sizeof got);
+    assert_string_equal(got, "0=4000 1000=3000 3000=2000 6000=0 11000=2000 13000=0 14000=2000"
+                             " 16000=0 21000=2000 23000=0 24000=2000 26000=0");
+    json_free(trace);
+    /* a window opening at 5ms while h runs on the head {4,2} it has used
+     * 1ms of since 4: 1ms left, 0 at 6 */
+    assert_int_equal(export_run("export b11.db --format chrome --from 5ms --to 15ms -o w.json"), 0);
+    trace = export_json_file("w.json");
+    samples_of(events_of(trace), "budget h", got, sizeof got);
+    assert_string_equal(got, "5000=1000 6000=0 11000=2000 13000=0 14000=2000");
+    json_free(trace);
 }
 
 static int setup(void **state)
 {
     (void)state;
-    return workdir_create("export_chrome");
+    return export_setup("export_chrome");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_export_chrome_checker),
-        cmocka_unit_test(test_export_chrome_rules_examples),
-        cmocka_unit_test(test_export_chrome_ipc_flows),
-        cmocka_unit_test(test_export_chrome_signal_flows),
-        cmocka_unit_test(test_export_chrome_window),
-        cmocka_unit_test(test_export_chrome_jobs),
-        cmocka_unit_test(test_export_chrome_window_errors),
+        cmocka_unit_test(test_export_chrome),
+        cmocka_unit_test(test_export_chrome_classic_stdout),
+        cmocka_unit_test(test_export_budget_refills),
     };
     return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }
