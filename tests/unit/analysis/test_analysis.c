@@ -243,6 +243,40 @@ static void test_analysis_network_driver(void **state)
     scenario_release(&s);
 }
 
+/* lo_overrun: camera (2ms/10ms) and logger (1ms/5ms) overrun their budgets
+ * above the HI control (3ms every 10ms, a sporadic 4ms/10ms context, never
+ * throttled). mcs: 7.0524ms = 3.00262ms own (E = 1.31us) + 35 entries x
+ * 1.31us + logger's budget and an entry in each of the two 5ms windows a
+ * 7.05ms bound spans (2 x 1.00131ms) + camera's once (2.00131ms), as the
+ * scenario's description argues. classic: the drivers' demand is not
+ * bounded by budgets: no bound (overload). */
+static void test_analysis_lo_overrun(void **state)
+{
+    struct scenario s;
+    struct analysis_result mcs, classic;
+    uint32_t control, camera, logger;
+    (void)state;
+    load(SCENARIOS "lo_overrun.yaml", &s);
+    control = scenario_find_thread(&s, "control");
+    camera = scenario_find_thread(&s, "camera");
+    logger = scenario_find_thread(&s, "logger");
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &mcs), 0);
+    assert_int_equal(analysis_run(&s, SCHED_CLASSIC, &classic), 0);
+    assert_int_equal(mcs.threads[control].bound, 7052400);
+    assert_int_equal(mcs.threads[control].verdict, ANALYSIS_SCHEDULABLE);
+    assert_int_equal(term_of(&mcs.threads[control], TERM_INTERFERENCE, camera)->cycles, 2001310);
+    assert_int_equal(term_of(&mcs.threads[control], TERM_INTERFERENCE, logger)->cycles, 2002620);
+    assert_int_equal(term_of(&mcs.threads[control], TERM_KERNEL, SCN_NONE)->cycles, 35 * 1310);
+    assert_null(term_of(&mcs.threads[control], TERM_BUDGET, SCN_NONE));
+    assert_int_equal(mcs.threads[camera].verdict, ANALYSIS_UNSCHEDULABLE);
+    assert_int_equal(mcs.threads[logger].verdict, ANALYSIS_UNSCHEDULABLE);
+    assert_int_equal(classic.threads[control].bound, ANALYSIS_NO_BOUND);
+    assert_non_null(strstr(classic.threads[control].reason, "overload"));
+    analysis_release(&mcs);
+    analysis_release(&classic);
+    scenario_release(&s);
+}
+
 /* Own budget (docs/analysis.md, "Never runs out" and "Own throttling"),
  * tests/data/analysis/fresh_cb*.yaml, zero kernel costs, MIN_BUDGET 10us:
  * lo (2ms every 10ms, two-refill constant-bandwidth context) is preempted
@@ -394,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_analysis_plain_jitter_equals_textbook),
         cmocka_unit_test(test_analysis_scenarios_hold),
         cmocka_unit_test(test_analysis_network_driver),
+        cmocka_unit_test(test_analysis_lo_overrun),
         cmocka_unit_test(test_analysis_own_budget),
         cmocka_unit_test(test_analysis_policies),
         cmocka_unit_test(test_analysis_background),
