@@ -155,21 +155,21 @@ uint64_t hal_sim_timer_cycle(void)
     return P.timer_cycle;
 }
 
-/* Recompute the ready bit of `line` after its pending or masked flag
- * changed. */
-static void update_ready(uint32_t line)
+/* A device line became ready (pending and unmasked), or stopped being
+ * ready: its bit in ready[] and its word's bit in ready_words. Each caller
+ * knows which from the flag it changed, so nothing is recomputed. */
+static inline void ready_set(uint32_t line)
 {
-    uint64_t bit = (uint64_t)1 << (line % 64);
-
-    if (line >= HAL_SIM_DEVICE_LINES)
-        return;
-    if (P.lines[line].pending && !P.lines[line].masked)
-        P.ready[line / 64] |= bit;
-    else
-        P.ready[line / 64] &= ~bit;
-    if (P.ready[line / 64])
+    if (line < HAL_SIM_DEVICE_LINES) {
+        P.ready[line / 64] |= (uint64_t)1 << (line % 64);
         P.ready_words |= (uint64_t)1 << (line / 64);
-    else
+    }
+}
+
+static inline void ready_clear(uint32_t line)
+{
+    if (line < HAL_SIM_DEVICE_LINES &&
+        (P.ready[line / 64] &= ~((uint64_t)1 << (line % 64))) == 0)
         P.ready_words &= ~((uint64_t)1 << (line / 64));
 }
 
@@ -178,7 +178,8 @@ bool hal_sim_irq_raise(uint32_t line)
     if (line >= HAL_SIM_NUM_IRQS || P.lines[line].pending)
         return false;
     P.lines[line].pending = true;
-    update_ready(line);
+    if (!P.lines[line].masked)
+        ready_set(line);
     return true;
 }
 
@@ -256,7 +257,7 @@ struct user_context *hal_sim_interrupt(uint32_t line)
         P.timer_cycle = HAL_SIM_NEVER;
     else {
         P.lines[line].pending = false;
-        update_ready(line);
+        ready_clear(line);
     }
     enter(line == HAL_SIM_TIMER_IRQ ? HAL_SIM_ENTRY_TIMER : HAL_SIM_ENTRY_IRQ);
     next = kernel_interrupt(line);
@@ -305,7 +306,7 @@ void hal_irq_mask(uint32_t line)
 {
     if (line < HAL_SIM_NUM_IRQS) {
         P.lines[line].masked = true;
-        update_ready(line);
+        ready_clear(line);
     }
 }
 
@@ -313,7 +314,8 @@ void hal_irq_unmask(uint32_t line)
 {
     if (line < HAL_SIM_NUM_IRQS) {
         P.lines[line].masked = false;
-        update_ready(line);
+        if (P.lines[line].pending)
+            ready_set(line);
     }
 }
 
