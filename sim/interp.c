@@ -227,102 +227,132 @@ static cycles_t compute_duration(struct uthread *t, const struct op *op)
     return rng_uniform(&t->rngs[op->rng], op->min, op->max);
 }
 
-/* Returns true when the instruction at pc needs CPU time or a system call
- * (and fills *action and *cycles), false when it was done in no time. */
-static bool step(struct uworld *w, struct uthread *t, enum interp_action *action,
-                 cycles_t *cycles)
+/* The instruction at pc, op, is not a compute step: runs it if it takes
+ * no time and returns true, or prepares what the thread does next, fills
+ * *action and returns false. */
+static bool step(struct uworld *w, struct uthread *t, const struct op *op,
+                 enum interp_action *action)
 {
     struct user_context *c = t->ctx;
-    const struct op *op = &t->prog.ops[c->pc];
 
-    /* a compute step in progress is only resumed at its own pc: a thread
-     * restarted elsewhere (TCB_WriteRegisters) starts its steps afresh */
-    if (op->kind != OP_COMPUTE)
-        c->x[REG_COMPUTE_ACTIVE] = 0;
     switch (op->kind) {
-    case OP_COMPUTE:
-        if (c->x[REG_COMPUTE_ACTIVE] != c->pc + 1) {
-            c->x[REG_COMPUTE_LEFT] = compute_duration(t, op);
-            c->x[REG_COMPUTE_ACTIVE] = c->pc + 1;
-            t->has_hint = false;
-        }
-        if (c->x[REG_COMPUTE_LEFT] == 0) {
-            c->x[REG_COMPUTE_ACTIVE] = 0;
-            c->pc++;
-            return false;
-        }
-        *action = INTERP_COMPUTE;
-        *cycles = c->x[REG_COMPUTE_LEFT];
-        return true;
     case OP_JOB_BEGIN:
         uplat_job_begin(w, t, uplat_now());
         c->pc++;
-        return false;
+        return true;
     case OP_JOB_END:
         uplat_job_end(w, t, uplat_now());
         c->pc++;
-        return false;
+        return true;
     case OP_JUMP:
         c->pc = op->a;
-        return false;
+        return true;
     case OP_REPEAT_INIT:
         t->locals[op->a] = op->b;
         c->pc++;
-        return false;
+        return true;
     case OP_REPEAT_NEXT:
         c->pc = --t->locals[op->a] > 0 ? op->b : c->pc + 1;
-        return false;
+        return true;
     case OP_EXIT:
         *action = INTERP_EXIT;
-        return true;
+        return false;
     case OP_SERVE_DISPATCH:
         serve_dispatch(t, op);
-        return false;
+        return true;
     case OP_TIMEOUTS:
         timeouts_prepare(w, t, op);
-        t->post_op = (uint32_t)c->pc;
-        *action = INTERP_SYSCALL;
-        return true;
+        break;
     default:
         if (!inherit_server_prepare(w, t, op))
             prepare_syscall(w, t, op);
-        t->post_op = (uint32_t)c->pc;
-        *action = INTERP_SYSCALL;
-        return true;
+        break;
+    }
+    t->post_op = (uint32_t)c->pc;
+    *action = INTERP_SYSCALL;
+    return false;
+}
+
+/* A system call the thread made has returned (or it is resumed at the
+ * call, which it then makes again). */
+static void after_trap(struct uworld *w, struct uthread *t)
+{
+    struct user_context *c = t->ctx;
+    const struct op *op = &t->prog.ops[t->post_op];
+
+    if (c->pc == (uint64_t)t->post_op + 1) {
+        if (op->kind == OP_TIMEOUTS) {
+            c->pc = t->post_op;
+            timeouts_after(w, t, op);
+        } else if (inherit_server_continues(t, op)) {
+            c->pc = t->post_op; /* the receive's next system call */
+        } else {
+            after_syscall(w, t, op);
+        }
+    }
+    t->post_op = UINT32_MAX;
+}
+
+/* Runs the thread's instructions from pc until one needs CPU time or a
+ * system call. A compute step in progress is only resumed at its own pc:
+ * a thread restarted elsewhere (TCB_WriteRegisters) starts its steps
+ * afresh. */
+static __attribute__((noinline)) enum interp_action run_steps(struct uworld *w,
+                                                              struct uthread *t,
+                                                              cycles_t *cycles)
+{
+    struct user_context *c = t->ctx;
+    const struct op *ops = t->prog.ops;
+    uint64_t n_ops = t->prog.n_ops;
+    enum interp_action action = INTERP_SYSCALL;
+    uint32_t zero_time_ops = 0; /* consecutive instructions that took no time */
+
+    if (t->post_op != UINT32_MAX)
+        after_trap(w, t);
+    for (;;) {
+        uint64_t pc = c->pc;
+        const struct op *op;
+
+        if (pc >= n_ops)
+            uplat_fail(w, "interpreter: thread %u ran past its program (pc %llu)", t->id,
+                       (unsigned long long)pc);
+        op = &ops[pc];
+        if (op->kind == OP_COMPUTE) {
+            if (c->x[REG_COMPUTE_ACTIVE] != pc + 1) {
+                c->x[REG_COMPUTE_LEFT] = compute_duration(t, op);
+                c->x[REG_COMPUTE_ACTIVE] = pc + 1;
+                t->has_hint = false;
+            }
+            if (c->x[REG_COMPUTE_LEFT] != 0) {
+                *cycles = c->x[REG_COMPUTE_LEFT];
+                return INTERP_COMPUTE;
+            }
+            c->x[REG_COMPUTE_ACTIVE] = 0;
+            c->pc = pc + 1;
+        } else {
+            c->x[REG_COMPUTE_ACTIVE] = 0;
+            if (!step(w, t, op, &action))
+                return action;
+        }
+        if (++zero_time_ops > MAX_ZERO_TIME_OPS)
+            uplat_fail(w, "thread %s loops without taking any time",
+                       t->id ? w->s->threads[t->id - 1].name : "(root)");
     }
 }
 
 enum interp_action interp_next(struct uworld *w, struct uthread *t, cycles_t *cycles)
 {
-    struct user_context *c = t->ctx;
-    enum interp_action action = INTERP_SYSCALL;
-    uint32_t zero_time_ops = 0; /* consecutive instructions that took no time */
+    const struct user_context *c = t->ctx;
+    uint64_t pc = c->pc;
 
-    if (t->post_op != UINT32_MAX) {
-        const struct op *op = &t->prog.ops[t->post_op];
-        if (c->pc == (uint64_t)t->post_op + 1) {
-            if (op->kind == OP_TIMEOUTS) {
-                c->pc = t->post_op;
-                timeouts_after(w, t, op);
-            } else if (inherit_server_continues(t, op)) {
-                c->pc = t->post_op; /* the receive's next system call */
-            } else {
-                after_syscall(w, t, op);
-            }
-        }
-        t->post_op = UINT32_MAX;
+    /* Most turns resume a compute step where the last one left it (after
+     * an interrupt or a preemption): what run_steps would find, at once. */
+    if (t->post_op == UINT32_MAX && pc < t->prog.n_ops && t->prog.ops[pc].kind == OP_COMPUTE &&
+        c->x[REG_COMPUTE_ACTIVE] == pc + 1 && c->x[REG_COMPUTE_LEFT] != 0) {
+        *cycles = c->x[REG_COMPUTE_LEFT];
+        return INTERP_COMPUTE;
     }
-    for (;;) {
-        if (c->pc >= t->prog.n_ops)
-            uplat_fail(w, "interpreter: thread %u ran past its program (pc %llu)", t->id,
-                       (unsigned long long)c->pc);
-        if (step(w, t, &action, cycles))
-            break;
-        if (++zero_time_ops > MAX_ZERO_TIME_OPS)
-            uplat_fail(w, "thread %s loops without taking any time",
-                       t->id ? w->s->threads[t->id - 1].name : "(root)");
-    }
-    return action;
+    return run_steps(w, t, cycles);
 }
 
 void interp_computed(struct uworld *w, struct uthread *t, cycles_t ran)
