@@ -223,30 +223,43 @@ static cycles_t next_event(const struct world *w)
     return next;
 }
 
+/* Device i's arrivals due at `now`, raised in order; returns its next. */
+static cycles_t raise_device(struct world *w, uint32_t i, cycles_t now)
+{
+    uint32_t line = w->u.s->devices[i].irq;
+
+    while (w->next_arrival[i] <= now && w->next_arrival[i] < w->u.duration) {
+        cycles_t at = w->next_arrival[i];
+        if (hal_sim_irq_raise(line)) {
+            w->lines[line].pending = true;
+            w->lines[line].arrival = at;
+            w->lines[line].device = (int32_t)i;
+        } else {
+            rec_irq(w, i, line, at, SINK_NO_TIME, true);
+        }
+        w->next_arrival[i] = device_gen_next(&w->devices[i]);
+    }
+    return w->next_arrival[i];
+}
+
 /* Devices and the start timer assert their lines at their arrival times;
  * an arrival on a line that still has one pending is lost. The earliest
- * next arrival is found in the same pass. */
+ * next arrival is found in the same pass, which reads each device's next
+ * arrival once and raises only the devices that have one due. */
 static void raise_arrivals(struct world *w)
 {
     cycles_t now = hal_sim_now();
 
     if (w->first_arrival <= now) {
+        const cycles_t *next = w->next_arrival;
+        uint32_t n = w->u.s->n_devices;
         cycles_t first = HAL_SIM_NEVER;
-        for (uint32_t i = 0; i < w->u.s->n_devices; i++) {
-            while (w->next_arrival[i] <= now && w->next_arrival[i] < w->u.duration) {
-                uint32_t line = w->u.s->devices[i].irq;
-                cycles_t at = w->next_arrival[i];
-                if (hal_sim_irq_raise(line)) {
-                    w->lines[line].pending = true;
-                    w->lines[line].arrival = at;
-                    w->lines[line].device = (int32_t)i;
-                } else {
-                    rec_irq(w, i, line, at, SINK_NO_TIME, true);
-                }
-                w->next_arrival[i] = device_gen_next(&w->devices[i]);
-            }
-            if (w->next_arrival[i] < first)
-                first = w->next_arrival[i];
+        for (uint32_t i = 0; i < n; i++) {
+            cycles_t at = next[i];
+            if (at <= now)
+                at = raise_device(w, i, now);
+            if (at < first)
+                first = at;
         }
         w->first_arrival = first;
     }
