@@ -1,7 +1,7 @@
 /*
  * The release queue as seL4 writes it (tcbReleaseEnqueue): a walk of the
  * list from its head past every thread due at or before the new one,
- * comparing live head refill times; no search tree. Linked into
+ * comparing live head refill times; no index. Linked into
  * mcsim_relq_reference in place of kernel-core's kernel/relq.c (a static
  * library member is only taken for symbols nothing else defines), so that
  * unit.relq can compare the rows of both orderings.

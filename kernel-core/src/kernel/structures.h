@@ -128,12 +128,10 @@ struct tcb {
      * notification (seL4 shares the links the same way). */
     struct tcb *q_next;
     struct tcb *q_prev;
-    /* In the release queue: its key (head refill time, insertion count)
-     * and its place in the queue's search tree (kernel/relq.c). */
+    /* In the release queue: its key (head refill time, insertion count,
+     * kernel/relq.c). */
     ticks_t rq_time;
     uint64_t rq_seq;
-    struct tcb *rq_left;
-    struct tcb *rq_right;
 
     /* While blocked: what on, and how. */
     void *blocked_on;            /* struct endpoint * or struct notification * */
@@ -154,7 +152,7 @@ struct tcb {
 };
 _Static_assert(offsetof(struct tcb, ctx) % 64 == 0 && offsetof(struct tcb, yield_to) < 10 * 64 &&
                    offsetof(struct tcb, q_next) == 10 * 64 &&
-                   offsetof(struct tcb, rq_right) < 11 * 64,
+                   offsetof(struct tcb, rq_seq) < 11 * 64,
                "the hot fields of a TCB in the lines its layout says");
 
 /* ----------------------------------------------------- scheduling contexts */
@@ -236,6 +234,24 @@ struct irq_slot {
 
 /* ------------------------------------------------------- scheduler state */
 
+/*
+ * The release queue's index (kernel/relq.c): time is cut into slots of
+ * 2^shift ticks; the queue's threads all lie in the RELQ_SLOTS slots from
+ * `base`, slot s in bucket s mod RELQ_SLOTS. A bucket's bit is set when a
+ * queued thread's release falls in its slot; `last` is then the last such
+ * thread in the list. Fixed size, like the ready queues' bitmap.
+ */
+#define RELQ_SLOT_BITS 12
+#define RELQ_SLOTS (1u << RELQ_SLOT_BITS)
+
+struct release_index {
+    uint64_t base;                       /* the first slot (time >> shift) */
+    uint8_t shift;
+    uint64_t used_l1;                    /* bit w: used_l2[w] != 0 */
+    uint64_t used_l2[RELQ_SLOTS / 64];
+    struct tcb *last[RELQ_SLOTS];
+};
+
 enum sched_action_kind { ACTION_RESUME = 0, ACTION_CHOOSE_NEW, ACTION_SWITCH_TO };
 
 struct ready_queue {
@@ -261,8 +277,9 @@ struct kernel_state {
     uint64_t bitmap_l2[NUM_PRIORITIES / 64];
     uint64_t bitmap_l1;
     struct tcb *release_head;    /* ordered by head refill time (kernel/relq.h) */
-    struct tcb *release_root;    /* its search tree */
+    struct tcb *release_tail;
     uint64_t release_seq;        /* threads queued so far: the next tie-break */
+    struct release_index release_index; /* where in the list a time lands */
 
     struct tcb idle;             /* never in a queue; has no context */
     struct irq_slot irqs[MAX_IRQS];

@@ -1,5 +1,5 @@
 /*
- * The release queue's search tree changes only the cost, not the order
+ * The release queue's index changes only the cost, not the order
  * (kernel/relq.h): random scenarios of 1,000 threads, most of them
  * released by their refills (yield threads, throttled device threads),
  * give the same rows from `mcsim run` as from mcsim_relq_reference, the
@@ -80,15 +80,15 @@ static void compare(const struct gen_knobs *k, uint64_t seed)
     sb_release(&y);
     diag_release(&d);
 
-    run_dump("MCSIM_BIN", "tree");
+    run_dump("MCSIM_BIN", "index");
     run_dump("MCSIM_RELQ_REF_BIN", "list");
-    char *a = workdir_must_read("tree.txt", &a_len), *b = workdir_must_read("list.txt", &b_len);
+    char *a = workdir_must_read("index.txt", &a_len), *b = workdir_must_read("list.txt", &b_len);
     /* the release queue was used: each replenish is a thread leaving it */
     if (occurrences(a, "|replenish|") < 1000)
         fail_msg("seed %llu: only %ld threads left the release queue",
                  (unsigned long long)seed, occurrences(a, "|replenish|"));
     if (a_len != b_len || memcmp(a, b, a_len) != 0)
-        fail_msg("seed %llu: the rows differ between the release tree and the list walk",
+        fail_msg("seed %llu: the rows differ between the release index and the list walk",
                  (unsigned long long)seed);
     free(a);
     free(b);
