@@ -23,10 +23,12 @@ bool relq_insert(struct tcb *t)
     t->q_next = cur;
     if (cur)
         cur->q_prev = t;
-    if (prev)
+    if (prev) {
         prev->q_next = t;
-    else
+    } else {
         ks.release_head = t;
+        ks.release_first = when; /* the head's time, which the scheduler reads */
+    }
     return prev == NULL;
 }
 
@@ -34,8 +36,8 @@ void relq_remove(struct tcb *t)
 {
     if (t->q_prev)
         t->q_prev->q_next = t->q_next;
-    else
-        ks.release_head = t->q_next;
+    else if ((ks.release_head = t->q_next) != NULL)
+        ks.release_first = refill_head(ks.release_head->sc)->time;
     if (t->q_next)
         t->q_next->q_prev = t->q_prev;
     t->q_next = t->q_prev = NULL;

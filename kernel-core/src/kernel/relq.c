@@ -180,10 +180,12 @@ bool relq_insert(struct tcb *t)
         next->q_prev = t;
     else
         ks.release_tail = t;
-    if (pred)
+    if (pred) {
         pred->q_next = t;
-    else
+    } else {
         ks.release_head = t;
+        ks.release_first = time;
+    }
     return pred == NULL;
 }
 
@@ -198,14 +200,17 @@ void relq_remove(struct tcb *t)
         else
             unmark(b);
     }
-    if (t->q_prev)
-        t->q_prev->q_next = t->q_next;
-    else
-        ks.release_head = t->q_next;
     if (t->q_next)
         t->q_next->q_prev = t->q_prev;
     else
         ks.release_tail = t->q_prev;
+    if (t->q_prev) {
+        t->q_prev->q_next = t->q_next;
+    } else {
+        ks.release_head = t->q_next;
+        if (t->q_next)
+            ks.release_first = t->q_next->rq_time;
+    }
     t->q_next = t->q_prev = NULL;
 }
 
@@ -228,7 +233,11 @@ static const char *check_list(void)
         if (prev && !before(prev, t))
             return "release queue out of order";
     }
-    return prev == ks.release_tail ? NULL : "release queue: tail wrong";
+    if (prev != ks.release_tail)
+        return "release queue: tail wrong";
+    if (ks.release_head && ks.release_first != ks.release_head->rq_time)
+        return "release queue: the first release time is not the head's";
+    return NULL;
 }
 
 /* Buckets in use: each a slot of a queued thread, naming its last thread. */

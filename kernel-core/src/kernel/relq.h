@@ -21,9 +21,18 @@ bool relq_insert(struct tcb *t);
 /* Take t, which is queued, out of the queue. */
 void relq_remove(struct tcb *t);
 
+/* Whether the head's release (its head refill's time, kept in the kernel
+ * state: no read of its TCB or context) is due at `now`; false if the
+ * queue is empty. */
+static inline bool relq_head_due(ticks_t now)
+{
+    return ks.release_head != NULL && ks.release_first <= now;
+}
+
 /* The invariant checker's view: NULL if the list is ordered (each key its
- * head refill's time, equal times first queued first), its links and tail
- * agree and the index describes it exactly, else what is wrong. */
+ * head refill's time, equal times first queued first), its links, tail and
+ * first release time agree and the index describes it exactly, else what
+ * is wrong. */
 const char *relq_check(void);
 
 #endif /* MCSIM_KERNEL_RELQ_H */

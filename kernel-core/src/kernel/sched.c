@@ -219,7 +219,7 @@ void sched_postpone(struct tcb *t)
  * switched in. */
 static void awaken(void)
 {
-    while (ks.release_head && refill_ready(ks.release_head->sc, ks.cur_time)) {
+    while (relq_head_due(ks.cur_time)) {
         struct tcb *t = ks.release_head;
         sched_release_remove(t);
         ktrace(TR_REPLENISH, t, ktrace_sc(t->sc), refill_head(t->sc)->amount, 0);

@@ -278,6 +278,7 @@ struct kernel_state {
     uint64_t bitmap_l1;
     struct tcb *release_head;    /* ordered by head refill time (kernel/relq.h) */
     struct tcb *release_tail;
+    ticks_t release_first;       /* the head's release time (its key), if any */
     uint64_t release_seq;        /* threads queued so far: the next tie-break */
     struct release_index release_index; /* where in the list a time lands */
 

@@ -8,6 +8,7 @@
 #include "kernel/faults.h"
 #include "kernel/ktrace.h"
 #include "kernel/refill.h"
+#include "kernel/relq.h"
 #include "kernel/sched.h"
 #include "hal.h"
 
@@ -127,11 +128,8 @@ void sched_set_next_interrupt(void)
 
     if (ks.cur_thread != &ks.idle && ks.cur_sc != NULL)
         deadline = ks.cur_time + refill_head(ks.cur_sc)->amount;
-    if (ks.release_head) {
-        ticks_t r = refill_head(ks.release_head->sc)->time;
-        if (r < deadline)
-            deadline = r;
-    }
+    if (ks.release_head && ks.release_first < deadline)
+        deadline = ks.release_first;
     bool want = deadline != UINT64_MAX;
 
     if (want == ks.timer_armed && (!want || deadline == ks.timer_deadline))
