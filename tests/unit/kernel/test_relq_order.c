@@ -1,9 +1,10 @@
 /*
  * The release queue's index (kernel/relq.c) keeps seL4's order exactly:
  * threads by head refill time, equal times first queued first, whatever
- * slots, buckets and window the index uses. Each test builds threads with
- * one refill each (no kernel boot: the queue is driven directly), checks
- * the list node by node and relq_check after every change.
+ * slots, buckets and window the index uses. Each test boots a kernel (its
+ * release queue empty, its index fresh), then drives the queue directly
+ * with threads of one refill each of its own, and checks the list node by
+ * node and relq_check after every change.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "kernel/relq.h"
+#include "ktest_util.h"
 
 #define MAX_T 400
 
@@ -24,7 +26,9 @@ static struct sched_context *scs[MAX_T];
 static int setup(void **state)
 {
     (void)state;
-    memset(&ks, 0, sizeof ks);
+    ktu_boot(SCHED_MCS);
+    if (ks.release_head != NULL || ks.release_index.shift != 0)
+        return -1;
     memset(tcbs, 0, sizeof tcbs);
     for (unsigned i = 0; i < MAX_T; i++) {
         scs[i] = calloc(1, sizeof(struct sched_context) + sizeof(struct refill));
