@@ -8,14 +8,18 @@
 # (48 KiB 12-way D1, 4 MiB 16-way last level, 64-byte lines: this
 # machine's), where at 1,000 threads the per-thread state an entry
 # touches shows. Run as `cmake --build --preset default --target
-# bench_callgrind` or bench/callgrind.sh build/default/bench/mcsim_scale.
+# bench_callgrind` or bench/callgrind.sh build/default/bench/mcsim_scale;
+# cases after the binary replace the default ones, e.g. bench/callgrind.sh
+# BIN "periodic 100" "periodic 4000" "devices 100" "devices 4000".
 set -eu
 bin=${1:-build/default/bench/mcsim_scale}
+[ $# -gt 0 ] && shift
+[ $# -gt 0 ] || set -- "rm" "periodic 10" "periodic 1000" "devices 10" "devices 1000"
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 printf '%-16s %14s %12s %10s %14s %12s\n' case instructions entries jobs "instr/entry" "D1miss/entry"
-for c in "rm" "periodic 10" "periodic 1000" "devices 10" "devices 1000"; do
+for c in "$@"; do
     # shellcheck disable=SC2086
     valgrind --tool=callgrind --cache-sim=yes --D1=49152,12,64 --LL=4194304,16,64 \
         --toggle-collect='eng_run*' --callgrind-out-file="$dir/cg" \
