@@ -45,6 +45,7 @@ static void arrivals_of(const struct scenario *s, uint32_t device, struct an_arr
     out->at = d->at_count ? &s->times[d->at_first] : NULL;
     out->n_at = d->at_count;
     out->span = NULL;
+    out->shift = 0;
 }
 
 /* The n-th arrival (from 0) of the burst pattern started at 0. */
@@ -103,7 +104,8 @@ int an_arrival_tables(struct an_ctx *c)
     return 0;
 }
 
-cycles_t an_delta(const struct an_arrivals *a, uint64_t q)
+/* delta_0(q): the least span of q arrivals of the curve itself (no shift). */
+static cycles_t base_delta(const struct an_arrivals *a, uint64_t q)
 {
     if (q <= 1)
         return 0;
@@ -123,13 +125,26 @@ cycles_t an_delta(const struct an_arrivals *a, uint64_t q)
     return AN_INF;
 }
 
-/* eta(d) = the largest q with delta(q) < d (q arrivals fit in a half-open
- * window of length d exactly when some q consecutive ones span less than
- * d); delta is nondecreasing, so a doubling and a binary search. */
+/* A shifted curve's releases (a message-woken thread's): each is one of
+ * the curve's arrivals delayed by between 0 and `shift`, so q of them span
+ * at least delta_0(q) - shift, and those in a window of length d arrived
+ * in one of length d + shift. */
+cycles_t an_delta(const struct an_arrivals *a, uint64_t q)
+{
+    cycles_t d = base_delta(a, q);
+    if (d == AN_INF)
+        return AN_INF;
+    return d > a->shift ? d - a->shift : 0;
+}
+
+/* eta_0(d) = the largest q with delta_0(q) < d (q arrivals fit in a
+ * half-open window of length d exactly when some q consecutive ones span
+ * less than d); delta_0 is nondecreasing, so a doubling and a binary
+ * search. */
 static uint64_t eta_by_delta(const struct an_arrivals *a, cycles_t d)
 {
     uint64_t lo = 1, hi = 2;
-    while (an_delta(a, hi) < d) {
+    while (base_delta(a, hi) < d) {
         lo = hi;
         if (hi >= AN_INF / 2)
             return AN_INF;
@@ -137,7 +152,7 @@ static uint64_t eta_by_delta(const struct an_arrivals *a, cycles_t d)
     }
     while (hi - lo > 1) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (an_delta(a, mid) < d)
+        if (base_delta(a, mid) < d)
             lo = mid;
         else
             hi = mid;
@@ -145,13 +160,9 @@ static uint64_t eta_by_delta(const struct an_arrivals *a, cycles_t d)
     return lo;
 }
 
-uint64_t an_eta(const struct an_arrivals *a, cycles_t d)
+/* eta_0(d), the curve's own (d > 0). */
+static uint64_t base_eta(const struct an_arrivals *a, cycles_t d)
 {
-    /* the common case without saturation: ceil((d + J) / T) */
-    if (a->kind == ARRIVAL_PERIODIC && d < AN_SMALL && a->jitter < AN_SMALL)
-        return (d + a->jitter + a->period - 1) / a->period;
-    if (d == 0)
-        return 0;
     if (d == AN_INF)
         return a->kind == ARRIVAL_AT ? a->n_at : AN_INF;
     switch (a->kind) {
@@ -167,6 +178,17 @@ uint64_t an_eta(const struct an_arrivals *a, cycles_t d)
     return AN_INF;
 }
 
+uint64_t an_eta(const struct an_arrivals *a, cycles_t d)
+{
+    /* the common case without saturation: ceil((d + J + shift) / T) */
+    if (a->kind == ARRIVAL_PERIODIC && d < AN_SMALL && a->jitter < AN_SMALL &&
+        a->shift < AN_SMALL)
+        return (d + a->jitter + a->shift + a->period - 1) / a->period;
+    if (d == 0)
+        return 0;
+    return base_eta(a, an_add(d, a->shift));
+}
+
 /* A line under eta (the fixed points' divergence test and start,
  * analysis_rta.c): ceil((d + J) / T) >= (d + J) / T for periodic devices,
  * ceil(d / min) >= d / min for sporadic ones; 0 for bursts and lists (a
@@ -174,11 +196,14 @@ uint64_t an_eta(const struct an_arrivals *a, cycles_t d)
 struct an_line an_arrival_line(const struct an_arrivals *a)
 {
     struct an_line l = {0.0, 0.0};
+    /* a message-woken thread's shift only adds arrivals: it may be left out */
+    double shift = a->shift < AN_SMALL ? (double)a->shift : 0.0;
     if (a->kind == ARRIVAL_PERIODIC && a->period > 0 && a->jitter < AN_SMALL) {
         l.s = 1.0 / (double)a->period;
-        l.a = (double)a->jitter / (double)a->period;
+        l.a = ((double)a->jitter + shift) / (double)a->period;
     } else if (a->kind == ARRIVAL_SPORADIC && a->min > 0) {
         l.s = 1.0 / (double)a->min;
+        l.a = shift / (double)a->min;
     }
     return l;
 }

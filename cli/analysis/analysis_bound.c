@@ -189,8 +189,12 @@ static void busy_window(const struct an_win *w, cycles_t b, bool throttles, cycl
     memset(r, 0, sizeof *r);
     for (uint64_t q = 1;; q++) {
         cycles_t need = an_mul(q, t->work), theta;
+        struct an_win v = *w;
+        /* equal priorities' turns: each job's wake and server returns */
+        v.turn_need = need;
+        v.turn_jobs = an_mul(q, 1 + t->n_visits);
         /* w(q) >= w(q - 1) + W + B: the base grows by that much */
-        cycles_t wq = throttled_fixed_point(w, an_mul(q, b), need, throttles, start, &theta);
+        cycles_t wq = throttled_fixed_point(&v, an_mul(q, b), need, throttles, start, &theta);
         cycles_t dq = an_delta(&t->arr, q);
         if (wq == AN_INF) {
             r->bound = AN_INF;
@@ -296,6 +300,8 @@ static void two_jobs(const struct an_win *win, cycles_t b, struct an_busy *r)
     struct an_win w = *win;
     cycles_t need = an_mul(2, t->work), theta = 0, w2;
     w.crit = false;
+    w.turn_need = need;
+    w.turn_jobs = an_mul(2, 1 + t->n_visits);
     w2 = throttled_fixed_point(&w, an_mul(2, b), need, !t->safe && c->mcs && !t->rr, 0, &theta);
     if (w2 < r->bound) {
         r->bound = w2;
@@ -313,7 +319,7 @@ static void two_jobs(const struct an_win *win, cycles_t b, struct an_busy *r)
 static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
 {
     struct an_thread *t = &c->t[i];
-    struct an_win w = {c, i, t->p_eff, false, false, 0, 0, 0};
+    struct an_win w = {c, i, t->p_eff, false, false, 0, 0, 0, 0};
     struct an_busy r;
     uint32_t who;
     bool idle;
@@ -359,6 +365,8 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
     }
     if (r.two)
         w.crit = false;
+    w.turn_need = an_mul(r.q, t->work);
+    w.turn_jobs = an_mul(r.q, 1 + t->n_visits);
     terms(&w, b, who, r.q, r.w, r.theta, r.two, out);
     out->worst_job = r.two ? 1 : r.q;
     out->later_release = r.w - r.bound;
@@ -378,11 +386,12 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
 static void background_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
 {
     const struct an_thread *t = &c->t[i];
-    struct an_win w = {c, i, t->prio, false, true, 0, 0, 0};
+    struct an_win w = {c, i, t->prio, false, true, 0, 0, 0, 0};
     bool throttles = c->mcs && t->has_sc && !t->rr;
     cycles_t theta = 0, wq;
-    if (c->mcs && t->has_sc && t->rr)
-        w.rr_need = t->work;
+    /* released while running (its job step begins): one turn to start */
+    w.turn_need = t->work;
+    w.turn_jobs = 1;
     w.anchors = throttles && !t->sporadic ? 1 : 0;
     wq = an_fixed_point(&w, t->work, 0, t->work, throttles, &theta);
     out->may_throttle = throttles;
@@ -399,7 +408,7 @@ bool an_thread_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
 {
     struct an_thread *t = &c->t[i];
     cycles_t old_bound = t->bound, old_lag = t->lag;
-    bool old_safe = t->safe, changed;
+    bool old_safe = t->safe, changed, arrivals;
     const struct scn_thread *th = &c->s->threads[i];
     memset(out, 0, sizeof *out);
     out->thread = i;
@@ -421,10 +430,16 @@ bool an_thread_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
         out->verdict = ANALYSIS_UNKNOWN;
         return old_lag != t->lag;
     }
+    /* woken by a message: arrivals from the sender's bound as now known */
+    arrivals = t->device == SCN_NONE && an_message_arrivals(c, i);
     out->work = t->work;
     device_bound(c, i, out);
     out->bound = t->bound;
     verdict(c->s, i, out);
-    changed = old_bound != t->bound || old_safe != t->safe || old_lag != t->lag;
+    if (t->device == SCN_NONE && t->bound == AN_INF && t->arr.shift == AN_INF)
+        snprintf(out->reason, sizeof out->reason,
+                 "woken by %s, which has no bound: its releases are not bounded",
+                 c->s->threads[t->sender].name);
+    changed = old_bound != t->bound || old_safe != t->safe || old_lag != t->lag || arrivals;
     return changed;
 }

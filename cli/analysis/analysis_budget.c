@@ -243,7 +243,7 @@ bool an_handler_never_runs_out(const struct an_ctx *c, uint32_t h)
 cycles_t an_sporadic_lag(const struct an_ctx *c, uint32_t i)
 {
     const struct an_thread *t = &c->t[i];
-    struct an_win w = {(struct an_ctx *)c, i, t->prio, false, true, 0, 0, 0};
+    struct an_win w = {(struct an_ctx *)c, i, t->prio, false, true, 0, 0, 0, 0};
     cycles_t l = t->budget, next;
     while (l <= c->horizon) {
         next = an_add(an_mul(an_ceil_div(l, t->period), t->budget), an_all_interference(&w, l));

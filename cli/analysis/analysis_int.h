@@ -37,6 +37,11 @@ struct an_arrivals {
      * consecutive arrivals, for r < count (burst) or r < n_at (at);
      * computed once per analysis (an_arrival_tables) */
     const cycles_t *span;
+    /* A message-woken thread's releases: its sender's arrivals, each
+     * delayed by at most `shift` (the sender's response jitter up to the
+     * signal, analysis_message.c); 0 for a device. eta and delta below
+     * include it: eta(d) = eta_0(d + shift), delta(q) = delta_0(q) - shift. */
+    cycles_t shift;
 };
 
 /* eta(d): the most arrivals in any half-open window of length d (0 for
@@ -86,7 +91,18 @@ struct an_thread {
     bool has_sc, rr, sporadic; /* context: present, budget == period, flag */
     cycles_t budget, period;
     uint32_t refills;          /* 2 + extra_refills */
-    uint32_t device;           /* SHAPE_DEVICE: its device */
+    uint32_t device;           /* SHAPE_DEVICE: its device (SCN_NONE: woken by a message) */
+    /* SHAPE_DEVICE woken by a message (analysis_message.c): the thread whose
+     * job signals its notification (or nbsends to its endpoint), the least
+     * time from that thread's release to the signal, the step's object */
+    uint32_t sender;
+    cycles_t send_min;
+    bool by_endpoint;          /* recv on an endpoint (nbsend), else wait on a notification */
+    uint32_t msg_object;       /* SCN_NONE: not woken by a message */
+    uint32_t wait_ntfn;        /* woken by a device: the notification it waits on */
+    /* the job's steps (scn steps [job_first, job_first + job_count)) and
+     * the signal/nbsend steps among them (a kernel entry each) */
+    uint32_t job_first, job_count, sends;
     struct an_arrivals arr;
     /* the job: own compute (max, min), server visits (nested included) */
     cycles_t compute_max, compute_min;
@@ -143,6 +159,15 @@ struct an_ctx {
     struct an_pending *pending;
 };
 
+/* Message-woken threads (analysis_message.c): after the servers are
+ * linked, a thread of program loop [wait N; job [...]] (or loop [recv E;
+ * job [...]]) whose N is signalled (E nbsent to) by exactly one step, in
+ * the job of a device or message-woken thread, becomes SHAPE_DEVICE with
+ * that sender; an_message_arrivals() sets its arrival curve from the
+ * sender's current bound (true if it changed). */
+void an_message_link(struct an_ctx *c);
+bool an_message_arrivals(struct an_ctx *c, uint32_t i);
+
 /* Build the model of every thread (analysis_model.c); -1 out of memory
  * (c->visits and c->hvisits are then freed by the caller too). */
 int an_model(struct an_ctx *c);
@@ -184,9 +209,12 @@ struct an_win {
     /* the job may wait with the CPU idle (throttled, or behind a server
      * waiting for refills): lower threads may then start requests */
     bool idle;
-    /* a background job of a round-robin context under mcs: its work, for
-     * the turns of equal-priority round-robin threads (0: not that case) */
-    cycles_t rr_need;
+    /* Equal priorities taking turns (analysis_equal.c): the window's own
+     * work (its jobs', kernel entries excluded) and how many times its job
+     * can be woken or return from a server in it (turn_jobs, 0: the turns
+     * rule is not used: an always-ready equal-priority thread is then
+     * bounded by its context only) */
+    cycles_t turn_need;
     /* Refill delays (docs/analysis.md, "Own throttling"): a full refill
      * list's tail is re-anchored at the newest run, so every stretch of
      * time a throttling context does not run (preempted, kernel entries,
@@ -195,7 +223,15 @@ struct an_win {
      * sum_j I_j(t)) and `anchor_extra` (the blocking) to Theta. */
     uint32_t anchors;
     cycles_t anchor_extra;
+    uint64_t turn_jobs;
 };
+
+/* Does always-ready thread j take turns with the window's job at its
+ * priority (equal priorities, seL4's round robin: by budget under mcs, by
+ * the tick's timeslice under classic)? Then an_equal_turns() bounds its
+ * interference in a window of length d (analysis_equal.c). */
+bool an_equal_applies(const struct an_win *w, uint32_t j);
+cycles_t an_equal_turns(const struct an_win *w, uint32_t j, cycles_t d);
 
 /* Does a request of thread j run on a server at `level` or above? */
 bool an_request_reaches(const struct an_ctx *c, uint32_t j, uint32_t level);

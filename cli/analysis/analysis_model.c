@@ -87,9 +87,13 @@ static void server_shape(const struct scenario *s, const struct scn_thread *th,
     t->shape = SHAPE_SERVER;
 }
 
-/* The job body: compute and call steps only. */
+/* The job body: compute, call, signal and nbsend steps only (a signal or
+ * an nbsend is one kernel entry; the thread it wakes is modelled by
+ * analysis_message.c, or is unmodelled and bounded as such). */
 static bool job_body(const struct scenario *s, const struct scn_step *job, struct an_thread *t)
 {
+    t->job_first = job->body_first;
+    t->job_count = job->body_count;
     for (uint32_t k = 0; k < job->body_count; k++) {
         const struct scn_step *b = step(s, job->body_first + k);
         if (b->kind == STEP_COMPUTE) {
@@ -97,11 +101,26 @@ static bool job_body(const struct scenario *s, const struct scn_step *job, struc
             t->compute_min = an_add(t->compute_min, b->min);
         } else if (b->kind == STEP_CALL && t->n_visits < AN_MAX_CALLS) {
             t->visits[t->n_visits++] = b->object; /* endpoint until linked */
+        } else if (b->kind == STEP_SIGNAL || b->kind == STEP_NBSEND) {
+            t->sends++;
         } else {
             return false;
         }
     }
     return true;
+}
+
+/* loop [wait N; job [...]] or loop [recv E; job [...]]: woken by a
+ * message if analysis_message.c finds its one sender; until then other. */
+static void message_shape(const struct scenario *s, const struct scn_step *b, struct an_thread *t)
+{
+    other(t, "woken by a message that no modelled thread's job sends (one signal or nbsend)");
+    if (!job_body(s, &b[1], t)) {
+        other(t, "a job with steps other than compute, call, signal and nbsend");
+        return;
+    }
+    t->msg_object = b[0].object;
+    t->by_endpoint = b[0].kind == STEP_RECV;
 }
 
 /* A Microkit driver's event loop (issue 17): serve on notification N only
@@ -125,10 +144,11 @@ static void serve_shape(const struct scenario *s, const struct scn_step *sv, str
         other(t, "a serve handler not ended by acknowledging the one device of its notification");
         return;
     }
+    t->wait_ntfn = sv->ntfn;
     job = *h;
     job.body_count--;
     if (!job_body(s, &job, t)) {
-        other(t, "a serve handler with steps other than compute and call");
+        other(t, "a serve handler with steps other than compute, call, signal and nbsend");
         return;
     }
     t->shape = SHAPE_DEVICE;
@@ -171,6 +191,14 @@ static void device_shape(const struct scenario *s, const struct scn_thread *th,
         t->yields = loop->body_count == 2;
         return;
     }
+    if (th->prog_count == 1 && loop->kind == STEP_LOOP && loop->body_count == 2 &&
+        !th->passive && th->start == 0) {
+        b = step(s, loop->body_first);
+        if ((b[0].kind == STEP_WAIT || b[0].kind == STEP_RECV) && b[1].kind == STEP_JOB) {
+            message_shape(s, b, t);
+            return;
+        }
+    }
     if (th->prog_count != 1 || loop->kind != STEP_LOOP || loop->body_count != 3) {
         other(t, "not loop [wait; job [...]; irq_ack]");
         return;
@@ -181,12 +209,13 @@ static void device_shape(const struct scenario *s, const struct scn_thread *th,
         return;
     }
     t->device = device_of(s, b[0].object);
+    t->wait_ntfn = b[0].object;
     if (t->device == SCN_NONE || t->device != b[2].object) {
         other(t, "its notification is not signalled by exactly the device it acknowledges");
         return;
     }
     if (!job_body(s, &b[1], t)) {
-        other(t, "a job with steps other than compute and call");
+        other(t, "a job with steps other than compute, call, signal and nbsend");
         return;
     }
     t->shape = SHAPE_DEVICE;
@@ -266,10 +295,14 @@ static void link_calls(struct an_ctx *c)
     }
     for (uint32_t i = 0; i < c->n; i++) {
         struct an_thread *t = &c->t[i];
-        for (uint32_t v = 0; t->shape == SHAPE_DEVICE && v < t->n_visits; v++)
+        bool linked = t->shape == SHAPE_DEVICE || t->msg_object != SCN_NONE;
+        for (uint32_t v = 0; linked && v < t->n_visits; v++)
             if ((t->visits[v] = server_on(c, t->visits[v])) == SCN_NONE ||
-                c->t[t->visits[v]].shape != SHAPE_SERVER)
+                c->t[t->visits[v]].shape != SHAPE_SERVER) {
                 other(t, "calls an endpoint no modelled server receives on");
+                t->msg_object = SCN_NONE;
+                linked = false;
+            }
     }
     for (uint32_t i = 0; i < c->n; i++)
         if (c->t[i].shape == SHAPE_SERVER)
@@ -306,8 +339,9 @@ static bool walk_visits(const struct an_ctx *c, uint32_t j, uint32_t k)
 static void job_work(struct an_ctx *c, uint32_t i)
 {
     struct an_thread *t = &c->t[i];
-    t->syscalls = 2;
-    t->work = an_add(t->compute_max, an_mul(2, c->e_max));
+    /* wait (or recv), irq_ack if woken by a device, each signal or nbsend */
+    t->syscalls = (t->device != SCN_NONE ? 2 : 1) + t->sends;
+    t->work = an_add(t->compute_max, an_mul(t->syscalls, c->e_max));
     t->p_eff = t->prio;
     for (uint32_t v = 0; v < t->n_visits; v++) {
         t->work = an_add(t->work, an_request(c, t->visits[v]));
@@ -374,6 +408,9 @@ int an_model(struct an_ctx *c)
         t->nested = SCN_NONE;
         t->handler = SCN_NONE;
         t->device = SCN_NONE;
+        t->sender = SCN_NONE;
+        t->msg_object = SCN_NONE;
+        t->wait_ntfn = SCN_NONE;
         context_of(c, th, t);
         /* each run of a serve loop's handler is a job */
         t->has_jobs = has_step(s, th->prog_first, th->prog_count, STEP_JOB) ||
@@ -390,10 +427,15 @@ int an_model(struct an_ctx *c)
             device_shape(s, th, t);
     }
     link_calls(c);
+    an_message_link(c);
     for (uint32_t i = 0; i < c->n; i++)
         if (c->t[i].shape == SHAPE_DEVICE) {
-            c->t[i].arr = c->dev[c->t[i].device];
             job_work(c, i);
+            if (c->t[i].device != SCN_NONE)
+                c->t[i].arr = c->dev[c->t[i].device];
         }
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->t[i].shape == SHAPE_DEVICE && c->t[i].device == SCN_NONE)
+            an_message_arrivals(c, i); /* nothing known of the senders yet: no bound */
     return derive(c);
 }

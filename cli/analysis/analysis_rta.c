@@ -72,29 +72,6 @@ static cycles_t demand(const struct an_win *w, uint32_t j, cycles_t d)
     return AN_INF;
 }
 
-/*
- * seL4's round robin among equal priorities (KERNEL-SEMANTICS.md 2,
- * B5/B6), for a background job of a round-robin context (w->rr_need, its
- * work) and an equal-priority background thread j of a round-robin
- * context: the job is running when it is released (its job step begins),
- * and goes behind j only when its time slice (budget b) runs out, at most
- * floor(W' / b) + 1 times, W' its work and the kernel's entries of the
- * window (charged to the slice at worst). j, never woken (it does not
- * block), is never put at the head ahead of it: between two of the job's
- * turns j runs at most its slice and one entry, or, if it yields after
- * each job, that job and two entries.
- */
-static cycles_t equal_turns(const struct an_win *w, uint32_t j, cycles_t d)
-{
-    const struct an_ctx *c = w->c;
-    const struct an_thread *t = &c->t[j], *me = &c->t[w->i];
-    cycles_t turn = an_add(t->budget, c->e_max), mine;
-    if (t->yields && an_add(t->work, an_mul(2, c->e_max)) < turn)
-        turn = an_add(t->work, an_mul(2, c->e_max));
-    mine = an_add(w->rr_need, an_kernel(w, d));
-    return an_mul(an_add(mine / me->budget, 1), turn);
-}
-
 /* Interference of thread j on a job at w->level in a window of length d;
  * *limited says the context's budget was the smaller bound. */
 cycles_t an_interference(const struct an_win *w, uint32_t j, cycles_t d, bool *limited)
@@ -105,8 +82,8 @@ cycles_t an_interference(const struct an_win *w, uint32_t j, cycles_t d, bool *l
     *limited = false;
     if (j == w->i || t->shape == SHAPE_SERVER)
         return 0;
-    if (w->rr_need && t->prio == w->level && t->background && t->rr)
-        return equal_turns(w, j, d);
+    if (an_equal_applies(w, j))
+        return an_equal_turns(w, j, d); /* round robin at its priority */
     if (t->prio >= w->level) {
         dm = demand(w, j, d);
         sp = an_supply(c, j, d);
@@ -174,8 +151,8 @@ static struct an_line line(const struct an_win *w, uint32_t j)
     bool dm_inf = false, sp_inf;
     if (j == w->i || t->shape == SHAPE_SERVER)
         return none;
-    if (w->rr_need && t->prio == w->level && t->background && t->rr)
-        return none;
+    if (an_equal_applies(w, j))
+        return none; /* round-robin turns: 0 is below them */
     if (t->prio < w->level) {
         if (t->shape == SHAPE_DEVICE && w->idle && an_request_reaches(c, j, w->level)) {
             r = an_arrival_line(&t->arr);

@@ -70,6 +70,9 @@ static void interference_terms(const struct an_win *w, cycles_t wq, struct analy
             dec_duration(b, sizeof b, t->budget, c->s->cpu_hz);
             dec_duration(p, sizeof p, t->period, c->s->cpu_hz);
             snprintf(text, sizeof text, "%s (budget %s/%s)", name, b, p);
+        } else if (an_equal_applies(w, v[k].j)) {
+            snprintf(text, sizeof text, "%s (%s turns)", name,
+                     c->mcs ? "round-robin" : "tick round-robin");
         } else if (t->prio < w->level) {
             snprintf(text, sizeof text, "%s's requests", name);
         } else {

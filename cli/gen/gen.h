@@ -25,6 +25,8 @@
  *   - a device thread: loop [wait N; job [compute; call S?; compute?]; irq_ack D]
  *     woken by its own device (periodic with jitter, sporadic, burst or at);
  *   - a yield thread: loop [job [...]; yield], released by its refills;
+ *   - (knobs) a thread woken by a message of an earlier thread's job, and
+ *     a background thread loop [job [...]], always ready;
  *   - a passive server: recv E; loop [compute; call E2?; reply_recv E],
  *     nested calls only to servers drawn later (no cycles);
  *   - a timeout handler per policy used: handle_timeouts on its endpoint,
@@ -86,6 +88,16 @@ struct gen_knobs {
     uint64_t cpu_hz, timer_hz;
     uint32_t hi_share;                  /* job threads of criticality hi */
     uint32_t periods;                   /* duration = periods x the longest period */
+    /* Added for the analysis's soundness test (default off: 0 draws
+     * nothing, the scenarios above are unchanged; each from its own stream):
+     * job threads woken by a message from an earlier device or message
+     * thread (its job ends by signalling their notification, or by an
+     * nbsend to their endpoint), yield threads without the yield (always
+     * ready), and a drawn classic tick and timeslice. */
+    uint32_t message_share;             /* job threads after the first */
+    uint32_t background_share;          /* of the yield threads */
+    bool classic_tick;                  /* tick in [tick_min, tick_max], timeslice 1..5 */
+    cycles_t tick_min, tick_max;
 };
 
 /* One thread's context as drawn (budget == period: round-robin). */
@@ -108,7 +120,9 @@ struct gen_device {
     cycles_t at[8];
 };
 
-enum gen_driver { GEN_DEVICE, GEN_YIELD };
+/* GEN_MESSAGE: loop [wait m_tI; job [...]] (or recv q_tI), woken by
+ * `sender`'s job; GEN_BACKGROUND: loop [job [...]] */
+enum gen_driver { GEN_DEVICE, GEN_YIELD, GEN_MESSAGE, GEN_BACKGROUND };
 
 struct gen_job_thread {
     uint32_t priority;
@@ -120,6 +134,8 @@ struct gen_job_thread {
     cycles_t pre_min, pre_max;  /* compute before the call */
     uint32_t server;            /* called server, or SCN_NONE */
     cycles_t post_min, post_max;/* compute after the call (0: none) */
+    uint32_t sender;            /* GEN_MESSAGE: the thread whose job wakes it */
+    bool by_endpoint;           /* GEN_MESSAGE: recv/nbsend, else wait/signal */
 };
 
 enum gen_policy { GEN_NO_HANDLER, GEN_RESET, GEN_EMERGENCY, GEN_INHERIT };
@@ -135,6 +151,8 @@ struct gen_server {
 struct gen_system {
     struct scn_costs costs;
     uint64_t cpu_hz, timer_hz;
+    cycles_t tick;              /* classic: 0 = the format's default */
+    uint32_t timeslice;
     cycles_t duration;
     uint32_t n_threads, n_servers;
     struct gen_job_thread *threads;

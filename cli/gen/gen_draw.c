@@ -259,6 +259,58 @@ static void draw_server(const struct gen_knobs *k, uint64_t seed, uint32_t idx, 
     s->emergency = s->max;
 }
 
+/* Threads woken by messages (knob message_share), from their own
+ * streams: thread i (not the first) becomes woken by an earlier device or
+ * message thread's job, with that thread's period and deadline and its
+ * compute scaled to them; yield threads lose the yield (background_share). */
+static void draw_messages(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
+{
+    for (uint32_t i = 0; i < g->n_threads; i++) {
+        struct gen_job_thread *t = &g->threads[i];
+        uint32_t senders[GEN_MAX_THREADS], n = 0;
+        struct rng r;
+        char name[48];
+        snprintf(name, sizeof name, "gen:message:%u", i);
+        gen_stream(&r, seed, name);
+        if (t->driver == GEN_YIELD) {
+            if (chance(&r, k->background_share))
+                t->driver = GEN_BACKGROUND;
+            continue;
+        }
+        if (!chance(&r, k->message_share))
+            continue;
+        for (uint32_t j = 0; j < i; j++)
+            if (g->threads[j].driver == GEN_DEVICE || g->threads[j].driver == GEN_MESSAGE)
+                senders[n++] = j;
+        if (n == 0)
+            continue;
+        t->sender = senders[rng_uniform(&r, 0, n - 1)];
+        t->by_endpoint = chance(&r, 500);
+        t->driver = GEN_MESSAGE;
+        {
+            cycles_t p = t->sc.period, ps = g->threads[t->sender].sc.period;
+            t->pre_max = t->pre_max * ps / p ? t->pre_max * ps / p : 1;
+            t->pre_min = t->pre_min * ps / p ? t->pre_min * ps / p : 1;
+            t->post_max = t->post_max * ps / p;
+            t->post_min = t->post_min * ps / p;
+            if (t->post_min > t->post_max)
+                t->post_min = t->post_max;
+            t->sc.period = ps;
+            t->deadline = g->threads[t->sender].deadline;
+        }
+    }
+}
+
+static void draw_tick(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
+{
+    struct rng r;
+    if (!k->classic_tick)
+        return;
+    gen_stream(&r, seed, "gen:tick");
+    g->tick = rng_uniform(&r, k->tick_min, k->tick_max);
+    g->timeslice = (uint32_t)rng_uniform(&r, 1, 5);
+}
+
 /* The most a request to server `k` takes, nested calls included. */
 static cycles_t server_chain(const struct gen_system *g, uint32_t k)
 {
@@ -312,6 +364,10 @@ static int check_knobs(const struct gen_knobs *k, char *why, size_t why_len)
         bad = "0 < timer_hz <= cpu_hz";
     else if (k->periods == 0)
         bad = "periods must be at least 1";
+    else if (k->message_share > 1000 || k->background_share > 1000)
+        bad = "message_share and background_share are per mille";
+    else if (k->classic_tick && (k->tick_min == 0 || k->tick_min > k->tick_max))
+        bad = "0 < tick_min <= tick_max";
     if (bad)
         snprintf(why, why_len, "%s", bad);
     return bad ? -1 : 0;
@@ -345,6 +401,8 @@ int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *g, cha
         if (g->threads[i].sc.period > pmax)
             pmax = g->threads[i].sc.period;
     }
+    draw_messages(k, seed, g);
+    draw_tick(k, seed, g);
     for (uint32_t s = 0; s < g->n_servers; s++)
         draw_server(k, seed, s, k->period_min, g);
     set_budgets(g);

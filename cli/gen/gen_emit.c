@@ -2,7 +2,8 @@
  * Writing a drawn system as a scenario (gen.h): YAML in the format of
  * SCENARIO-FORMAT.md, every duration in cycles so that it loads exactly.
  * Names: job threads t0, t1, ...; their notifications n_tI and devices
- * d_tI (irq I + 1); servers s0, ... on endpoints e_s0, ...; timeout
+ * d_tI (irq I + 1), or, woken by a message, notification m_tI or endpoint
+ * q_tI; servers s0, ... on endpoints e_s0, ...; timeout
  * handlers guard_reset, guard_emergency, guard_inherit on endpoints
  * f_reset, f_emergency, f_inherit.
  */
@@ -39,6 +40,9 @@ static void emit_header(const struct gen_system *g, const char *name, struct str
               (unsigned long long)c->schedule, (unsigned long long)c->timer_program,
               (unsigned long long)c->irq, (unsigned long long)c->tick);
     sb_puts(o, "criticality: [lo, hi]\n");
+    if (g->tick)
+        sb_printf(o, "kernel: {tick: %lluc, timeslice: %u}\n", (unsigned long long)g->tick,
+                  g->timeslice);
 }
 
 static void emit_objects(const struct gen_system *g, struct strbuf *o)
@@ -55,11 +59,19 @@ static void emit_objects(const struct gen_system *g, struct strbuf *o)
             sb_printf(o, "%sf_%s", any ? ", " : "", policy_names[p]);
             any = true;
         }
+    for (uint32_t i = 0; i < g->n_threads; i++)
+        if (g->threads[i].driver == GEN_MESSAGE && g->threads[i].by_endpoint) {
+            sb_printf(o, "%sq_t%u", any ? ", " : "", i);
+            any = true;
+        }
     sb_puts(o, "]\nnotifications: [");
     any = false;
     for (uint32_t i = 0; i < g->n_threads; i++)
         if (g->threads[i].driver == GEN_DEVICE) {
             sb_printf(o, "%sn_t%u", any ? ", " : "", i);
+            any = true;
+        } else if (g->threads[i].driver == GEN_MESSAGE && !g->threads[i].by_endpoint) {
+            sb_printf(o, "%sm_t%u", any ? ", " : "", i);
             any = true;
         }
     sb_puts(o, "]\n");
@@ -94,6 +106,8 @@ static void emit_job_thread(const struct gen_system *g, uint32_t i, struct strbu
               (unsigned long long)t->deadline);
     if (t->driver == GEN_DEVICE)
         sb_printf(o, "          - wait: n_t%u\n", i);
+    else if (t->driver == GEN_MESSAGE)
+        sb_printf(o, t->by_endpoint ? "          - recv: q_t%u\n" : "          - wait: m_t%u\n", i);
     sb_puts(o, "          - job:\n");
     emit_compute(o, "              ", t->pre_min, t->pre_max);
     if (t->server != SCN_NONE) {
@@ -101,9 +115,15 @@ static void emit_job_thread(const struct gen_system *g, uint32_t i, struct strbu
         if (t->post_max > 0)
             emit_compute(o, "              ", t->post_min, t->post_max);
     }
+    /* the messages its job ends with, one per thread it wakes */
+    for (uint32_t r = 0; r < g->n_threads; r++)
+        if (g->threads[r].driver == GEN_MESSAGE && g->threads[r].sender == i)
+            sb_printf(o, g->threads[r].by_endpoint ? "              - nbsend: q_t%u\n"
+                                                   : "              - signal: m_t%u\n",
+                      r);
     if (t->driver == GEN_DEVICE)
         sb_printf(o, "          - irq_ack: d_t%u\n", i);
-    else
+    else if (t->driver == GEN_YIELD)
         sb_puts(o, "          - yield\n");
 }
 

@@ -42,7 +42,43 @@ struct tally {
     uint64_t threads, finite, observed, violations, lost_claims;
     uint64_t bucket[N_BUCKETS];
     double ratio_sum;
+    /* threads woken by a message; threads sharing their priority with an
+     * always-ready thread: how many, how many with a finite bound */
+    uint64_t msg, msg_finite, equal, equal_finite;
 };
+
+/* The first step of thread i's loop, NULL if its program is not a loop. */
+static const struct scn_step *loop_head(const struct scenario *s, uint32_t i)
+{
+    const struct scn_step *p = &s->steps[s->threads[i].prog_first];
+    if (s->threads[i].prog_count != 1 || p->kind != STEP_LOOP || p->body_count == 0)
+        return NULL;
+    return &s->steps[p->body_first];
+}
+
+/* Woken by a message: loop [wait N; job] with no device on N, or loop [recv E; job]. */
+static bool by_message(const struct scenario *s, uint32_t i)
+{
+    const struct scn_step *b = loop_head(s, i);
+    if (!b || (b->kind != STEP_WAIT && b->kind != STEP_RECV))
+        return false;
+    for (uint32_t d = 0; b->kind == STEP_WAIT && d < s->n_devices; d++)
+        if (s->devices[d].notification == b->object)
+            return false;
+    return true;
+}
+
+/* Another thread at its priority is always ready (loop [job ...]). */
+static bool beside_ready(const struct scenario *s, uint32_t i)
+{
+    for (uint32_t k = 0; k < s->n_threads; k++) {
+        const struct scn_step *b = loop_head(s, k);
+        if (k != i && s->threads[k].priority == s->threads[i].priority && b &&
+            b->kind == STEP_JOB)
+            return true;
+    }
+    return false;
+}
 
 static void report(const char *what, const struct tally *t)
 {
@@ -58,6 +94,10 @@ static void report(const char *what, const struct tally *t)
            (unsigned long long)t->bucket[2], (unsigned long long)t->bucket[3],
            (unsigned long long)t->bucket[4], (unsigned long long)t->bucket[5],
            t->observed ? t->ratio_sum / (double)t->observed : 0.0);
+    printf("%s: woken by a message: %llu of %llu finite; beside an always-ready thread of "
+           "their priority: %llu of %llu finite\n",
+           what, (unsigned long long)t->msg_finite, (unsigned long long)t->msg,
+           (unsigned long long)t->equal_finite, (unsigned long long)t->equal);
 }
 
 /* Compare one run with the analysis; count violations. */
@@ -116,6 +156,14 @@ static void one_scheduler(const struct scenario *s, uint8_t sched, uint64_t gen_
         if (a->verdict == ANALYSIS_NO_JOBS)
             continue;
         t->threads++;
+        if (by_message(s, i)) {
+            t->msg++;
+            t->msg_finite += a->bound != ANALYSIS_NO_BOUND;
+        }
+        if (beside_ready(s, i)) {
+            t->equal++;
+            t->equal_finite += a->bound != ANALYSIS_NO_BOUND;
+        }
         if (a->bound == ANALYSIS_NO_BOUND)
             continue;
         t->finite++;
@@ -141,6 +189,14 @@ static void test_analysis_sound_random(void **state)
     struct gen_knobs k;
     (void)state;
     gen_knobs_default(&k);
+    /* the shapes and rules added to the model (docs/analysis.md): threads
+     * woken by messages, always-ready threads at equal priorities, the
+     * classic tick's round robin */
+    k.message_share = 300;
+    k.background_share = 300;
+    k.classic_tick = true;
+    k.tick_min = 100000;   /* 100 us at 1 GHz */
+    k.tick_max = 2000000;  /* 2 ms */
     for (uint64_t seed = first; seed < first + n; seed++) {
         struct scenario s;
         struct diag d;

@@ -1,0 +1,167 @@
+/*
+ * cli/analysis: the program shapes and scheduling rules added to the model
+ * (docs/analysis.md), each on a small scenario of tests/data/analysis/
+ * whose bounds are computed by hand below and asserted exactly, and
+ * simulated: every observed worst response is within its bound.
+ *  - threads woken by messages (message_chain.yaml);
+ *  - equal priorities under classic: the tick's round robin;
+ *  - equal priorities under mcs: device threads with round-robin
+ *    background threads at their priority.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <mcsim/bootinfo.h>
+
+#include "analysis/analysis.h"
+#include "load/load.h"
+#include "observe.h"
+
+#define DATA MCSIM_SOURCE_DIR "/tests/data/analysis/"
+#define MS 1000000u /* cycles at 1 GHz */
+#define US 1000u
+
+static void load(const char *path, struct scenario *s)
+{
+    struct diag d;
+    diag_init(&d);
+    if (load_scenario(path, s, &d) != 0)
+        diag_print(&d, stderr);
+    diag_release(&d);
+    assert_non_null(s->threads);
+}
+
+/* Analyse `s` under `sched`, compare each named thread's bound with
+ * `bounds` (cycles), run it with two seeds and check every observed worst
+ * against its bound. */
+static void check(const struct scenario *s, uint8_t sched, const char *const *names,
+                  const cycles_t *bounds, uint32_t n)
+{
+    struct analysis_result r;
+    assert_int_equal(analysis_run(s, sched, &r), 0);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = scenario_find_thread(s, names[k]);
+        assert_int_not_equal(i, SCN_NONE);
+        if (r.threads[i].bound != bounds[k])
+            fprintf(stderr, "%s: bound %llu, expected %llu (%s)\n", names[k],
+                    (unsigned long long)r.threads[i].bound, (unsigned long long)bounds[k],
+                    r.threads[i].reason);
+        assert_int_equal(r.threads[i].bound, bounds[k]);
+    }
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+        struct observed o;
+        cycles_t end;
+        assert_int_equal(observe_run(s, sched, seed, &o, &end), 0);
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t i = scenario_find_thread(s, names[k]);
+            assert_true(o.threads[i].jobs > 0);
+            printf("%s %-8s bound %10llu observed worst %10llu\n",
+                   sched == SCHED_MCS ? "mcs    " : "classic", names[k],
+                   (unsigned long long)bounds[k], (unsigned long long)o.threads[i].worst);
+            assert_true(o.threads[i].worst <= bounds[k]);
+        }
+        observe_release(&o);
+    }
+    analysis_release(&r);
+}
+
+/* message_chain.yaml, zero kernel costs, round-robin contexts (never
+ * throttled), every thread a device thread or woken by a message, none
+ * calling: the critical instant holds, with each message-woken thread's
+ * arrivals its chain's device's shifted by the senders' jitter
+ * (docs/analysis.md, "Arrivals"). Devices: top 1ms every 3ms (prio 40),
+ * driver 1ms every 6ms (30) then signals app; app 0.5..1ms (20) then
+ * signals log; log 0.5ms (10); sink 2ms every 20ms (5).
+ *  - top: 1ms.  driver: w = 1 + ceil(w/3) 1 = 2ms.
+ *  - app: shift = R_driver - 1ms (driver's least compute before its
+ *    signal) = 1ms; w = 1 + ceil(w/3) + ceil(w/6) = 3ms (<= delta(2) =
+ *    6 - 1 = 5ms: one job in the busy window).
+ *  - log: shift = 1ms + (R_app - 0.5ms, app's least compute before its
+ *    signal) = 3.5ms; w(1) = 0.5 + ceil(w/3) + ceil(w/6) + ceil((w + 1)/6):
+ *    0.5 -> 3.5 -> 4.5 (top 2, driver 1, app 1) = 4.5ms; delta(2) = 6 - 3.5
+ *    = 2.5ms < 4.5ms, so w(2) = 1 + ...: 1 -> 4 -> 5 (top 2, driver 1, app
+ *    ceil(6/6) = 1) = 5ms, bound 5 - 2.5 = 2.5ms; delta(3) = 12 - 3.5 =
+ *    8.5ms >= 5ms: the window ends; R_log = max(4.5, 2.5) = 4.5ms.
+ *  - sink: w = 2 + ceil(w/3) + ceil(w/6) + ceil((w + 1)/6) +
+ *    ceil((w + 3.5)/6) 0.5: 2 -> 5.5 -> 8 -> 10 -> 11.5 -> 12.5 -> 14.5 ->
+ *    14.5 (top 5, driver 3, app 3, log 3 x 0.5) = 14.5ms; without the
+ *    shifts (app and log as if released with driver's device) it would
+ *    be 11ms.
+ * Classic (zero tick cost, no equal priorities) gives the same. */
+static void test_message_chain(void **state)
+{
+    static const char *const names[] = {"top", "driver", "app", "log", "sink"};
+    static const cycles_t bounds[] = {1 * MS, 2 * MS, 3 * MS, 4500 * US, 14500 * US};
+    struct scenario s;
+    (void)state;
+    load(DATA "message_chain.yaml", &s);
+    check(&s, SCHED_MCS, names, bounds, 5);
+    check(&s, SCHED_CLASSIC, names, bounds, 5);
+    scenario_release(&s);
+}
+
+/* equal_turns.yaml, zero kernel costs: sensor (1ms every 40ms, prio 50,
+ * round-robin context 40ms) shares its priority with spin, always ready
+ * (3ms jobs back to back, round-robin context 2ms/2ms, no yield); fast
+ * (0.5ms every 5ms, prio 60) preempts both. spin is not a device thread:
+ * no critical instant, fast's demand is min(eta(w) + 2, eta(w + R_fast))
+ * jobs (R_fast = 0.5ms).
+ *  - mcs: spin gets ahead of sensor only at sensor's wake (1 per job) and
+ *    when sensor's 40ms slice runs out (floor(1ms / 40ms) = 0 times), and
+ *    then runs one slice of 2ms: w = 1 + fast + 1 x 2ms; from 1ms: fast
+ *    min(1 + 2, eta(1.5) = 1) = 0.5 -> 3.5ms -> fast eta(4) = 1: 3.5ms.
+ *  - classic (tick 1ms, timeslice 2): sensor's ticks A = floor((1ms + H) /
+ *    1ms) + 1 + 1 (H: fast's term), its turns 1 + ceil(A / 2), spin runs at
+ *    most 1ms x (turns x 2 + 2 P), P = 1 (the entry in progress) + fast's
+ *    interrupts eta(w) (sensor's own wake preempts nobody, B5):
+ *    w = 1: fast 0.5, A = 3, turns 3, P 2, spin 10 -> 11.5;
+ *    11.5: fast eta(12) = 3 -> 1.5, A = 4, turns 3, P 4, spin 14 -> 16.5;
+ *    16.5: fast 4 -> 2, A = 5, turns 4, P 5, spin 18 -> 21;
+ *    21: fast 5 -> 2.5, A = 5, turns 4, P 6, spin 20 -> 23.5;
+ *    23.5: the same: 23.5ms = 1 + 20 + 2.5.
+ * spin itself (a background job, released running): sensor and fast
+ * count by demand; mcs w = 3 + min(eta(w) + 2, eta(w + 3.5)) 1ms + fast:
+ * 4.5ms = 3 + 1 + 0.5. Under classic the same (no equal always-ready
+ * thread beside it). */
+static void test_equal_turns(void **state)
+{
+    static const char *const names[] = {"fast", "sensor", "spin"};
+    static const cycles_t mcs[] = {500 * US, 3500 * US, 4500 * US};
+    static const cycles_t classic[] = {500 * US, 23500 * US, 4500 * US};
+    struct scenario s;
+    struct analysis_result r;
+    uint32_t sensor, spin;
+    (void)state;
+    load(DATA "equal_turns.yaml", &s);
+    check(&s, SCHED_MCS, names, mcs, 3);
+    check(&s, SCHED_CLASSIC, names, classic, 3);
+    sensor = scenario_find_thread(&s, "sensor");
+    spin = scenario_find_thread(&s, "spin");
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+    assert_int_equal(r.threads[sensor].n_terms, 3);
+    assert_int_equal(r.threads[sensor].terms[1].thread, spin);
+    assert_int_equal(r.threads[sensor].terms[1].cycles, 2 * MS);
+    assert_string_equal(r.threads[sensor].terms[1].text, "spin (round-robin turns)");
+    analysis_release(&r);
+    assert_int_equal(analysis_run(&s, SCHED_CLASSIC, &r), 0);
+    assert_int_equal(r.threads[sensor].terms[1].thread, spin);
+    assert_int_equal(r.threads[sensor].terms[1].cycles, 20 * MS);
+    assert_string_equal(r.threads[sensor].terms[1].text, "spin (tick round-robin turns)");
+    analysis_release(&r);
+    scenario_release(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_message_chain),
+        cmocka_unit_test(test_equal_turns),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
