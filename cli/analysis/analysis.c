@@ -76,6 +76,97 @@ static void count(struct analysis_result *r)
     }
 }
 
+/*
+ * Passes without repeating work: thread i's analysis reads, of what the
+ * passes learn (an_thread: bound, safe, lag), the bounds of the other
+ * threads at its level or above (their demand), the lags of those and of
+ * threads whose requests reach its level (their supply, preemptions), and
+ * under mcs any context's `safe` (kernel timer entries, blocking, faults,
+ * the critical instant; its own in its lag); none of its own figures but
+ * that (it makes them anew) and under classic no `safe`. Its result is a
+ * function of these, so when none changed since its last analysis began,
+ * analysing it again would give the same result: it is skipped. A new
+ * read of another thread's figures must be added to unchanged().
+ */
+struct an_clock {
+    uint64_t now;      /* analyses begun */
+    uint64_t safe_at;  /* when a `safe` last changed */
+    uint64_t *began;   /* per thread: `now` when its last analysis began, 0 none */
+    uint64_t *bound_at, *lag_at; /* when its bound, its lag last changed */
+};
+
+static uint32_t level(const struct an_thread *t)
+{
+    return t->shape == SHAPE_DEVICE && t->p_eff < t->prio ? t->p_eff : t->prio;
+}
+
+static bool unchanged(const struct an_ctx *c, const struct an_clock *k, uint32_t i)
+{
+    uint64_t b = k->began[i];
+    uint32_t l = level(&c->t[i]);
+    if (b == 0 || (c->mcs && k->safe_at >= b))
+        return false;
+    for (uint32_t j = 0; j < c->n; j++) {
+        const struct an_thread *t = &c->t[j];
+        bool above = t->prio >= l;
+        if (j == i)
+            continue;
+        if (above && k->bound_at[j] >= b)
+            return false;
+        if (k->lag_at[j] >= b &&
+            (above || (t->shape == SHAPE_DEVICE && an_request_reaches(c, j, l))))
+            return false;
+    }
+    return true;
+}
+
+static void make_terms(struct an_ctx *c, uint32_t i, struct analysis_result *r)
+{
+    struct an_pending *p = &c->pending[i];
+    if (p->set)
+        an_terms(&p->w, p->b, p->who, p->q, p->wq, p->theta, p->ahead, &r->threads[i]);
+    p->set = false;
+}
+
+/* Up to AN_PASSES passes over the threads in order `o`, until one (after
+ * the first) changes nothing; each bound's terms made once, for the
+ * figures it was made of. */
+static void passes(struct an_ctx *c, const uint32_t *o, struct an_clock *k,
+                   struct analysis_result *r)
+{
+    for (int pass = 0; pass < AN_PASSES; pass++) {
+        bool changed = false;
+        c->terms = pass == AN_PASSES - 1;
+        for (uint32_t x = 0; x < c->n; x++) {
+            uint32_t i = o[x];
+            struct an_thread was = c->t[i];
+            if (unchanged(c, k, i)) {
+                if (c->terms)
+                    make_terms(c, i, r); /* its figures are those of now */
+                continue;
+            }
+            k->began[i] = ++k->now;
+            c->pending[i].set = false;
+            if (an_thread_bound(c, i, &r->threads[i])) {
+                changed = true;
+                if (was.safe != c->t[i].safe)
+                    k->safe_at = k->now;
+                if (was.bound != c->t[i].bound)
+                    k->bound_at[i] = k->now;
+                if (was.lag != c->t[i].lag)
+                    k->lag_at[i] = k->now;
+            }
+        }
+        if (!changed && pass > 0) {
+            /* nothing changed: every pending composition was made of the
+             * figures there are now */
+            for (uint32_t i = 0; i < c->n; i++)
+                make_terms(c, i, r);
+            return;
+        }
+    }
+}
+
 static void ctx_release(struct an_ctx *c)
 {
     free(c->visits);
@@ -94,6 +185,7 @@ static void ctx_release(struct an_ctx *c)
 int analysis_run(const struct scenario *s, uint8_t scheduler, struct analysis_result *r)
 {
     struct an_ctx c;
+    struct an_clock k = {0, 0, NULL, NULL, NULL};
     uint32_t *o;
     memset(r, 0, sizeof *r);
     memset(&c, 0, sizeof c);
@@ -130,24 +222,17 @@ int analysis_run(const struct scenario *s, uint8_t scheduler, struct analysis_re
         analysis_release(r);
         return -1;
     }
-    for (int pass = 0; pass < AN_PASSES; pass++) {
-        bool changed = false;
-        c.terms = pass == AN_PASSES - 1;
-        memset(c.pending, 0, c.n * sizeof *c.pending);
-        for (uint32_t k = 0; k < c.n; k++)
-            changed |= an_thread_bound(&c, o[k], &r->threads[o[k]]);
-        if (!changed && pass > 0) {
-            /* nothing changed: every bound of this pass was made of the
-             * figures there are now, and so are their compositions */
-            for (uint32_t i = 0; i < c.n; i++) {
-                const struct an_pending *p = &c.pending[i];
-                if (p->set)
-                    an_terms(&p->w, p->b, p->who, p->q, p->wq, p->theta, p->ahead,
-                             &r->threads[i]);
-            }
-            break;
-        }
+    k.began = calloc(3 * (size_t)(c.n ? c.n : 1), sizeof *k.began);
+    if (!k.began) {
+        free(o);
+        ctx_release(&c);
+        analysis_release(r);
+        return -1;
     }
+    k.bound_at = k.began + (c.n ? c.n : 1);
+    k.lag_at = k.bound_at + (c.n ? c.n : 1);
+    passes(&c, o, &k, r);
+    free(k.began);
     free(o);
     ctx_release(&c);
     count(r);
