@@ -195,7 +195,7 @@ static bool line_ready(uint32_t line)
 
 int hal_sim_next_irq(void)
 {
-    if (P.timer_cycle != HAL_SIM_NEVER && P.now >= P.timer_cycle)
+    if (P.now >= P.timer_cycle && P.timer_cycle != HAL_SIM_NEVER)
         return HAL_SIM_TIMER_IRQ;
     if (line_ready(HAL_SIM_START_IRQ))
         return HAL_SIM_START_IRQ;

@@ -232,8 +232,8 @@ static void awaken(void)
 static void switch_to_thread(struct tcb *t)
 {
     sched_dequeue(t);
-    if (t != ks.cur_thread && ks.cur_thread != &ks.idle && sched_is_schedulable(ks.cur_thread) &&
-        t->prio > ks.cur_thread->prio)
+    if (t != ks.cur_thread && ks.cur_thread != &ks.idle && t->prio > ks.cur_thread->prio &&
+        sched_is_schedulable(ks.cur_thread))
         ktrace(TR_PREEMPT, ks.cur_thread, 0, ktrace_id(t), 0);
     ks.cur_thread = t;
 }
