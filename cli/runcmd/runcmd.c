@@ -16,6 +16,7 @@
 #include "check/expect.h"
 #include "runcmd.h"
 #include "summary/summary.h"
+#include "summary/tacc_sink.h"
 
 
 /* The slot of a value option, common or the command's own, or NULL. */
@@ -278,6 +279,12 @@ static int verdicts(const char *cmd, const struct runcmd_args *a, struct db *db,
     return status;
 }
 
+/* The accounting of the run recorded through runcmd_open_db's sink,
+ * accumulated from its rows on their way to live_db (one run per
+ * process): the summary reads nothing back. */
+static struct tacc_tee live;
+static struct db *live_db;
+
 int runcmd_report(const char *cmd, const struct runcmd_args *a, struct db *db,
                   const struct scenario *s, const struct eng_result *r)
 {
@@ -287,11 +294,14 @@ int runcmd_report(const char *cmd, const struct runcmd_args *a, struct db *db,
     status = verdicts(cmd, a, db, s);
     if (!a->quiet && status != 3 && status != 130) {
         test_interrupt("summary");
-        summary_print(stdout, db_sqlite(db), db_run_id(db), s, r, a->db);
+        summary_print(stdout, db_sqlite(db), db_run_id(db), s, r, a->db,
+                      live_db == db ? tacc_tee_result(&live) : NULL);
         if (stop_requested((void *)a->stop))
             status = interrupted_report(cmd, a, db, "during the summary", true);
     }
     sqlite3_progress_handler(db_sqlite(db), 0, NULL, NULL);
+    tacc_tee_release(&live);
+    live_db = NULL;
     return status;
 }
 
@@ -305,7 +315,9 @@ int runcmd_open_db(const struct runcmd_args *a, struct db **db, struct trace_sin
         fprintf(stderr, "%s\n", err);
         return rc == DB_ENVIRONMENT ? DB_EXIT_ENVIRONMENT : 2;
     }
-    *sink = db_sink(*db, (int64_t)time(NULL));
+    tacc_tee_release(&live);
+    *sink = tacc_tee_sink(&live, db_sink(*db, (int64_t)time(NULL)));
+    live_db = *db;
     db_defer_finish(*db);
     return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "check/expect.h"
 #include "fragment.h"
+#include "tacc_scan.h"
 #include "tstats.h"
 
 void summary_format_time(char *buf, size_t len, uint64_t cycles, uint64_t cpu_hz)
@@ -33,22 +34,6 @@ void summary_format_time(char *buf, size_t len, uint64_t cycles, uint64_t cpu_hz
     }
 }
 
-static int64_t query_int(sqlite3 *db, const char *sql, int64_t run_id, int64_t arg)
-{
-    sqlite3_stmt *st;
-    int64_t v = -1;
-
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_int64(st, 1, run_id);
-    if (sqlite3_bind_parameter_count(st) >= 2)
-        sqlite3_bind_int64(st, 2, arg);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
 static void print_header(FILE *f, const struct scenario *s, const struct eng_result *r,
                          int64_t run_id, const char *db_path)
 {
@@ -64,50 +49,43 @@ static void print_header(FILE *f, const struct scenario *s, const struct eng_res
 }
 
 /* The overheads of run_stats (db_schema.c, RUN_STATS_REST): cycles per
- * scheduling decision (all entries and system calls) and interrupt
- * latency (arrival to the handler's first instruction), the same
- * aggregates read from the tables, the interrupts in one pass: a query of
- * the view expands the stats view inside it (66 M instructions to prepare
- * on bench/rm10.yaml) and reads the run's interrupts three times (unit.run
- * test_summary_overheads compares the two). */
-static void print_overheads(FILE *f, sqlite3 *db, int64_t run_id, uint64_t cpu_hz)
+ * scheduling decision (all entries and system calls) from kernel_stats,
+ * and interrupt latency (arrival to the handler's first instruction) from
+ * the accumulated interrupts (unit.run test_summary_overheads compares
+ * the lines with run_stats). */
+static void print_overheads(FILE *f, sqlite3 *db, int64_t run_id, uint64_t cpu_hz,
+                            const struct tacc *acc)
 {
     sqlite3_stmt *st;
 
     if (sqlite3_prepare_v2(
             db,
-            "SELECT (SELECT sum(k.decisions) FROM kernel_stats k WHERE k.run_id = ?1),"
-            " (SELECT 1.0 * sum(k.decision_cycles) / nullif(sum(k.decisions), 0)"
-            "  FROM kernel_stats k WHERE k.run_id = ?1),"
+            "SELECT sum(decisions), 1.0 * sum(decision_cycles) / nullif(sum(decisions), 0),"
             " (SELECT 1.0 * sum(k.decision_cycles) / nullif(sum(k.decisions), 0)"
             "  FROM kernel_stats k WHERE k.run_id = ?1 AND k.kind = 'syscall'),"
-            " (SELECT sum(k.timer_programs) FROM kernel_stats k WHERE k.run_id = ?1),"
-            " count(i.handler_start), max(i.handler_start - i.arrival),"
-            " avg(i.handler_start - i.arrival)"
-            " FROM run_irqs i WHERE i.run_id = ?1",
+            " sum(timer_programs) FROM kernel_stats WHERE run_id = ?1",
             -1, &st, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_int64(st, 1, run_id);
-    if (sqlite3_step(st) == SQLITE_ROW) {
+    if (sqlite3_step(st) == SQLITE_ROW)
         fprintf(f,
                 "scheduling: %" PRId64 " decisions, %.0f kernel cycles each (%.0f in a system"
                 " call), %" PRId64 " timer reprogrammings\n",
                 (int64_t)sqlite3_column_int64(st, 0), sqlite3_column_double(st, 1),
                 sqlite3_column_double(st, 2), (int64_t)sqlite3_column_int64(st, 3));
-        if (sqlite3_column_int64(st, 4) > 0) {
-            int64_t worst = sqlite3_column_int64(st, 5);
-            int64_t avg = (int64_t)(sqlite3_column_double(st, 6) + 0.5);
-            char w[32], a[32];
-
-            summary_format_time(w, sizeof w, worst > 0 ? (uint64_t)worst : 0, cpu_hz);
-            summary_format_time(a, sizeof a, avg > 0 ? (uint64_t)avg : 0, cpu_hz);
-            fprintf(f,
-                    "irq latency (arrival to the handler's first instruction): worst %s (%" PRId64
-                    " cycles), average %s (%" PRId64 "), over %" PRId64 " interrupts\n",
-                    w, worst, a, avg, (int64_t)sqlite3_column_int64(st, 4));
-        }
-    }
     sqlite3_finalize(st);
+    if (acc->irqs_handled > 0) {
+        int64_t worst = acc->latency_worst;
+        int64_t avg = (int64_t)((double)acc->latency_sum / (double)acc->irqs_handled + 0.5);
+        char w[32], a[32];
+
+        summary_format_time(w, sizeof w, worst > 0 ? (uint64_t)worst : 0, cpu_hz);
+        summary_format_time(a, sizeof a, avg > 0 ? (uint64_t)avg : 0, cpu_hz);
+        fprintf(f,
+                "irq latency (arrival to the handler's first instruction): worst %s (%" PRId64
+                " cycles), average %s (%" PRId64 "), over %" PRId64 " interrupts\n",
+                w, worst, a, avg, acc->irqs_handled);
+    }
 }
 
 /* A thread that made no progress (the MIN_BUDGET restart loop), if any. */
@@ -123,23 +101,8 @@ static void print_progress(FILE *f, sqlite3 *db, int64_t run_id, const struct sc
  * releases lost and aborted jobs count as missed), and the run's totals
  * of budget events and interrupts. */
 static void print_totals(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s,
-                         const struct tstats_run *ts)
+                         const struct tstats_run *ts, const struct tacc *acc)
 {
-    sqlite3_stmt *st;
-    int64_t delivered = -1, lost = -1;
-
-    /* the interrupts delivered and lost, in one pass over the run's */
-    if (sqlite3_prepare_v2(db,
-                           "SELECT count(delivered), coalesce(sum(lost = 1), 0) FROM run_irqs"
-                           " WHERE run_id = ?1",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, run_id);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            delivered = sqlite3_column_int64(st, 0);
-            lost = sqlite3_column_int64(st, 1);
-        }
-        sqlite3_finalize(st);
-    }
     fprintf(f, "jobs:");
     for (uint32_t lvl = 0; lvl < s->n_levels; lvl++) {
         int64_t jobs = 0, missed = 0;
@@ -153,35 +116,37 @@ static void print_totals(FILE *f, sqlite3 *db, int64_t run_id, const struct scen
         fprintf(f, "%s %s: %" PRId64 " (%" PRId64 " missed)", lvl ? "," : "", s->levels[lvl], jobs,
                 missed);
     }
-    fprintf(
-        f,
-        "\nbudget: %" PRId64 " throttles, %" PRId64 " timeout faults; irqs: %" PRId64
-        " delivered, %" PRId64 " lost\n",
-        query_int(db,
-                  "SELECT count(*) FROM run_budget_events WHERE run_id = ?1 AND kind = "
-                  "'throttle'",
-                  run_id, 0),
-        query_int(db,
-                  "SELECT count(*) FROM run_budget_events WHERE run_id = ?1 AND kind = "
-                  "'timeout_fault'",
-                  run_id, 0),
-        delivered, lost);
+    fprintf(f,
+            "\nbudget: %" PRId64 " throttles, %" PRId64 " timeout faults; irqs: %" PRId64
+            " delivered, %" PRId64 " lost\n",
+            acc->throttles, acc->timeout_faults, acc->irqs_delivered, acc->irqs_lost);
     print_progress(f, db, run_id, s);
 }
 
 void summary_print(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s,
-                   const struct eng_result *r, const char *db_path)
+                   const struct eng_result *r, const char *db_path, const struct tacc *acc)
 {
     struct tstats_run ts;
+    struct tacc scanned;
     char err[256];
 
     print_header(f, s, r, run_id, db_path);
-    print_overheads(f, db, run_id, s->cpu_hz);
-    if (tstats_load(db, run_id, &ts, err, sizeof err) != 0) {
+    if (!acc) {
+        if (tacc_scan(db, run_id, s->n_threads + 1, s->duration, &scanned, err, sizeof err) != 0) {
+            fprintf(f, "(no per-thread summary: %s)\n", err);
+            return;
+        }
+    }
+    print_overheads(f, db, run_id, s->cpu_hz, acc ? acc : &scanned);
+    if (tstats_from(db, run_id, acc ? acc : &scanned, &ts, err, sizeof err) != 0) {
         fprintf(f, "(no per-thread summary: %s)\n", err);
+        if (!acc)
+            tacc_release(&scanned);
         return;
     }
-    print_totals(f, db, run_id, s, &ts);
+    print_totals(f, db, run_id, s, &ts, acc ? acc : &scanned);
+    if (!acc)
+        tacc_release(&scanned);
     tstats_print_table(f, &ts);
     tstats_release(&ts);
     fprintf(f,

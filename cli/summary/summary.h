@@ -15,12 +15,15 @@
 
 #include "engine.h"
 #include "scenario.h"
+#include "tacc.h"
 
 /* Print the summary of run `run_id` (recorded from `s`, with engine result
- * `r`, in the database file `db_path`). Query errors are printed as a
- * note; the summary is informative only. */
+ * `r`, in the database file `db_path`), its accounting `acc` accumulated
+ * as it was recorded (tacc_sink.h), or, NULL, read from the tables
+ * (tacc_scan.h). Query errors are printed as a note; the summary is
+ * informative only. */
 void summary_print(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s,
-                   const struct eng_result *r, const char *db_path);
+                   const struct eng_result *r, const char *db_path, const struct tacc *acc);
 
 /* Format a duration in cycles in the largest readable unit (s, ms, us, ns,
  * or cycles below a nanosecond's worth), exactly to 3 decimals at most. */

@@ -9,38 +9,12 @@
 #include <string.h>
 
 #include "summary.h"
+#include "tacc_scan.h"
 
-/* One row per scenario thread; ?1 the run, ?2 its duration. The jobs'
- * figures of every thread in one pass over the run's jobs (jj: a subquery
- * per figure and thread read them five times; a thread with no jobs has
- * no row there: 0 jobs, no response, -1); cpu, the thread's slices, and
- * charged, its context's whoever ran (DB_SLICES_PAID_BY: the stats view
- * sums a context's own and donated slices apart, one more read of the
- * slices); the rest as the stats view counts them, not through it (a
- * join computes every column of the view, its *_ns columns reading the
- * tables again). */
-static const char tstats_sql[] =
-    "SELECT t.thread_id, t.name, coalesce(t.criticality, ''), t.priority,"
-    " coalesce(jj.jobs, 0), coalesce(jj.failed, 0),"
-    " " DB_LOST_RELEASES_SQL("t.thread_id") ","
-    " coalesce(jj.aborted, 0), coalesce(jj.worst, -1), coalesce(jj.mean, -1),"
-    " (SELECT coalesce(sum(end_time - start_time), 0) FROM run_slices WHERE run_id = ?1"
-    "  AND thread_id = t.thread_id),"
-    " (" DB_SLICES_PAID_BY("coalesce(sum(end_time - start_time), 0)", "t.thread_id", "") "),"
-    " (SELECT count(*) FROM run_budget_events b WHERE b.run_id = ?1"
-    "  AND b.thread_id = t.thread_id AND b.kind = 'throttle'),"
-    " " DB_THREAD_THROTTLED ", " DB_THREAD_TIMEOUT_FAULTS ","
-    " (SELECT count(*) FROM run_budget_events b WHERE b.run_id = ?1"
-    "  AND b.sc_thread_id = t.thread_id AND b.kind = 'emergency'),"
-    " (SELECT count(*) FROM run_events e WHERE e.run_id = ?1 AND e.thread_id = t.thread_id"
-    "  AND e.kind = 'call_aborted')"
-    " FROM threads t JOIN runs r ON r.run_id = t.run_id"
-    " LEFT JOIN (SELECT j.thread_id AS thread_id, count(*) AS jobs,"
-    "  sum(" DB_JOB_FAILED_SQL ") AS failed, sum(" DB_JOB_ABORTED_RUN_SQL ") AS aborted,"
-    "  max(j.response) AS worst, CAST(round(avg(j.response)) AS INTEGER) AS mean"
-    "  FROM run_jobs j WHERE j.run_id = ?1 GROUP BY j.thread_id) jj"
-    "  ON jj.thread_id = t.thread_id"
-    " WHERE t.run_id = ?1 AND t.thread_id > 0 ORDER BY t.thread_id";
+/* The scenario's threads, in order, before their figures (tacc). */
+static const char threads_sql[] =
+    "SELECT thread_id, name, coalesce(criticality, ''), priority FROM threads"
+    " WHERE run_id = ?1 AND thread_id > 0 ORDER BY thread_id";
 
 static int fail(char *err, size_t len, const char *fmt, ...)
 {
@@ -57,32 +31,39 @@ static void copy_text(char *dst, size_t n, const unsigned char *src)
     snprintf(dst, n, "%s", src ? (const char *)src : "");
 }
 
-static void read_row(sqlite3_stmt *st, struct tstats *t)
+static void read_thread(sqlite3_stmt *st, struct tstats *t)
 {
-    int c = 0;
-
     memset(t, 0, sizeof *t);
-    t->thread_id = sqlite3_column_int64(st, c++);
-    copy_text(t->name, sizeof t->name, sqlite3_column_text(st, c++));
-    copy_text(t->criticality, sizeof t->criticality, sqlite3_column_text(st, c++));
-    t->priority = sqlite3_column_int64(st, c++);
-    t->jobs = sqlite3_column_int64(st, c++);
-    t->missed = sqlite3_column_int64(st, c++);
-    t->lost = sqlite3_column_int64(st, c++);
-    t->aborted_jobs = sqlite3_column_int64(st, c++);
-    t->worst = sqlite3_column_int64(st, c++);
-    t->mean = sqlite3_column_int64(st, c++);
-    t->cpu = sqlite3_column_int64(st, c++);
-    t->charged = sqlite3_column_int64(st, c++);
-    t->throttles = sqlite3_column_int64(st, c++);
-    t->throttled = sqlite3_column_int64(st, c++);
-    t->timeout_faults = sqlite3_column_int64(st, c++);
-    t->grants = sqlite3_column_int64(st, c++);
-    t->aborted_calls = sqlite3_column_int64(st, c++);
-    /* a lost release is a job that never ran, and a failed one */
-    t->jobs += t->lost;
-    t->missed += t->lost;
+    t->thread_id = sqlite3_column_int64(st, 0);
+    copy_text(t->name, sizeof t->name, sqlite3_column_text(st, 1));
+    copy_text(t->criticality, sizeof t->criticality, sqlite3_column_text(st, 2));
+    t->priority = sqlite3_column_int64(st, 3);
     t->p50 = t->p90 = t->p99 = -1; /* tstats_percentiles */
+}
+
+/* A thread's figures from the accumulator: a lost release is a job that
+ * never ran, and a failed one; the mean response rounded as SQLite's
+ * round(avg()) (the sum is exact below 2^53 cycles). */
+static void fill_figures(struct tstats *t, const struct tacc *a)
+{
+    static const struct tacc_thread none = {.worst = -1};
+    const struct tacc_thread *f = t->thread_id >= 0 && (uint64_t)t->thread_id < a->n
+                                      ? &a->t[t->thread_id]
+                                      : &none;
+
+    t->jobs = f->jobs + f->lost;
+    t->missed = f->failed + f->lost;
+    t->lost = f->lost;
+    t->aborted_jobs = f->aborted;
+    t->worst = f->worst;
+    t->mean = f->finished ? (int64_t)((double)f->resp_sum / (double)f->finished + 0.5) : -1;
+    t->cpu = f->cpu;
+    t->charged = f->charged;
+    t->throttles = f->throttles;
+    t->throttled = f->throttled;
+    t->timeout_faults = f->timeout_faults;
+    t->grants = f->grants;
+    t->aborted_calls = f->aborted_calls;
 }
 
 /* The nearest-rank percentile p of the n sorted values v (n > 0). */
@@ -152,8 +133,10 @@ static int load_run_row(sqlite3 *db, int64_t run_id, struct tstats_run *out, cha
     return rc == SQLITE_ROW ? 0 : fail(err, len, "mcsim: %s", sqlite3_errmsg(db));
 }
 
-int tstats_load(sqlite3 *db, int64_t run_id, struct tstats_run *out, char *err, size_t err_len)
+int tstats_from(sqlite3 *db, int64_t run_id, const struct tacc *acc, struct tstats_run *out,
+                char *err, size_t err_len)
 {
+    struct tacc scanned;
     sqlite3_stmt *st;
     size_t cap = 0;
     int rc;
@@ -162,10 +145,9 @@ int tstats_load(sqlite3 *db, int64_t run_id, struct tstats_run *out, char *err, 
     out->run_id = run_id;
     if (load_run_row(db, run_id, out, err, err_len) != 0)
         return -1;
-    if (sqlite3_prepare_v2(db, tstats_sql, -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, threads_sql, -1, &st, NULL) != SQLITE_OK)
         return fail(err, err_len, "mcsim: %s", sqlite3_errmsg(db));
     sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)out->duration);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (out->n == cap) {
             struct tstats *grown =
@@ -176,7 +158,7 @@ int tstats_load(sqlite3 *db, int64_t run_id, struct tstats_run *out, char *err, 
             }
             out->threads = grown;
         }
-        read_row(st, &out->threads[out->n++]);
+        read_thread(st, &out->threads[out->n++]);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -184,7 +166,24 @@ int tstats_load(sqlite3 *db, int64_t run_id, struct tstats_run *out, char *err, 
         return fail(err, err_len, "mcsim: %s",
                     rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
     }
+    if (!acc) {
+        uint32_t n = out->n ? (uint32_t)out->threads[out->n - 1].thread_id + 1 : 1;
+
+        if (tacc_scan(db, run_id, n, out->duration, &scanned, err, err_len) != 0) {
+            tstats_release(out);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < out->n; i++)
+        fill_figures(&out->threads[i], acc ? acc : &scanned);
+    if (!acc)
+        tacc_release(&scanned);
     return 0;
+}
+
+int tstats_load(sqlite3 *db, int64_t run_id, struct tstats_run *out, char *err, size_t err_len)
+{
+    return tstats_from(db, run_id, NULL, out, err, err_len);
 }
 
 int tstats_percentiles(sqlite3 *db, struct tstats_run *r, char *err, size_t err_len)

@@ -7,8 +7,8 @@
  *   device's interrupt lost while the line was masked (irqs.lost, whose
  *   handler is the thread waiting on the device's notification) is a job
  *   that never ran;
- * - missed: jobs that missed their deadline (TSTATS_MISSED_SQL), jobs
- *   whose call was aborted (TSTATS_ABORTED_SQL: they did not do their
+ * - missed: jobs that missed their deadline (DB_JOB_MISSED_SQL), jobs
+ *   whose call was aborted (DB_JOB_ABORTED_SQL: they did not do their
  *   work), and the releases lost;
  * - worst, mean, p50/p90/p99 response: over the finished jobs;
  * - cpu: the time the thread ran (its slices, whoever paid);
@@ -21,7 +21,9 @@
  *   emergency budgets granted to it; aborted_calls: its calls ended by
  *   an error reply (call_aborted).
  * Times are cycles of the run (cpu_hz); a value that does not exist (no
- * finished job) is -1.
+ * finished job) is -1. The figures are accumulated row by row (tacc.h):
+ * from one scan of each recorded table, or, in `mcsim run`, from the rows
+ * as they were recorded.
  */
 #ifndef MCSIM_CLI_TSTATS_H
 #define MCSIM_CLI_TSTATS_H
@@ -33,6 +35,7 @@
 #include <sqlite3.h>
 
 #include "db/db.h"
+#include "tacc.h"
 
 struct tstats {
     int64_t thread_id;
@@ -61,6 +64,13 @@ struct tstats_run {
  * out of memory). Release with tstats_release.
  */
 int tstats_load(sqlite3 *db, int64_t run_id, struct tstats_run *out, char *err, size_t err_len);
+
+/* The same with the figures taken from `acc`, the run's rows accumulated
+ * as they were recorded (tacc_sink.h: `mcsim run`), the threads' names
+ * and the run's cpu_hz and duration from the tables; acc NULL: from the
+ * tables too (tacc_scan, as tstats_load). */
+int tstats_from(sqlite3 *db, int64_t run_id, const struct tacc *acc, struct tstats_run *out,
+                char *err, size_t err_len);
 
 /*
  * Load the response percentiles p50/p90/p99 of r's threads (-1 where no

@@ -1,0 +1,241 @@
+/*
+ * The per-thread accounting and the run's totals, row by row (tacc.h).
+ */
+#include "tacc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/grow.h"
+
+int tacc_init(struct tacc *a, uint32_t n, cycles_t duration)
+{
+    memset(a, 0, sizeof *a);
+    a->n = n;
+    a->duration = duration;
+    a->latency_worst = INT64_MIN;
+    a->t = calloc(n ? n : 1, sizeof *a->t);
+    a->side = calloc(n ? n : 1, sizeof *a->side);
+    a->ctx = calloc(n ? n : 1, sizeof *a->ctx);
+    a->ntfn = calloc(n ? n : 1, sizeof *a->ntfn);
+    if (!a->t || !a->side || !a->ctx || !a->ntfn) {
+        tacc_release(a);
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        a->t[i].worst = -1;
+        a->ctx[i].last_replenish = SINK_NO_TIME;
+        a->ntfn[i].last_replenish = SINK_NO_TIME;
+    }
+    return 0;
+}
+
+void tacc_release(struct tacc *a)
+{
+    for (uint32_t i = 0; i < a->n; i++) {
+        if (a->side) {
+            free(a->side[i].aborts);
+            free(a->side[i].open);
+        }
+        if (a->ctx)
+            free(a->ctx[i].pending);
+        if (a->ntfn)
+            free(a->ntfn[i].pending);
+    }
+    free(a->t);
+    free(a->side);
+    free(a->ctx);
+    free(a->ntfn);
+    a->t = NULL;
+    a->side = NULL;
+    a->ctx = a->ntfn = NULL;
+    a->n = 0;
+}
+
+/* Room for one more element after the n of *v (capacity *cap). */
+static bool grow(struct tacc *a, void *v, size_t n, size_t *cap, size_t size)
+{
+    if (grow_one(v, cap, n, size))
+        return true;
+    a->failed = true;
+    return false;
+}
+
+static bool thread_ok(const struct tacc *a, uint32_t t)
+{
+    return t != SINK_NO_THREAD && t < a->n;
+}
+
+void tacc_slice(struct tacc *a, const struct sink_slice *r)
+{
+    int64_t d = (int64_t)(r->end - r->start);
+
+    if (thread_ok(a, r->thread))
+        a->t[r->thread].cpu += d;
+    if (thread_ok(a, r->sc_thread))
+        a->t[r->sc_thread].charged += d; /* DB_SLICES_PAID_BY */
+}
+
+/* An abort at `e` falls into the job from `from` to `to` (DB_JOB_ABORTED_SQL). */
+static bool abort_inside(cycles_t e, cycles_t from, cycles_t to)
+{
+    return e >= from && (to == SINK_NO_TIME || e <= to);
+}
+
+/* A job found aborted: a failed one, unless it had failed already. */
+static void job_aborted(struct tacc_thread *t, bool missed)
+{
+    t->aborted++;
+    if (!missed)
+        t->failed++;
+}
+
+void tacc_job(struct tacc *a, const struct sink_job *r)
+{
+    struct tacc_thread *t;
+    struct tacc_side *s;
+    cycles_t from = r->start != SINK_NO_TIME ? r->start : r->release;
+    bool finished = r->finish != SINK_NO_TIME, has_deadline = r->deadline != SINK_NO_TIME;
+    bool missed = r->missed || (finished && has_deadline && r->finish > r->deadline) ||
+                  (!finished && has_deadline && r->deadline < a->duration); /* DB_JOB_MISSED_SQL */
+    bool aborted = false;
+
+    if (!thread_ok(a, r->thread))
+        return;
+    t = &a->t[r->thread];
+    s = &a->side[r->thread];
+    t->jobs++;
+    if (missed)
+        t->failed++;
+    if (r->response != SINK_NO_TIME) {
+        t->finished++;
+        t->resp_sum += (int64_t)r->response;
+        if ((int64_t)r->response > t->worst)
+            t->worst = (int64_t)r->response;
+    }
+    for (size_t i = s->n_aborts; i-- > 0 && !aborted;)
+        aborted = abort_inside(s->aborts[i], from, r->finish);
+    if (aborted) {
+        job_aborted(t, missed);
+        return;
+    }
+    /* open to later aborts: the latest finished job replaces the one before */
+    for (size_t i = 0; finished && i < s->n_open; i++)
+        if (s->open[i].to != SINK_NO_TIME)
+            s->open[i] = s->open[--s->n_open];
+    if (grow(a, &s->open, s->n_open, &s->cap_open, sizeof *s->open))
+        s->open[s->n_open++] = (struct tacc_open_job){from, r->finish, missed};
+}
+
+static void call_aborted(struct tacc *a, uint32_t thread, cycles_t time)
+{
+    struct tacc_side *s = &a->side[thread];
+
+    a->t[thread].aborted_calls++;
+    if (grow(a, &s->aborts, s->n_aborts, &s->cap_aborts, sizeof *s->aborts))
+        s->aborts[s->n_aborts++] = time;
+    for (size_t i = 0; i < s->n_open;) {
+        if (abort_inside(time, s->open[i].from, s->open[i].to)) {
+            job_aborted(&a->t[thread], s->open[i].missed);
+            s->open[i] = s->open[--s->n_open];
+        } else {
+            i++;
+        }
+    }
+}
+
+void tacc_event(struct tacc *a, const struct sink_event *r)
+{
+    if (thread_ok(a, r->thread) && r->kind && strcmp(r->kind, "call_aborted") == 0)
+        call_aborted(a, r->thread, r->time);
+}
+
+/* A throttle lasts to its context's next replenish at or after it
+ * (DB_THREAD_THROTTLED): one already fed at its very time, else the next
+ * one fed. */
+static void throttle(struct tacc *a, struct tacc_ctx *c, uint32_t thread, cycles_t time)
+{
+    a->t[thread].throttles++;
+    if (c->last_replenish == time)
+        return;
+    if (grow(a, &c->pending, c->n_pending, &c->cap_pending, sizeof *c->pending))
+        c->pending[c->n_pending++] = (struct tacc_throttle){thread, time};
+}
+
+static void replenish(struct tacc *a, struct tacc_ctx *c, cycles_t time)
+{
+    for (size_t i = 0; i < c->n_pending;) {
+        if (c->pending[i].time <= time) {
+            a->t[c->pending[i].thread].throttled += (int64_t)(time - c->pending[i].time);
+            c->pending[i] = c->pending[--c->n_pending];
+        } else {
+            i++;
+        }
+    }
+    c->last_replenish = time;
+}
+
+void tacc_budget(struct tacc *a, const struct sink_budget_event *r)
+{
+    struct tacc_ctx *c = thread_ok(a, r->sc_thread) ? &a->ctx[r->sc_thread]
+                         : r->sc_thread == SINK_NO_THREAD && thread_ok(a, r->thread)
+                             ? &a->ntfn[r->thread]
+                             : NULL;
+
+    switch (r->kind) {
+    case BUDGET_THROTTLE:
+        a->throttles++;
+        if (c && thread_ok(a, r->thread))
+            throttle(a, c, r->thread, r->time);
+        break;
+    case BUDGET_REPLENISH:
+        if (c)
+            replenish(a, c, r->time);
+        break;
+    case BUDGET_TIMEOUT_FAULT:
+        a->timeout_faults++;
+        if (thread_ok(a, r->thread))
+            a->t[r->thread].timeout_faults++;
+        break;
+    case BUDGET_EMERGENCY:
+        if (thread_ok(a, r->sc_thread))
+            a->t[r->sc_thread].grants++;
+        break;
+    default:
+        break;
+    }
+}
+
+void tacc_irq(struct tacc *a, const struct sink_irq *r)
+{
+    if (r->delivered != SINK_NO_TIME)
+        a->irqs_delivered++;
+    if (r->lost) {
+        a->irqs_lost++;
+        if (thread_ok(a, r->handler))
+            a->t[r->handler].lost++; /* DB_LOST_RELEASES_SQL */
+    }
+    if (r->handler_start != SINK_NO_TIME) {
+        int64_t l = (int64_t)(r->handler_start - r->arrival);
+
+        a->irqs_handled++;
+        a->latency_sum += l;
+        if (l > a->latency_worst)
+            a->latency_worst = l;
+    }
+}
+
+static void end_pending(struct tacc *a, struct tacc_ctx *c)
+{
+    for (size_t i = 0; i < c->n_pending; i++)
+        a->t[c->pending[i].thread].throttled += (int64_t)(a->duration - c->pending[i].time);
+    c->n_pending = 0;
+}
+
+void tacc_end(struct tacc *a)
+{
+    for (uint32_t i = 0; i < a->n; i++) {
+        end_pending(a, &a->ctx[i]);
+        end_pending(a, &a->ntfn[i]);
+    }
+}

@@ -1,0 +1,97 @@
+/*
+ * The per-thread accounting of a run (tstats.h) and the run's totals of
+ * the summary, accumulated row by row: one definition fed by two sources.
+ * `mcsim run` feeds it the rows as its sink receives them (tacc_sink.c: the
+ * run is not read back for its summary); `mcsim check` and `mcsim stats`
+ * feed it one scan of each of the run's recorded tables (tacc_scan). The
+ * figures are those of the stats view and db.h's SQL (DB_JOB_FAILED_SQL,
+ * DB_THREAD_THROTTLED, DB_LOST_RELEASES_SQL ...); unit.accounting checks
+ * them against SQL over the tables, unit.tacc the two sources against each
+ * other on every scenario.
+ *
+ * What the rows' order may be: a thread's call_aborted events and a
+ * context's budget events arrive in time order (the recorder's, and the
+ * scan's ORDER BY time); jobs, slices and interrupts in any order.
+ * Memory: a few words per thread, plus one per aborted call and per
+ * throttle not yet ended by a replenish.
+ */
+#ifndef MCSIM_CLI_TACC_H
+#define MCSIM_CLI_TACC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sink.h"
+
+/* One thread's figures (tstats.h names them); times in cycles. */
+struct tacc_thread {
+    int64_t jobs;     /* job rows (the releases lost not counted) */
+    int64_t failed;   /* missed or aborted (DB_JOB_FAILED_SQL) */
+    int64_t aborted;  /* jobs with a call_aborted inside them */
+    int64_t lost;     /* releases lost with their interrupt */
+    int64_t finished; /* jobs with a response */
+    int64_t resp_sum, worst;
+    int64_t cpu, charged;
+    int64_t throttles, throttled, timeout_faults, grants, aborted_calls;
+};
+
+/* A job that a later call_aborted may still fall into: the thread's
+ * latest finished job (an abort in the cycle it finished may be fed after
+ * it) and its unfinished ones fed before the end (restarted by a timeout
+ * handler), which any later abort falls into. */
+struct tacc_open_job {
+    cycles_t from, to; /* SINK_NO_TIME as `to`: unfinished */
+    bool missed;
+};
+
+/* Per thread: its aborted calls' times, the jobs still open to them; as a
+ * context (the thread's own, or a notification's bound to it, apart): the
+ * throttles its next replenish ends. */
+struct tacc_side {
+    cycles_t *aborts;
+    size_t n_aborts, cap_aborts;
+    struct tacc_open_job *open;
+    size_t n_open, cap_open;
+};
+
+struct tacc_ctx {
+    struct tacc_throttle {
+        uint32_t thread;
+        cycles_t time;
+    } *pending;
+    size_t n_pending, cap_pending;
+    cycles_t last_replenish; /* SINK_NO_TIME: none yet */
+};
+
+struct tacc {
+    uint32_t n;         /* threads, the root task (0) included */
+    cycles_t duration;  /* the run's */
+    struct tacc_thread *t;
+    struct tacc_side *side;
+    struct tacc_ctx *ctx;  /* by the owning thread */
+    struct tacc_ctx *ntfn; /* a notification's context, by the thread it happened to */
+    /* the run's totals */
+    int64_t throttles, timeout_faults;
+    int64_t irqs_delivered, irqs_lost, irqs_handled; /* handled: with a handler_start */
+    int64_t latency_worst, latency_sum;              /* of the handled */
+    bool failed;                                     /* out of memory: the figures are not */
+};
+
+/* Start accumulating a run of `n` threads (the root task included) lasting
+ * `duration`. Returns 0, or -1 out of memory. */
+int tacc_init(struct tacc *a, uint32_t n, cycles_t duration);
+void tacc_release(struct tacc *a);
+
+/* The rows; a thread outside the run's is not any thread's. An allocation
+ * failure sets a->failed. */
+void tacc_slice(struct tacc *a, const struct sink_slice *r);
+void tacc_job(struct tacc *a, const struct sink_job *r);
+void tacc_budget(struct tacc *a, const struct sink_budget_event *r);
+void tacc_irq(struct tacc *a, const struct sink_irq *r);
+void tacc_event(struct tacc *a, const struct sink_event *r);
+
+/* The run ended: a throttle no replenish ended lasts to the end. */
+void tacc_end(struct tacc *a);
+
+#endif /* MCSIM_CLI_TACC_H */
