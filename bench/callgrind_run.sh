@@ -8,9 +8,9 @@
 #   total       instructions of the whole process (callgrind; does not)
 #   open        of which db_open: opening the file (a new one: its schema)
 #   record      of which eng_run: the simulation and the rows it writes
-#   check       of which expect_evaluate: the expectations
+#   check       of which expect_evaluate_acc: the expectations
 #   summary     of which summary_print: the summary after the verdicts,
-#   tstats      of it tstats_load: the per-thread accounting table
+#   tstats      of it tstats_from: the per-thread accounting table
 #   fragment    and fragment_print: the fragmentation diagnosis
 # Storing the verdicts and loading the scenario are the rest. Without
 # --quiet, which would skip the summary.
@@ -50,5 +50,5 @@ phase() { # the inclusive instructions of function $1 (or a copy the optimiser
 }
 printf '  %-10s %16s instructions\n' total "$(awk '/^totals:/ {print $2}' "$dir/cg")"
 printf '  %-10s %16s\n' open "$(phase db_open)" record "$(phase eng_run)" \
-    check "$(phase expect_evaluate)" summary "$(phase summary_print)" \
-    tstats "$(phase tstats_load)" fragment "$(phase fragment_print)"
+    check "$(phase expect_evaluate_acc)" summary "$(phase summary_print)" \
+    tstats "$(phase tstats_from)" fragment "$(phase fragment_print)"

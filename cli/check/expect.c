@@ -12,6 +12,7 @@
 
 #include <mcsim/bootinfo.h>
 
+#include "acct/tacc_scan.h"
 #include "util/decimal.h"
 
 cycles_t expect_entry_allowance(const struct scn_costs *c)
@@ -186,36 +187,48 @@ static int expect_first_miss(struct expect_run *run, const char *set, char *buf,
     return rc;
 }
 
-static int expect_deadline_counts(struct expect_run *run, const char *set, int64_t *jobs,
-                                  int64_t *missed, int64_t *lost)
+/* The run's accounting: the one given, else the tables scanned once
+ * (tacc_scan); NULL after setting the diagnostic. */
+static const struct tacc *expect_acc(struct expect_run *run)
 {
-    sqlite3_stmt *st = expect_prepare(run,
-                                      "SELECT count(*), coalesce(sum(" EXPECT_MISSED_SQL "), 0)"
-                                      " FROM run_jobs j WHERE j.run_id = ?1%s",
-                                      set);
-    bool row;
-    int rc;
+    if (!run->acc && tacc_scan(run->db, run->run_id, run->s->n_threads + 1, run->duration,
+                               &run->scanned, run->errmsg, run->errmsg_size) == 0)
+        run->acc = &run->scanned;
+    return run->acc;
+}
 
-    if (!st)
+/* Whether thread `id` (0: the root task) is one of the expectation's: as
+ * expect_set_sql selects them. */
+static bool expect_in_set(const struct scn_expect *e, const struct scenario *s, uint32_t id)
+{
+    if (e->thread_count) {
+        for (uint32_t i = 0; i < e->thread_count; i++)
+            if (s->thread_refs[e->thread_first + i] + 1 == id)
+                return true;
+        return false;
+    }
+    if (e->criticality != SCN_NONE)
+        return id > 0 && id <= s->n_threads && s->threads[id - 1].criticality >= e->criticality;
+    return true;
+}
+
+/* The set's jobs, those failed (DB_JOB_FAILED_SQL) and the releases lost
+ * with their interrupt (jobs that failed), from the run's accounting. */
+static int expect_deadline_counts(struct expect_run *run, const struct scn_expect *e,
+                                  int64_t *jobs, int64_t *missed, int64_t *lost)
+{
+    const struct tacc *a = expect_acc(run);
+
+    *jobs = *missed = *lost = 0;
+    if (!a)
         return -1;
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)run->duration);
-    rc = expect_step(run, st, &row);
-    *jobs = rc == 0 && row ? sqlite3_column_int64(st, 0) : 0;
-    *missed = rc == 0 && row ? sqlite3_column_int64(st, 1) : 0;
-    sqlite3_finalize(st);
-    if (rc != 0)
-        return rc;
-    /* releases lost with their interrupt: jobs that failed (the set's
-     * condition reads j.thread_id) */
-    st = expect_prepare(run,
-                        "SELECT count(*) FROM (SELECT handler AS thread_id FROM run_irqs"
-                        " WHERE run_id = ?1 AND lost = 1 AND handler IS NOT NULL) j"
-                        " WHERE 1%s",
-                        set);
-    if (!st || expect_query_int(run, st, lost) != 0)
-        return -1;
-    *jobs += *lost;
-    *missed += *lost;
+    for (uint32_t i = 0; i < a->n; i++) {
+        if (!expect_in_set(e, run->s, i))
+            continue;
+        *jobs += a->t[i].jobs + a->t[i].lost;
+        *missed += a->t[i].failed + a->t[i].lost;
+        *lost += a->t[i].lost;
+    }
     return 0;
 }
 
@@ -232,7 +245,7 @@ static int expect_deadlines(struct expect_run *run, const struct scn_expect *e,
         return -1;
     }
     expect_set_name(run, e, who, sizeof who);
-    rc = expect_deadline_counts(run, set, &jobs, &missed, &lost);
+    rc = expect_deadline_counts(run, e, &jobs, &missed, &lost);
     if (rc == 0 && missed > lost)
         rc = expect_first_miss(run, set, first, sizeof first);
     free(set);
@@ -383,8 +396,9 @@ static int expect_one(struct expect_run *run, const struct scn_expect *e, struct
     return -1;
 }
 
-int expect_evaluate(sqlite3 *db, int64_t run_id, const struct scenario *s, cycles_t entry_allowance,
-                    struct expect_result *out, char *errmsg, size_t errmsg_size)
+int expect_evaluate_acc(sqlite3 *db, int64_t run_id, const struct scenario *s,
+                        cycles_t entry_allowance, const struct tacc *acc,
+                        struct expect_result *out, char *errmsg, size_t errmsg_size)
 {
     struct expect_run run = {
         .db = db,
@@ -393,16 +407,24 @@ int expect_evaluate(sqlite3 *db, int64_t run_id, const struct scenario *s, cycle
         .allowance = entry_allowance,
         .errmsg = errmsg,
         .errmsg_size = errmsg_size,
+        .acc = acc,
     };
+    int rc = 0;
 
     errmsg[0] = '\0';
     if (expect_load_run(&run) != 0)
         return -1;
-    for (uint32_t i = 0; i < s->n_expects; i++) {
-        if (expect_one(&run, &s->expects[i], &out[i]) != 0)
-            return -1;
-    }
-    return 0;
+    for (uint32_t i = 0; rc == 0 && i < s->n_expects; i++)
+        rc = expect_one(&run, &s->expects[i], &out[i]);
+    if (run.acc == &run.scanned)
+        tacc_release(&run.scanned);
+    return rc;
+}
+
+int expect_evaluate(sqlite3 *db, int64_t run_id, const struct scenario *s, cycles_t entry_allowance,
+                    struct expect_result *out, char *errmsg, size_t errmsg_size)
+{
+    return expect_evaluate_acc(db, run_id, s, entry_allowance, NULL, out, errmsg, errmsg_size);
 }
 
 /* ---- recording and printing ---- */

@@ -1,8 +1,11 @@
 /*
  * Expectations (docs/scenario-format.md "Expectations"), evaluated from a
  * recorded run alone: every verdict is an SQL query on the run's rows in
- * the tables of cli/db/db.h, so `mcsim run` (right after recording) and
- * `mcsim check DB` (any time later) share one implementation and agree.
+ * the tables of cli/db/db.h, or, for `deadlines:`, the run's accounting
+ * (acct/tacc.h: its rows accumulated as `mcsim run` recorded them, or one
+ * scan of the tables for `mcsim check`), so `mcsim run` (right after
+ * recording) and `mcsim check DB` (any time later) share one
+ * implementation and agree.
  * The scenario supplies only the expectations themselves, notification
  * contexts (budget: respected) and which threads wait on a device's
  * notification (count of irq with a thread filter).
@@ -54,6 +57,17 @@ cycles_t expect_entry_allowance(const struct scn_costs *costs);
  */
 int expect_evaluate(sqlite3 *db, int64_t run_id, const struct scenario *s, cycles_t entry_allowance,
                     struct expect_result *out, char *errmsg, size_t errmsg_size);
+
+/*
+ * The same, `deadlines:` counting the jobs of `acc`, the run's accounting
+ * accumulated as it was recorded (acct/tacc_sink.h: `mcsim run`); with acc
+ * NULL (expect_evaluate) from one scan of the run's tables (tacc_scan),
+ * made when the first `deadlines:` needs it.
+ */
+struct tacc;
+int expect_evaluate_acc(sqlite3 *db, int64_t run_id, const struct scenario *s,
+                        cycles_t entry_allowance, const struct tacc *acc,
+                        struct expect_result *out, char *errmsg, size_t errmsg_size);
 
 /*
  * Record the verdicts in the `expectations` table for run_id, replacing

@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 
+#include "acct/tacc.h"
 #include "db/db.h"
 #include "expect.h"
 
@@ -41,6 +42,10 @@ struct expect_run {
     uint64_t timer_hz;  /* contexts hold whole ticks of this rate */
     char *errmsg;
     size_t errmsg_size;
+    /* the run's accounting (deadlines:): accumulated as it was recorded,
+     * or NULL until expect_acc scans the tables into `scanned` */
+    const struct tacc *acc;
+    struct tacc scanned;
 };
 
 /* Set the diagnostic from SQLite's last message ("mcsim: DB: message");

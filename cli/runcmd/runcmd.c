@@ -16,7 +16,7 @@
 #include "check/expect.h"
 #include "runcmd.h"
 #include "summary/summary.h"
-#include "summary/tacc_sink.h"
+#include "acct/tacc_sink.h"
 
 
 /* The slot of a value option, common or the command's own, or NULL. */
@@ -212,6 +212,12 @@ int runcmd_environment_failed(const char *cmd, const struct runcmd_args *a, stru
     return DB_EXIT_ENVIRONMENT;
 }
 
+/* The accounting of the run recorded through runcmd_open_db's sink,
+ * accumulated from its rows on their way to live_db (one run per
+ * process): the verdicts' deadline counts and the summary read nothing back. */
+static struct tacc_tee live;
+static struct db *live_db;
+
 /* Record the verdicts and mark the run finished, in one transaction. */
 /* *advice: what to do if the environment failed (taken before the
  * rollback, which resets the connection's error), else NULL. */
@@ -258,8 +264,9 @@ static int verdicts(const char *cmd, const struct runcmd_args *a, struct db *db,
         return 3;
     }
     test_interrupt("checks");
-    if (expect_evaluate(db_sqlite(db), db_run_id(db), s, expect_entry_allowance(&s->costs), r, err,
-                        sizeof err) != 0 ||
+    if (expect_evaluate_acc(db_sqlite(db), db_run_id(db), s, expect_entry_allowance(&s->costs),
+                            live_db == db ? tacc_tee_result(&live) : NULL, r, err,
+                            sizeof err) != 0 ||
         stop_requested((void *)a->stop) ||
         record_verdicts(db, s, r, err, sizeof err, &advice) != 0) {
         free(r);
@@ -278,12 +285,6 @@ static int verdicts(const char *cmd, const struct runcmd_args *a, struct db *db,
     free(r);
     return status;
 }
-
-/* The accounting of the run recorded through runcmd_open_db's sink,
- * accumulated from its rows on their way to live_db (one run per
- * process): the summary reads nothing back. */
-static struct tacc_tee live;
-static struct db *live_db;
 
 int runcmd_report(const char *cmd, const struct runcmd_args *a, struct db *db,
                   const struct scenario *s, const struct eng_result *r)

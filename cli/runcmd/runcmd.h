@@ -75,7 +75,7 @@ int runcmd_scheduler(const char *cmd, const struct runcmd_args *a, struct scenar
 /* Open the run's database (-o) and the sink recording into it, stamped
  * with the wall-clock time; the run it records is marked finished only
  * with its verdicts (runcmd_report). The sink also accumulates the run's
- * accounting from its rows (summary/tacc_sink.h), which runcmd_report's
+ * accounting from its rows (acct/tacc_sink.h), which runcmd_report's
  * summary prints without reading the run back (one run per process). Returns 0, or 2 after printing why
  * the database cannot be opened (nothing is written then), or
  * DB_EXIT_ENVIRONMENT when the environment failed (cli/db/db.h). */

@@ -10,7 +10,7 @@
 
 #include "check/expect.h"
 #include "fragment.h"
-#include "tacc_scan.h"
+#include "acct/tacc_scan.h"
 #include "tstats.h"
 
 void summary_format_time(char *buf, size_t len, uint64_t cycles, uint64_t cpu_hz)

@@ -15,7 +15,7 @@
 
 #include "engine.h"
 #include "scenario.h"
-#include "tacc.h"
+#include "acct/tacc.h"
 
 /* Print the summary of run `run_id` (recorded from `s`, with engine result
  * `r`, in the database file `db_path`), its accounting `acc` accumulated

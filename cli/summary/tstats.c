@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "summary.h"
-#include "tacc_scan.h"
+#include "acct/tacc_scan.h"
 
 /* The scenario's threads, in order, before their figures (tacc). */
 static const char threads_sql[] =

@@ -35,7 +35,7 @@
 #include <sqlite3.h>
 
 #include "db/db.h"
-#include "tacc.h"
+#include "acct/tacc.h"
 
 struct tstats {
     int64_t thread_id;

@@ -1,10 +1,11 @@
 /*
- * The accounting's two sources give the same figures (cli/summary/tacc.h,
+ * The accounting's two sources give the same figures (cli/acct/tacc.h,
  * issue 18): on every scenario, reference case and refill test scenario,
  * under both schedulers, the accumulator fed the rows on their way to the
  * database (tacc_sink.h: what `mcsim run`'s summary prints) equals the one
  * fed one scan of the recorded tables (tacc_scan.h: `mcsim check`,
- * `mcsim stats`), thread by thread and in the run's totals; and the corpus
+ * `mcsim stats`), thread by thread and in the run's totals, and so do the
+ * scenario's verdicts (`deadlines:` counts from the accumulator); and the corpus
  * reaches every figure (aborted jobs, releases lost, throttles, timeout
  * faults, grants, interrupts handled). unit.accounting checks the scanned
  * figures against SQL over the tables.
@@ -23,11 +24,12 @@
 #include <cmocka.h>
 #include <mcsim/bootinfo.h>
 
+#include "check/expect.h"
 #include "db/db.h"
 #include "engine.h"
 #include "load/load.h"
-#include "summary/tacc_scan.h"
-#include "summary/tacc_sink.h"
+#include "acct/tacc_scan.h"
+#include "acct/tacc_sink.h"
 #include "util/diag.h"
 
 /* What the corpus reached, summed over every run compared. */
@@ -83,6 +85,33 @@ static void assert_same(const char *what, const struct tacc *x, const struct tac
         assert_same_thread(what, i, &x->t[i], &y->t[i]);
 }
 
+/* The scenario's verdicts with `deadlines:` counted from the rows as they
+ * were recorded (mcsim run) and from the tables (mcsim check). */
+static void same_verdicts(const char *what, struct db *db, const struct scenario *s,
+                          const struct tacc *live)
+{
+    struct expect_result *x = calloc(s->n_expects + 1, sizeof *x);
+    struct expect_result *y = calloc(s->n_expects + 1, sizeof *y);
+    char err[DB_ERRMSG_MAX];
+    cycles_t allowance = expect_entry_allowance(&s->costs);
+
+    assert_non_null(x);
+    assert_non_null(y);
+    if (expect_evaluate_acc(db_sqlite(db), db_run_id(db), s, allowance, live, x, err,
+                            sizeof err) != 0 ||
+        expect_evaluate(db_sqlite(db), db_run_id(db), s, allowance, y, err, sizeof err) != 0)
+        fail_msg("%s: %s", what, err);
+    for (uint32_t i = 0; i < s->n_expects; i++) {
+        if (x[i].passed != y[i].passed || x[i].applicable != y[i].applicable ||
+            strcmp(x[i].detail, y[i].detail) != 0)
+            fail_msg("%s: expectation %u: live %d %d \"%s\", scanned %d %d \"%s\"", what, i,
+                     x[i].applicable, x[i].passed, x[i].detail, y[i].applicable, y[i].passed,
+                     y[i].detail);
+    }
+    free(x);
+    free(y);
+}
+
 /* Run `path` under `scheduler` through the accumulating sink into a
  * database in memory, scan the database, compare; a file that cannot run
  * under that scheduler is skipped. */
@@ -127,6 +156,7 @@ static void compare_one(const char *path, uint8_t scheduler, bool full, struct r
                   sizeof err) != 0)
         fail_msg("%s: %s", what, err);
     assert_same(what, live, &scanned);
+    same_verdicts(what, db, &s, live);
     r->runs++;
     for (uint32_t i = 0; i < live->n; i++) {
         r->jobs += live->t[i].jobs;
