@@ -73,7 +73,7 @@ const char db_schema_v1_sql[] =
  * - kernel_stats: the kernel entries made from each thread, by kind;
  * - scenario_files: the text of every scenario run, by its sha256, so
  *   that `mcsim check` needs nothing but the database;
- * (Version 2 also made the stats and run_stats views, which version 3
+ * (Version 2 also made the stats and run_stats views, which version 4
  * makes again over the run_* views, and an index of irqs by handler.)
  */
 const char db_schema_v2_sql[] =
@@ -131,14 +131,16 @@ const char db_schema_v2_sql[] =
  * query by run and thread (or context, or device) reads only that key's
  * blocks; the same query of the table scans the table.
  *
- * The stats and run_stats views (per run and thread, per run) are made
- * again over them. A job counts as missed in the views as in expectations
- * (expect_int.h); a context's CPU time (stats.charged) is its own thread's
- * slices on it plus the slices it paid for others (DB_SLICES_DONATED).
+ * Version 3 also made the stats and run_stats views again over the run_*
+ * views. Version 4 drops and makes them again, and is applied with version
+ * 3 to every file (a new one, or an older one when it is upgraded), so
+ * version 3's are no longer made at all (their parsing and dropping cost a
+ * new file 4 M instructions); a file written as version 3 keeps its own.
  * A throttle lasts until the context's next replenish: a context's budget
  * events of one kind form one key, whose rows arrive in time order, so
  * its blocks follow each other in time and the next replenish at or after
- * a time is in the first replenish block that ends there or later.
+ * a time is in the first replenish block that ends there or later
+ * (DB_THREAD_THROTTLED).
  */
 const char db_schema_v3_sql[] =
     "ALTER TABLE slices ADD COLUMN seq INTEGER;"
@@ -192,54 +194,7 @@ const char db_schema_v3_sql[] =
     " FROM trace_blocks b JOIN events e ON e.rowid BETWEEN b.first_row AND b.last_row"
     " WHERE b.tbl = 'events' AND e.run_id = b.run_id AND e.thread_id IS b.thread_id"
     " AND e.kind = b.kind;"
-    "DROP VIEW IF EXISTS stats;"
-    "DROP VIEW IF EXISTS run_stats;"
-    "CREATE VIEW stats AS SELECT t.run_id, t.thread_id, t.name, t.criticality,"
-    " (SELECT count(*) FROM run_jobs j WHERE j.run_id = t.run_id AND j.thread_id = t.thread_id)"
-    "  AS jobs,"
-    " (SELECT coalesce(sum(j.missed = 1 OR j.finish_time > j.deadline_time"
-    "   OR (j.finish_time IS NULL AND j.deadline_time < r.duration)), 0) FROM run_jobs j"
-    "  WHERE j.run_id = t.run_id AND j.thread_id = t.thread_id) AS misses,"
-    " (SELECT max(j.response) FROM run_jobs j WHERE j.run_id = t.run_id"
-    "  AND j.thread_id = t.thread_id) AS worst_response,"
-    " (SELECT avg(j.response) FROM run_jobs j WHERE j.run_id = t.run_id"
-    "  AND j.thread_id = t.thread_id) AS avg_response,"
-    " (SELECT coalesce(sum(s.end_time - s.start_time), 0) FROM run_slices s"
-    "  WHERE s.run_id = t.run_id AND s.thread_id = t.thread_id) AS cpu,"
-    " (SELECT coalesce(sum(s.end_time - s.start_time), 0) FROM run_slices s"
-    "  WHERE s.run_id = t.run_id AND s.thread_id = t.thread_id"
-    "  AND s.sc_thread_id = t.thread_id)"
-    " + (SELECT coalesce(sum(end_time - start_time), 0) FROM run_slices"
-    "  WHERE run_id = t.run_id AND sc_thread_id = t.thread_id"
-    "  AND " DB_SLICES_DONATED ") AS charged,"
-    " (SELECT coalesce(sum(coalesce((SELECT min(p.time) FROM run_budget_events p"
-    "   WHERE p.run_id = b.run_id AND p.sc_thread_id IS b.sc_thread_id"
-    "   AND (b.sc_thread_id IS NOT NULL OR p.thread_id = b.thread_id)"
-    "   AND p.block_end = (SELECT min(a.max_time)"
-    "   FROM trace_blocks a WHERE a.run_id = b.run_id AND a.tbl = 'budget_events'"
-    "   AND a.sc_thread_id IS b.sc_thread_id AND a.kind = 'replenish'"
-    "   AND (b.sc_thread_id IS NOT NULL OR a.thread_id = b.thread_id) AND a.max_time >= b.time)"
-    "   AND p.kind = 'replenish' AND p.time >= b.time),"
-    "   r.duration) - b.time), 0)"
-    "  FROM run_budget_events b WHERE b.run_id = t.run_id AND b.thread_id = t.thread_id"
-    "  AND b.kind = 'throttle') AS throttled,"
-    " " DB_THREAD_TIMEOUT_FAULTS " AS timeout_faults,"
-    " (SELECT count(*) FROM run_irqs i WHERE i.run_id = t.run_id AND i.handler = t.thread_id"
-    "  AND i.handler_start IS NOT NULL) AS irqs_handled,"
-    " (SELECT max(i.handler_start - i.arrival) FROM run_irqs i WHERE i.run_id = t.run_id"
-    "  AND i.handler = t.thread_id) AS worst_irq_latency,"
-    " (SELECT avg(i.handler_start - i.arrival) FROM run_irqs i WHERE i.run_id = t.run_id"
-    "  AND i.handler = t.thread_id) AS avg_irq_latency,"
-    " (SELECT coalesce(sum(k.entries), 0) FROM kernel_stats k WHERE k.run_id = t.run_id"
-    "  AND k.thread_id = t.thread_id) AS kernel_entries,"
-    " (SELECT coalesce(sum(k.cycles), 0) FROM kernel_stats k WHERE k.run_id = t.run_id"
-    "  AND k.thread_id = t.thread_id) AS kernel_cycles"
-    " FROM threads t JOIN runs r ON r.run_id = t.run_id;"
-    "CREATE VIEW run_stats AS SELECT r.run_id, r.scenario, r.scheduler,"
-    " (SELECT count(*) FROM run_jobs j WHERE j.run_id = r.run_id) AS jobs,"
-    " (SELECT coalesce(sum(j.missed = 1 OR j.finish_time > j.deadline_time"
-    "   OR (j.finish_time IS NULL AND j.deadline_time < r.duration)), 0) FROM run_jobs j"
-    "  WHERE j.run_id = r.run_id) AS misses," RUN_STATS_REST;
+    "";
 
 /* Nanoseconds of cycles `c` at the run's `hz` (SQL expressions): an
  * integer when exact, else the exact decimal cut after 12 digits, as text
@@ -310,12 +265,14 @@ const char db_schema_v3_sql[] =
  *   gains each duration in nanoseconds (`*_ns`, DB_NS); avg_response and
  *   avg_irq_latency become the mean rounded to a cycle;
  * - run_stats counts jobs and misses the same way.
- * An older file's runs have NULL in arg2 and no refills rows.
+ * (The stats views are dropped if the file has them: one of version 2 or
+ * 3 does, a new file does not.) An older file's runs have NULL in arg2 and
+ * no refills rows.
  */
 const char db_schema_v4_sql[] =
     "DROP VIEW run_events;"
-    "DROP VIEW stats;"
-    "DROP VIEW run_stats;"
+    "DROP VIEW IF EXISTS stats;"
+    "DROP VIEW IF EXISTS run_stats;"
     "ALTER TABLE events ADD COLUMN arg2 INTEGER;"
     "CREATE TABLE refills ("
     " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER,"
