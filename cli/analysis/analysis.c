@@ -82,15 +82,17 @@ static void count(struct analysis_result *r)
  * threads at its level or above (their demand), the lags of those and of
  * threads whose requests reach its level (their supply, preemptions), and
  * under mcs any context's `safe` (kernel timer entries, blocking, faults,
- * the critical instant; its own in its lag); none of its own figures but
- * that (it makes them anew) and under classic no `safe`. Its result is a
+ * the critical instant; its own in its lag); a message-woken thread also
+ * its senders' bounds (its release jitter); the arrivals (shift) of
+ * threads whose lags it reads, and under mcs of any thread; none of its own figures but that (it makes
+ * them anew) and under classic no `safe`. Its result is a
  * function of these, so when none changed since its last analysis began,
  * analysing it again would give the same result: it is skipped. A new
  * read of another thread's figures must be added to unchanged().
  */
 struct an_clock {
     uint64_t now;      /* analyses begun */
-    uint64_t safe_at;  /* when a `safe` last changed */
+    uint64_t safe_at;  /* when a `safe` (or a shift) last changed */
     uint64_t *began;   /* per thread: `now` when its last analysis began, 0 none */
     uint64_t *bound_at, *lag_at; /* when its bound, its lag last changed */
 };
@@ -106,6 +108,10 @@ static bool unchanged(const struct an_ctx *c, const struct an_clock *k, uint32_t
     uint32_t l = level(&c->t[i]);
     if (b == 0 || (c->mcs && k->safe_at >= b))
         return false;
+    /* a message-woken thread's releases: its senders' bounds, at any level */
+    for (uint32_t j = c->t[i].sender, d = 0; j != SCN_NONE && d <= c->n; j = c->t[j].sender, d++)
+        if (k->bound_at[j] >= b)
+            return false;
     for (uint32_t j = 0; j < c->n; j++) {
         const struct an_thread *t = &c->t[j];
         bool above = t->prio >= l;
@@ -155,6 +161,11 @@ static void passes(struct an_ctx *c, const uint32_t *o, struct an_clock *k,
                     k->bound_at[i] = k->now;
                 if (was.lag != c->t[i].lag)
                     k->lag_at[i] = k->now;
+                /* its arrivals (a message-woken thread's shift) are read
+                 * wherever its lag is, and under mcs as a client's by the
+                 * faults and the payments of its servers, at any level */
+                if (was.arr.shift != c->t[i].arr.shift)
+                    k->lag_at[i] = k->safe_at = k->now;
             }
         }
         if (!changed && pass > 0) {
