@@ -190,6 +190,7 @@ static void ctx_release(struct an_ctx *c)
     free(c->hcount);
     free(c->spans);
     free(c->pending);
+    an_fast_release(c);
     free(c->t);
 }
 
@@ -219,7 +220,7 @@ int analysis_run(const struct scenario *s, uint8_t scheduler, struct analysis_re
     }
     r->scheduler = scheduler;
     r->n_threads = c.n;
-    if (an_model(&c) != 0 || an_kernel_tables(&c) != 0) {
+    if (an_model(&c) != 0 || an_kernel_tables(&c) != 0 || an_fast_tables(&c) != 0) {
         ctx_release(&c);
         analysis_release(r);
         return -1;

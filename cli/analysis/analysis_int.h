@@ -157,6 +157,7 @@ struct an_ctx {
      * nothing, when the figures it reads are those the bound was made of) */
     bool terms;
     struct an_pending *pending;
+    struct an_fast *fast;      /* analysis_fast.c */
 };
 
 /* Message-woken threads (analysis_message.c): after the servers are
@@ -269,6 +270,17 @@ struct an_pending {
     uint64_t q;
     bool ahead;
 };
+
+/* The fixed point's sums, fast (analysis_fast.c): an_fast_tables once per
+ * analysis (-1 out of memory), an_fast_release; an_fast_begin for a fixed
+ * point of window w over the interferers c->ilist[0 .. n) (false: not
+ * applicable, use an_kernel and an_interference); then an_fast_sum(w, t,
+ * &k) = sum_j I_j(t) and k = E K(t), the same values, for t up to the
+ * horizon. */
+int an_fast_tables(struct an_ctx *c);
+void an_fast_release(struct an_ctx *c);
+bool an_fast_begin(const struct an_win *w, uint32_t n);
+cycles_t an_fast_sum(const struct an_win *w, cycles_t t, cycles_t *kernel);
 
 /* Fill out->terms: the parts of w(q) for the q-th job of thread w->i with
  * blocking b (by client `who`), throttled for `theta`, q = 2 meaning one

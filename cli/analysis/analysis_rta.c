@@ -6,6 +6,7 @@
  */
 #include "analysis/analysis_int.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -248,6 +249,7 @@ cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, c
     struct an_ctx *c = w->c;
     cycles_t t = start > base ? start : base, next, k, th = 0;
     uint32_t n = 0;
+    bool fast;
     *theta = 0;
     for (uint32_t j = 0; j < c->n; j++)
         if (may_interfere(w, j))
@@ -259,12 +261,25 @@ cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, c
         t = next;
     /* a fixed point that takes this many steps is treated as none: each
      * step grows t, so stopping early only loses a bound */
+    fast = an_fast_begin(w, n);
     for (uint32_t steps = 0; t != AN_INF && t <= c->horizon && steps < AN_MAX_STEPS; steps++) {
         bool lim;
-        k = an_kernel(w, t);
+        cycles_t sum = 0;
+        if (fast) {
+            sum = an_fast_sum(w, t, &k);
+#ifndef NDEBUG
+            /* the debug build checks the fast sums against the generic ones */
+            cycles_t check = 0;
+            for (uint32_t x = 0; x < n; x++)
+                check = an_add(check, an_interference(w, c->ilist[x], t, &lim));
+            assert(k == an_kernel(w, t) && sum == check);
+#endif
+        } else {
+            k = an_kernel(w, t);
+        }
         th = throttles ? an_throttle_time(c, w->i, an_add(need, k)) : 0;
-        next = an_add(an_add(base, th), k);
-        for (uint32_t x = 0; x < n && next != AN_INF; x++)
+        next = an_add(an_add(an_add(base, th), k), sum);
+        for (uint32_t x = 0; !fast && x < n && next != AN_INF; x++)
             next = an_add(next, an_interference(w, c->ilist[x], t, &lim));
         if ((w->anchors > 0 || w->anchor_extra > 0) && next != AN_INF) {
             /* refill delays: the window's preemption (next - base - th)
