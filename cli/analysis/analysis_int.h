@@ -169,6 +169,11 @@ struct an_ctx {
 void an_message_link(struct an_ctx *c);
 bool an_message_arrivals(struct an_ctx *c, uint32_t i);
 
+struct an_win;
+/* The most jobs of message-woken thread j that run in the window of
+ * w->i's jobs when j's chain of senders starts at w->i; AN_INF otherwise. */
+uint64_t an_message_jobs(const struct an_win *w, uint32_t j);
+
 /* Build the model of every thread (analysis_model.c); -1 out of memory
  * (c->visits and c->hvisits are then freed by the caller too). */
 int an_model(struct an_ctx *c);

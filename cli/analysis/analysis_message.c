@@ -190,3 +190,30 @@ bool an_message_arrivals(struct an_ctx *c, uint32_t i)
     t->arr.shift = shift;
     return old != shift;
 }
+
+/*
+ * A receiver above its sender preempts it, so the sender's bound cannot
+ * wait for the receiver's arrivals (they come from the sender's bound).
+ * In the window of the sender's q jobs (turn_jobs / (1 + visits), set by
+ * the busy window and the two-job bound), the receiver runs at most the
+ * jobs unfinished at the window's start, one in progress and one pending
+ * (at a release at most one job is unfinished, see above), and one per
+ * message of those q jobs; a receiver further down the chain, 2 more per
+ * link: its sender's messages in the window are at most that sender's
+ * jobs that run there. AN_INF when j's chain does not start at the
+ * window's thread.
+ */
+uint64_t an_message_jobs(const struct an_win *w, uint32_t j)
+{
+    const struct an_ctx *c = w->c;
+    uint64_t n = 0;
+    if (w->turn_jobs == 0)
+        return AN_INF;
+    for (uint32_t d = 0; d <= c->n && c->t[j].sender != SCN_NONE; d++) {
+        n = an_add(n, 2);
+        if (c->t[j].sender == w->i)
+            return an_add(n, w->turn_jobs / (1 + c->t[w->i].n_visits));
+        j = c->t[j].sender;
+    }
+    return AN_INF;
+}

@@ -54,15 +54,18 @@ static cycles_t demand(const struct an_win *w, uint32_t j, cycles_t d)
 {
     const struct an_ctx *c = w->c;
     const struct an_thread *t = &c->t[j];
-    cycles_t n;
+    cycles_t n, m;
     switch (t->shape) {
     case SHAPE_DEVICE:
+        /* woken by the window's own thread (or a chain from it) */
+        m = t->device == SCN_NONE ? an_message_jobs(w, j) : AN_INF;
         if (w->crit)
-            return an_mul(an_eta(&t->arr, d), t->work);
-        n = an_add(an_eta(&t->arr, d), 2);
-        if (t->bound != AN_INF && an_eta(&t->arr, an_add(d, t->bound)) < n)
+            n = an_eta(&t->arr, d);
+        else
+            n = an_add(an_eta(&t->arr, d), 2);
+        if (!w->crit && t->bound != AN_INF && an_eta(&t->arr, an_add(d, t->bound)) < n)
             n = an_eta(&t->arr, an_add(d, t->bound));
-        return an_mul(n, t->work);
+        return an_mul(m < n ? m : n, t->work);
     case SHAPE_HANDLER:
         return an_mul(an_faults(c, j, d), an_mul(AN_FAULT_ENTRIES, c->e_max));
     case SHAPE_SERVER:
@@ -163,7 +166,10 @@ static struct an_line line(const struct an_win *w, uint32_t j)
         }
         return none;
     }
-    if (t->shape == SHAPE_DEVICE) {
+    if (t->shape == SHAPE_DEVICE && t->device == SCN_NONE && an_message_jobs(w, j) != AN_INF) {
+        /* a constant number of jobs (an_message_jobs): 0 is below it */
+        dm_inf = false;
+    } else if (t->shape == SHAPE_DEVICE) {
         dm = an_arrival_line(&t->arr);
         if (!w->crit) {
             double carry = 2.0;

@@ -106,6 +106,32 @@ static void test_message_chain(void **state)
     scenario_release(&s);
 }
 
+/* message_up.yaml, zero kernel costs, round-robin contexts: client (1ms
+ * every 10ms, prio 10) ends its job by signalling logger (0.5ms, prio
+ * 20), which preempts it. Passes, highest level first:
+ *  1. logger: client has no bound yet, so its arrivals are unbounded; at
+ *     a release at most one job is unfinished: two-job bound 2 x 0.5 =
+ *     1ms. client: logger runs at most 2 (unfinished at the window's
+ *     start) + 1 (its one message) jobs in its window: w = 1 + 1.5 =
+ *     2.5ms.
+ *  2. logger: shift = 2.5 - 1ms (client's compute before the signal) =
+ *     1.5ms, w(1) = 0.5ms <= delta(2) = 10 - 1.5: 0.5ms. client: logger's
+ *     ceil((w + 1.5) / 10) = 1 job: w = 1.5ms.
+ *  3. logger: shift 0.5ms, still 0.5ms; client 1.5ms.
+ * Both exact: the run's client finishes at 1.5ms (logger preempts it at
+ * its signal). Classic the same. */
+static void test_message_up(void **state)
+{
+    static const char *const names[] = {"logger", "client"};
+    static const cycles_t bounds[] = {500 * US, 1500 * US};
+    struct scenario s;
+    (void)state;
+    load(DATA "message_up.yaml", &s);
+    check(&s, SCHED_MCS, names, bounds, 2);
+    check(&s, SCHED_CLASSIC, names, bounds, 2);
+    scenario_release(&s);
+}
+
 /* equal_turns.yaml, zero kernel costs: sensor (1ms every 40ms, prio 50,
  * round-robin context 40ms) shares its priority with spin, always ready
  * (3ms jobs back to back, round-robin context 2ms/2ms, no yield); fast
@@ -161,6 +187,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_message_chain),
+        cmocka_unit_test(test_message_up),
         cmocka_unit_test(test_equal_turns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
