@@ -32,6 +32,7 @@
 #include "gen/gen.h"
 #include "load/load.h"
 #include "observe.h"
+#include "scnload.h"
 
 #define SCENARIOS MCSIM_SOURCE_DIR "/scenarios/"
 
@@ -74,16 +75,6 @@ static bool hp_keep_up(const struct scenario *s, uint32_t i)
 }
 
 static uint32_t first_jobs;
-
-static void load(const char *path, struct scenario *s)
-{
-    struct diag d;
-    diag_init(&d);
-    if (load_scenario(path, s, &d) != 0)
-        diag_print(&d, stderr);
-    diag_release(&d);
-    assert_non_null(s->threads);
-}
 
 /* Plain sets: the bound is the textbook one; without jitter also the
  * first simulated job's response. Returns how many threads compared. */
@@ -160,7 +151,7 @@ static void test_analysis_scenarios_hold(void **state)
         char path[512];
         struct scenario s;
         snprintf(path, sizeof path, SCENARIOS "%s.yaml", names[n]);
-        load(path, &s);
+        scnload_must(path, &s);
         for (uint8_t sched = SCHED_MCS; sched <= SCHED_CLASSIC; sched++) {
             struct analysis_result r;
             struct observed o;
@@ -206,7 +197,7 @@ static void test_analysis_network_driver(void **state)
     const struct analysis_term *m, *c;
     uint32_t control, driver;
     (void)state;
-    load(SCENARIOS "network_driver.yaml", &s);
+    scnload_must(SCENARIOS "network_driver.yaml", &s);
     control = scenario_find_thread(&s, "control");
     driver = scenario_find_thread(&s, "net_driver");
     assert_int_equal(analysis_run(&s, SCHED_MCS, &mcs), 0);
@@ -256,7 +247,7 @@ static void test_analysis_lo_overrun(void **state)
     struct analysis_result mcs, classic;
     uint32_t control, camera, logger;
     (void)state;
-    load(SCENARIOS "lo_overrun.yaml", &s);
+    scnload_must(SCENARIOS "lo_overrun.yaml", &s);
     control = scenario_find_thread(&s, "control");
     camera = scenario_find_thread(&s, "camera");
     logger = scenario_find_thread(&s, "logger");
@@ -300,7 +291,7 @@ static void test_analysis_own_budget(void **state)
     uint32_t lo;
     const struct analysis_term *t;
     (void)state;
-    load(MCSIM_SOURCE_DIR "/tests/data/analysis/fresh_cb.yaml", &s);
+    scnload_must(MCSIM_SOURCE_DIR "/tests/data/analysis/fresh_cb.yaml", &s);
     lo = scenario_find_thread(&s, "lo");
     assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
     assert_int_equal(r.threads[lo].bound, 3000000);
@@ -309,7 +300,7 @@ static void test_analysis_own_budget(void **state)
     analysis_release(&r);
     scenario_release(&s);
 
-    load(MCSIM_SOURCE_DIR "/tests/data/analysis/fresh_cb_short.yaml", &s);
+    scnload_must(MCSIM_SOURCE_DIR "/tests/data/analysis/fresh_cb_short.yaml", &s);
     lo = scenario_find_thread(&s, "lo");
     assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
     assert_int_equal(r.threads[lo].bound, 71060000);
@@ -342,7 +333,7 @@ static void test_analysis_policies(void **state)
         struct analysis_result r;
         const struct analysis_term *t;
         snprintf(path, sizeof path, SCENARIOS "server_exhausts_%s.yaml", names[p]);
-        load(path, &s);
+        scnload_must(path, &s);
         assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
         t = term_of(&r.threads[scenario_find_thread(&s, "sensor")], TERM_BLOCKING, SCN_NONE);
         assert_non_null(t);
@@ -377,7 +368,7 @@ static void test_analysis_background(void **state)
     uint32_t enc, dec, ui, idx;
     const struct analysis_term *t;
     (void)state;
-    load(SCENARIOS "slack.yaml", &s);
+    scnload_must(SCENARIOS "slack.yaml", &s);
     idx = scenario_find_thread(&s, "indexer");
     assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
     assert_int_equal(r.threads[idx].bound, 7061570);
@@ -393,7 +384,7 @@ static void test_analysis_background(void **state)
     analysis_release(&r);
     scenario_release(&s);
 
-    load(SCENARIOS "round_robin.yaml", &s);
+    scnload_must(SCENARIOS "round_robin.yaml", &s);
     enc = scenario_find_thread(&s, "encoder");
     dec = scenario_find_thread(&s, "decoder");
     ui = scenario_find_thread(&s, "ui");

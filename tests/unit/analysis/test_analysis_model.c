@@ -22,20 +22,11 @@
 #include "analysis/analysis.h"
 #include "load/load.h"
 #include "observe.h"
+#include "scnload.h"
 
 #define DATA MCSIM_SOURCE_DIR "/tests/data/analysis/"
 #define MS 1000000u /* cycles at 1 GHz */
 #define US 1000u
-
-static void load(const char *path, struct scenario *s)
-{
-    struct diag d;
-    diag_init(&d);
-    if (load_scenario(path, s, &d) != 0)
-        diag_print(&d, stderr);
-    diag_release(&d);
-    assert_non_null(s->threads);
-}
 
 /* Analyse `s` under `sched`, compare each named thread's bound with
  * `bounds` (cycles), run it with two seeds and check every observed worst
@@ -100,7 +91,7 @@ static void test_message_chain(void **state)
     static const cycles_t bounds[] = {1 * MS, 2 * MS, 3 * MS, 4500 * US, 14500 * US};
     struct scenario s;
     (void)state;
-    load(DATA "message_chain.yaml", &s);
+    scnload_must(DATA "message_chain.yaml", &s);
     check(&s, SCHED_MCS, names, bounds, 5);
     check(&s, SCHED_CLASSIC, names, bounds, 5);
     scenario_release(&s);
@@ -126,7 +117,7 @@ static void test_message_up(void **state)
     static const cycles_t bounds[] = {500 * US, 1500 * US};
     struct scenario s;
     (void)state;
-    load(DATA "message_up.yaml", &s);
+    scnload_must(DATA "message_up.yaml", &s);
     check(&s, SCHED_MCS, names, bounds, 2);
     check(&s, SCHED_CLASSIC, names, bounds, 2);
     scenario_release(&s);
@@ -164,7 +155,7 @@ static void test_equal_turns(void **state)
     struct analysis_result r;
     uint32_t sensor, spin;
     (void)state;
-    load(DATA "equal_turns.yaml", &s);
+    scnload_must(DATA "equal_turns.yaml", &s);
     check(&s, SCHED_MCS, names, mcs, 3);
     check(&s, SCHED_CLASSIC, names, classic, 3);
     sensor = scenario_find_thread(&s, "sensor");

@@ -19,19 +19,9 @@
 #include "crc32.h"
 #include "util/diag.h"
 #include "load/load.h"
+#include "scnload.h"
 
 #define SCENARIOS MCSIM_SOURCE_DIR "/scenarios/"
-
-static void load(const char *path, struct scenario *s)
-{
-    struct diag d;
-
-    diag_init(&d);
-    if (load_scenario(path, s, &d) != 0)
-        diag_print(&d, stderr);
-    diag_release(&d);
-    assert_non_null(s->threads);
-}
 
 static uint8_t *encode(const struct scenario *s, uint32_t flags, size_t *n)
 {
@@ -93,7 +83,7 @@ static void round_trip(const char *path, uint32_t flags)
     size_t n;
     uint8_t *buf;
 
-    load(path, &s);
+    scnload_must(path, &s);
     buf = encode(&s, flags, &n);
     assert_int_equal(blob_decode(buf, n, &back, &got_flags), BLOB_OK);
     assert_int_equal(got_flags, flags);
@@ -151,7 +141,7 @@ static void test_blob_every_byte_corruption_rejected(void **state)
     uint8_t *buf;
 
     (void)state;
-    load(SCENARIOS "network_driver.yaml", &s);
+    scnload_must(SCENARIOS "network_driver.yaml", &s);
     buf = encode(&s, 0, &n);
     for (size_t i = 0; i < n; i++) {
         buf[i] ^= 0xff;
@@ -188,7 +178,7 @@ static void test_blob_every_bit_flip_rejected(void **state)
     uint8_t *buf;
 
     (void)state;
-    load(SCENARIOS "shared_server.yaml", &s);
+    scnload_must(SCENARIOS "shared_server.yaml", &s);
     buf = encode(&s, 0, &n);
     for (size_t i = 0; i < n; i++) {
         for (unsigned bit = 0; bit < 8; bit++) {
@@ -210,7 +200,7 @@ static void test_blob_truncated_rejected(void **state)
     uint8_t *buf;
 
     (void)state;
-    load(SCENARIOS "network_driver.yaml", &s);
+    scnload_must(SCENARIOS "network_driver.yaml", &s);
     buf = encode(&s, 0, &n);
     for (size_t len = 0; len < n; len++) {
         enum blob_status st = blob_decode(buf, len, &back, &flags);
@@ -242,7 +232,7 @@ static void test_blob_header_fields(void **state)
     uint8_t *buf;
 
     (void)state;
-    load(SCENARIOS "network_driver.yaml", &s);
+    scnload_must(SCENARIOS "network_driver.yaml", &s);
     buf = encode(&s, 0, &n);
     /* the checksum is the CRC-32 of the blob with its own field as 0 */
     uint8_t *copy = malloc(n);
@@ -282,7 +272,7 @@ static void test_blob_bad_content_rejected(void **state)
     uint8_t *buf;
 
     (void)state;
-    load(SCENARIOS "network_driver.yaml", &s);
+    scnload_must(SCENARIOS "network_driver.yaml", &s);
     s.devices[0].notification = 7; /* only 2 notifications */
     buf = encode(&s, 0, &n);
     assert_int_equal(blob_decode(buf, n, &back, &flags), BLOB_BAD_CONTENT);
