@@ -71,27 +71,27 @@ static int load_generated(const struct sweep_spec *spec, const struct sweep_set 
                           struct diag *d)
 {
     struct diag own;
+    const struct diag_msg *first = NULL; /* the loader's first error */
+    char where[SCN_NAME_MAX + 40] = "";
     int rc;
     diag_init(&own);
-    rc = load_scenario_text(path, sb_str(text), text->len, s, &own) == 0 ? 0 : -2;
+    rc = load_scenario_text(path, sb_str(text), text->len, s, &own);
     for (size_t i = 0; i < diag_count(&own); i++) {
         const struct diag_msg *m = &own.msgs[i];
         if (m->severity != DIAG_ERROR)
             diag_warning(d, m->file, m->line, m->col, "%s", m->text);
-        else if (rc == -2) {
-            diag_error(d, spec->path, 0, 0,
-                       "set %llu: mcsim generated a scenario it refuses, a bug in mcsim "
-                       "(`mcsim sweep %s --emit %llu` prints it): %s:%u:%u: %s",
-                       (unsigned long long)set->id, spec->path, (unsigned long long)set->id,
-                       m->file ? m->file : path, (unsigned)m->line, (unsigned)m->col, m->text);
-            rc = -3;
-        }
+        else if (!first)
+            first = m;
     }
-    if (rc == -2)
+    if (first)
+        snprintf(where, sizeof where, ": %s:%u:%u", first->file ? first->file : path,
+                 (unsigned)first->line, (unsigned)first->col);
+    if (rc != 0)
         diag_error(d, spec->path, 0, 0,
                    "set %llu: mcsim generated a scenario it refuses, a bug in mcsim "
-                   "(`mcsim sweep %s --emit %llu` prints it)",
-                   (unsigned long long)set->id, spec->path, (unsigned long long)set->id);
+                   "(`mcsim sweep %s --emit %llu` prints it)%s%s%s",
+                   (unsigned long long)set->id, spec->path, (unsigned long long)set->id, where,
+                   first ? ": " : "", first ? first->text : "");
     diag_release(&own);
     return rc == 0 ? 0 : -2;
 }

@@ -46,7 +46,7 @@
        " t.run_id = s.run_id AND t.thread_id = s.thread_id JOIN threads p ON p.run_id ="           \
        " s.run_id AND p.thread_id = s.sc_thread_id WHERE t.name = '" who "' AND p.name = '"        \
        payer "'")
-#define WORST(name) "printf('%.1f', worst_response_ns / 1e6)"
+#define WORST() "printf('%.1f', worst_response_ns / 1e6)"
 #define PASSED(prefix) "SELECT passed FROM expectations WHERE text LIKE '" prefix "%'"
 /* The scheduling decision of a system call and the worst interrupt
  * latency, in cycles, as the summary prints them. */
