@@ -55,10 +55,15 @@ static cycles_t policy_wait(const struct an_ctx *c, uint32_t k, uint32_t s, uint
             w = an_add(r, an_mul(2, handler_latency(c, sv->handler, level)));
             break;
         case POL_INHERIT:
-            w = an_add(r, handler_latency(c, sv->handler, level));
+            /* with no client queued when the fault came, the server waits
+             * for k's refills as with no handler (docs/scenario-format.md);
+             * a client that queues later waits for them too */
+            w = an_add(an_add(r, handler_latency(c, sv->handler, level)),
+                       an_throttle_time(c, k, r));
+            *idle = true;
             for (uint32_t p = 0; p < c->n; p++)
-                if (p != k && p != self && c->t[p].shape == SHAPE_DEVICE && an_visits(c, p, s) &&
-                    !c->t[p].safe) {
+                if (p != k && p != self && an_visits(c, p, s) && !c->t[p].rr &&
+                    (c->t[p].shape == SHAPE_OTHER || !c->t[p].safe)) {
                     w = an_add(w, an_throttle_time(c, p, r));
                     *idle = true;
                 }
@@ -91,9 +96,12 @@ static cycles_t blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uin
                 const struct an_thread *o = &c->t[k];
                 if (k == i)
                     continue;
-                if (o->shape == SHAPE_OTHER && o->may_call)
+                if (o->shape == SHAPE_OTHER && o->may_call && !o->calls_known)
                     return AN_INF; /* its requests are not modelled */
-                if (o->shape != SHAPE_DEVICE || !an_visits(c, k, s) || o->rr || o->safe)
+                /* a client whose program is not modelled is never shown
+                 * safe: its context may run out in any request */
+                if (!an_visits(c, k, s) || o->rr ||
+                    (o->shape == SHAPE_DEVICE ? o->safe : o->shape != SHAPE_OTHER))
                     continue;
                 w = policy_wait(c, k, s, level, i, idle);
                 if (w > worst) {

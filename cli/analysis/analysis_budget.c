@@ -83,9 +83,17 @@ static uint64_t preemptions(const struct an_win *w, cycles_t d)
          * running then, and its handler does not split i's consumption */
         if (t->shape == SHAPE_HANDLER)
             continue;
-        if (t->shape == SHAPE_OTHER && t->prio >= w->level)
-            return AN_INF;
-        else if (t->shape == SHAPE_DEVICE &&
+        if (t->shape == SHAPE_OTHER && t->prio >= w->level) {
+            /* a client that blocks only in its calls (to servers above
+             * it) takes the CPU from i only after its context's events,
+             * once at its start, and once at the window's start */
+            if (!t->only_calls)
+                return AN_INF;
+            n = an_add(n, an_add(an_context_events(c, j, d), 2));
+        } else if (t->shape == SHAPE_OTHER && t->calls_known && w->idle &&
+                   an_request_reaches(c, j, w->level)) {
+            return AN_INF; /* may start any number of requests meanwhile */
+        } else if (t->shape == SHAPE_DEVICE &&
                  (t->prio >= w->level ||
                   (w->idle && an_request_reaches(c, j, w->level)))) {
             cycles_t jobs = an_add(an_eta(&t->arr, d), 2), sp = an_supply(c, j, d);
@@ -115,6 +123,13 @@ static cycles_t payments(const struct an_win *w, cycles_t d)
             const struct an_thread *o = &c->t[k];
             if (k == i || !an_visits(c, k, s))
                 continue;
+            if (o->shape == SHAPE_OTHER && !o->rr) {
+                /* no jobs: each payment follows an event of its context */
+                p = an_add(p, an_mul(o->prio < w->level && !w->idle ? 1
+                                                                    : an_context_events(c, k, d),
+                                     an_request(c, s)));
+                continue;
+            }
             if (o->shape != SHAPE_DEVICE)
                 return AN_INF;
             if (!o->safe && !o->rr) /* a lower client: only its request in progress */

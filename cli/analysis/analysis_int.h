@@ -87,6 +87,11 @@ struct an_thread {
     bool yields;               /* background: loop [job [...], yield] */
     bool has_jobs;
     bool may_call;             /* its program has a call step somewhere */
+    bool calls_known;          /* SHAPE_OTHER whose every call is to a modelled
+                                  server: visits[] holds them (analysis_model.c) */
+    bool only_calls;           /* calls_known, and its program has no step that
+                                  blocks but its calls: loop, repeat, job,
+                                  compute and call only */
     uint32_t prio;
     bool has_sc, rr, sporadic; /* context: present, budget == period, flag */
     cycles_t budget, period;
@@ -149,7 +154,8 @@ struct an_ctx {
     uint64_t k_fixed;
     uint32_t *timed, n_timed;
     uint32_t *hoff, *hclients, *hcount;
-    bool other_calls;          /* an unmodelled program calls a server */
+    bool other_calls;          /* a program calls an endpoint no modelled server
+                                  receives on (SHAPE_OTHER, !calls_known) */
     cycles_t *spans;           /* the span tables dev[] points into */
     /* The composition of each bound (an_terms) is made only for the
      * results that are kept: at once when `terms` (the last pass), else
@@ -200,6 +206,12 @@ int an_kernel_tables(struct an_ctx *c);
 /* Timeout faults that can be raised on servers served by handler `h` in a
  * window of length d (analysis_kernel.c). */
 uint64_t an_faults(const struct an_ctx *c, uint32_t h, cycles_t d);
+
+/* Times in d that thread k's periodic context (budget < period) can run
+ * out, be throttled or replenished, or have a system call refused for
+ * MIN_BUDGET: three per refill per period (0 for none or round robin);
+ * each can raise one timeout fault or let its thread take the CPU again. */
+uint64_t an_context_events(const struct an_ctx *c, uint32_t k, cycles_t d);
 
 /* Kernel entries the handler and the server make per fault, an upper
  * bound over the three policies (sim/timeouts.c, sim/inherit.c). */

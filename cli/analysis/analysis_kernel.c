@@ -84,6 +84,14 @@ struct an_line an_kernel_line(const struct an_ctx *c)
     return l;
 }
 
+uint64_t an_context_events(const struct an_ctx *c, uint32_t k, cycles_t d)
+{
+    const struct an_thread *t = &c->t[k];
+    if (!t->has_sc || t->rr)
+        return 0;
+    return an_mul(3u * t->refills, an_add(an_ceil_div(d, t->period), 1));
+}
+
 uint64_t an_faults(const struct an_ctx *c, uint32_t h, cycles_t d)
 {
     uint64_t n = 0;
@@ -93,9 +101,12 @@ uint64_t an_faults(const struct an_ctx *c, uint32_t h, cycles_t d)
         return AN_INF; /* calls of a thread whose program is not modelled */
     for (uint32_t x = c->hoff[h]; x < c->hoff[h + 1]; x++) {
         const struct an_thread *t = &c->t[c->hclients[x]];
-        if (t->rr || t->safe)
-            continue;
-        n = an_add(n, an_mul(c->hcount[x], an_add(an_eta(&t->arr, d), 2)));
+        if (t->rr)
+            continue; /* a round-robin context raises no timeout fault */
+        if (t->shape == SHAPE_OTHER) /* no jobs to count: its context's events */
+            n = an_add(n, an_context_events(c, c->hclients[x], d));
+        else if (!t->safe)
+            n = an_add(n, an_mul(c->hcount[x], an_add(an_eta(&t->arr, d), 2)));
     }
     return n;
 }
@@ -121,7 +132,8 @@ int an_kernel_tables(struct an_ctx *c)
         const struct scn_thread *th = &s->threads[k];
         if (!th->passive && th->sc.present)
             c->timed[c->n_timed++] = k;
-        if (c->t[k].shape == SHAPE_OTHER && c->t[k].may_call && c->top_server > 0)
+        if (c->t[k].shape == SHAPE_OTHER && c->t[k].may_call && !c->t[k].calls_known &&
+            c->top_server > 0)
             c->other_calls = true;
     }
     m = 0;

@@ -335,6 +335,78 @@ static bool walk_visits(const struct an_ctx *c, uint32_t j, uint32_t k)
     return false;
 }
 
+/* Adds to t->visits the server of every call step in steps [first, first
+ * + count), bodies included, each once; false if one is not a modelled
+ * server (or there are more than AN_MAX_CALLS). */
+static bool collect_calls(const struct an_ctx *c, uint32_t first, uint32_t count,
+                          struct an_thread *t)
+{
+    for (uint32_t k = 0; k < count; k++) {
+        const struct scn_step *b = step(c->s, first + k);
+        uint32_t sv, v;
+        if (b->body_count > 0 && !collect_calls(c, b->body_first, b->body_count, t))
+            return false;
+        if (b->kind != STEP_CALL)
+            continue;
+        sv = server_on(c, b->object);
+        if (sv == SCN_NONE || c->t[sv].shape != SHAPE_SERVER)
+            return false;
+        for (v = 0; v < t->n_visits && t->visits[v] != sv; v++)
+            ;
+        if (v == t->n_visits) {
+            if (t->n_visits == AN_MAX_CALLS)
+                return false;
+            t->visits[t->n_visits++] = sv;
+        }
+    }
+    return true;
+}
+
+/* True if the steps (bodies included) are loop, repeat, job, compute and
+ * call only: the thread blocks nowhere but in its calls. */
+static bool only_steps(const struct scenario *s, uint32_t first, uint32_t count)
+{
+    for (uint32_t k = 0; k < count; k++) {
+        const struct scn_step *b = step(s, first + k);
+        switch (b->kind) {
+        case STEP_LOOP:
+        case STEP_REPEAT:
+        case STEP_JOB:
+            if (!only_steps(s, b->body_first, b->body_count))
+                return false;
+            break;
+        case STEP_COMPUTE:
+        case STEP_CALL:
+            break;
+        default:
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A thread whose program is not modelled but calls servers (a background
+ * client, shared_server.yaml's telemetry): its jobs get no bound, yet
+ * when every call step is to a modelled server, what its requests do to
+ * the other clients is known: which servers, how long each request, and
+ * its context (docs/analysis.md, "Clients whose programs are not
+ * modelled"). */
+static void other_calls(struct an_ctx *c)
+{
+    for (uint32_t i = 0; i < c->n; i++) {
+        const struct scn_thread *th = &c->s->threads[i];
+        struct an_thread *t = &c->t[i];
+        if (t->shape != SHAPE_OTHER || !t->may_call)
+            continue;
+        t->n_visits = 0;
+        t->calls_known = collect_calls(c, th->prog_first, th->prog_count, t);
+        if (!t->calls_known)
+            t->n_visits = 0;
+        t->only_calls = t->calls_known && !th->passive && only_steps(c->s, th->prog_first,
+                                                                     th->prog_count);
+    }
+}
+
 /* W and p_eff of a device thread, once servers are linked. */
 static void job_work(struct an_ctx *c, uint32_t i)
 {
@@ -375,7 +447,7 @@ static int derive(struct an_ctx *c)
             c->max_grant = sv->grant;
         for (uint32_t j = 0; j < c->n; j++) {
             struct an_thread *t = &c->t[j];
-            if (t->shape != SHAPE_DEVICE || !walk_visits(c, j, k))
+            if ((t->shape != SHAPE_DEVICE && !t->calls_known) || !walk_visits(c, j, k))
                 continue;
             c->visits[(size_t)j * c->n + k] = 1;
             if (sv->prio > t->chain_prio)
@@ -428,6 +500,7 @@ int an_model(struct an_ctx *c)
     }
     link_calls(c);
     an_message_link(c);
+    other_calls(c);
     for (uint32_t i = 0; i < c->n; i++)
         if (c->t[i].shape == SHAPE_DEVICE) {
             job_work(c, i);

@@ -35,12 +35,21 @@ cycles_t an_supply(const struct an_ctx *c, uint32_t j, cycles_t d)
     cycles_t grants = 0, lag = t->sporadic ? t->lag : 0;
     if (!c->mcs || !t->has_sc || t->rr || lag == AN_INF || d == AN_INF)
         return AN_INF;
-    if (an_visits_policy(c, j, POL_INHERIT))
-        return AN_INF; /* its requests may run on other contexts */
-    if (an_visits_policy(c, j, POL_EMERGENCY)) {
-        if (t->shape != SHAPE_DEVICE)
+    if (an_visits_policy(c, j, POL_INHERIT)) {
+        /* its requests may run on other contexts: a job's demand counts
+         * them; a thread without jobs finishes a request on another
+         * context only after its own ran out in it (one of its context's
+         * events), and the request's rest is at most the whole request */
+        if (t->shape != SHAPE_OTHER)
             return AN_INF;
-        grants = an_mul(an_mul(an_add(an_eta(&t->arr, d), 2), t->n_visits), c->max_grant);
+        grants = an_mul(an_context_events(c, j, d), t->requests);
+    }
+    if (an_visits_policy(c, j, POL_EMERGENCY)) {
+        /* a grant per visit of a job, or per timeout fault (one of its
+         * context's events) of a thread without jobs */
+        cycles_t n = t->shape == SHAPE_OTHER ? an_context_events(c, j, d)
+                                             : an_mul(an_add(an_eta(&t->arr, d), 2), t->n_visits);
+        grants = an_add(grants, an_mul(n, c->max_grant));
     }
     return an_add(an_mul(an_ceil_div(an_add(d, lag), t->period), an_add(t->budget, c->e_max)),
                   grants);
@@ -100,8 +109,14 @@ cycles_t an_interference(const struct an_win *w, uint32_t j, cycles_t d, bool *l
      * waits on an idle CPU */
     if (t->shape == SHAPE_DEVICE && an_request_reaches(c, j, w->level))
         return an_mul(w->idle ? an_add(an_eta(&t->arr, d), 2) : 1, t->requests);
-    if (t->shape == SHAPE_OTHER && t->may_call && c->top_server >= w->level)
-        return AN_INF;
+    if (t->shape == SHAPE_OTHER && t->may_call && c->top_server >= w->level) {
+        if (!t->calls_known)
+            return AN_INF;
+        if (!an_request_reaches(c, j, w->level))
+            return 0;
+        /* its requests run on its context (mcs): no more than it supplies */
+        return w->idle ? an_supply(c, j, d) : t->requests;
+    }
     return 0;
 }
 

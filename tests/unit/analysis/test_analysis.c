@@ -318,10 +318,12 @@ static void test_analysis_own_budget(void **state)
 }
 
 /* server_exhausts_*: sensor's blocking term behind batch differs by the
- * server's timeout policy: none (the rest of the request after batch's
- * refills) is the longest, reset (one handler run: the request is
- * aborted) the shortest, emergency (the rest, two handler runs) and
- * inherit (the rest, one handler run, a payer that may run out) between. */
+ * server's timeout policy: inherit (with no client queued at the fault, the
+ * server waits for batch's refills as with no handler; then one handler
+ * run and a payer that may run out) is the longest, none (the rest of the
+ * request after batch's refills) next, reset (one handler run: the
+ * request is aborted) the shortest, emergency (the rest, two handler runs)
+ * between. */
 static void test_analysis_policies(void **state)
 {
     static const char *const names[] = {"none", "emergency_budget", "inherit", "reset"};
@@ -344,12 +346,84 @@ static void test_analysis_policies(void **state)
         analysis_release(&r);
         scenario_release(&s);
     }
-    /* none waits for batch's refills: the longest; reset aborts: the shortest */
+    /* inherit and none wait for batch's refills: the longest; reset aborts:
+     * the shortest */
     for (int p = 0; p < 4; p++)
         for (int q = p + 1; q < 4; q++)
             assert_int_not_equal(blocked[p], blocked[q]);
-    assert_true(blocked[0] > blocked[1] && blocked[0] > blocked[2]);
-    assert_true(blocked[3] < blocked[1] && blocked[3] < blocked[2]);
+    assert_true(blocked[2] > blocked[0] && blocked[0] > blocked[1]);
+    assert_true(blocked[3] < blocked[1]);
+}
+
+/* A client whose program is not modelled (docs/analysis.md, "Clients whose
+ * programs are not modelled"): background_client's telemetry, a background
+ * loop of calls. No kernel costs (E = 0, H = 0). control: W = 1ms + 400us
+ * (store) + 500us = 1.9ms; telemetry above it, always ready, is bounded by
+ * its supply, ceil(w / 10ms) (2ms + 0) = 2ms for w <= 10ms; the guard resets
+ * the server (B = H = 0) and runs in 0 cycles: w = 1.9 + 2 = 3.9ms, which
+ * the run shows. Under classic there are no budgets: no bound. */
+static void test_analysis_background_client(void **state)
+{
+    struct scenario s;
+    struct analysis_result r;
+    struct observed o;
+    cycles_t end;
+    uint32_t control, tele;
+    const struct analysis_term *t;
+    (void)state;
+    scnload_must(MCSIM_SOURCE_DIR "/tests/data/analysis/background_client.yaml", &s);
+    control = scenario_find_thread(&s, "control");
+    tele = scenario_find_thread(&s, "telemetry");
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+    assert_int_equal(r.threads[control].work, 1900000);
+    assert_int_equal(r.threads[control].bound, 3900000);
+    assert_int_equal(r.threads[control].verdict, ANALYSIS_SCHEDULABLE);
+    assert_non_null(t = term_of(&r.threads[control], TERM_INTERFERENCE, tele));
+    assert_int_equal(t->cycles, 2000000);
+    assert_null(term_of(&r.threads[control], TERM_BLOCKING, SCN_NONE));
+    assert_int_equal(r.threads[tele].bound, ANALYSIS_NO_BOUND);
+    assert_non_null(strstr(r.threads[tele].reason, "program not modelled"));
+    assert_int_equal(observe_run(&s, SCHED_MCS, s.seed, &o, &end), 0);
+    assert_int_equal(o.threads[control].worst, 3900000);
+    observe_release(&o);
+    analysis_release(&r);
+    assert_int_equal(analysis_run(&s, SCHED_CLASSIC, &r), 0);
+    assert_int_equal(r.threads[control].bound, ANALYSIS_NO_BOUND);
+    assert_non_null(strstr(r.threads[control].reason, "overload"));
+    analysis_release(&r);
+    scenario_release(&s);
+}
+
+/* inherit_unqueued: telemetry runs out inside store with nobody queued, so
+ * the server waits for its refill as with no handler, and control, which
+ * calls just after, waits with it (12.2ms). The blocking term per job is
+ * r + H + Theta_k(r): r = 400us, H = 0 (no costs), MIN_BUDGET = 10us,
+ * m = 2 MIN_BUDGET + E = 20us, run = b - m - MIN_BUDGET = 270us, episode
+ * = 2T - b + m + E = 19.72ms, Theta_k(400us) = (2 + 400 / 270) x 19.72 =
+ * 59.16ms: 59.56ms per job. */
+static void test_analysis_inherit_unqueued(void **state)
+{
+    struct scenario s;
+    struct analysis_result r;
+    struct observed o;
+    cycles_t end;
+    uint32_t control, tele;
+    const struct analysis_term *t;
+    (void)state;
+    scnload_must(MCSIM_SOURCE_DIR "/tests/data/analysis/inherit_unqueued.yaml", &s);
+    control = scenario_find_thread(&s, "control");
+    tele = scenario_find_thread(&s, "telemetry");
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+    assert_non_null(t = term_of(&r.threads[control], TERM_BLOCKING, tele));
+    /* the bound is the two-job one (the job ahead and this one): twice */
+    assert_int_equal(r.threads[control].worst_job, 1);
+    assert_int_equal(t->cycles, 2 * 59560000);
+    assert_int_equal(observe_run(&s, SCHED_MCS, s.seed, &o, &end), 0);
+    assert_int_equal(o.threads[control].worst, 12200000);
+    assert_true(o.threads[control].worst <= r.threads[control].bound);
+    observe_release(&o);
+    analysis_release(&r);
+    scenario_release(&s);
 }
 
 /* Background threads (loop [job], or [job, yield]): a job is released when
@@ -429,6 +503,8 @@ int main(void)
         cmocka_unit_test(test_analysis_lo_overrun),
         cmocka_unit_test(test_analysis_own_budget),
         cmocka_unit_test(test_analysis_policies),
+        cmocka_unit_test(test_analysis_background_client),
+        cmocka_unit_test(test_analysis_inherit_unqueued),
         cmocka_unit_test(test_analysis_background),
         cmocka_unit_test(test_analysis_names),
     };
