@@ -13,7 +13,9 @@
 #   tstats      of it tstats_from: the per-thread accounting table
 #   fragment    and fragment_print: the fragmentation diagnosis
 # Storing the verdicts and loading the scenario are the rest. Without
-# --quiet, which would skip the summary.
+# --quiet, which would skip the summary. The phases are named by their
+# functions: one the binary no longer has (renamed, or inlined away) stops
+# the script with its name rather than printing 0.
 #
 #   bench/callgrind_run.sh MCSIM SCENARIO [mcsim run options...]
 #
@@ -38,6 +40,11 @@ printf 'mcsim run %s %s\n' "$(basename "$scenario")" "$*"
 printf '  %-10s %16s s\n' wall "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", (b - a) / 1e9}')"
 [ "${MCSIM_BENCH_NO_CALLGRIND:-0}" = 1 ] && exit 0
 
+phases="db_open eng_run expect_evaluate_acc summary_print tstats_from fragment_print"
+for f in $phases; do
+    nm "$bin" 2>/dev/null | grep -Eq " [tT] $f([.][a-z_.0-9]+)?\$" ||
+        { echo "callgrind_run.sh: $bin has no function $f (renamed? update the phases here)" >&2; exit 3; }
+done
 command -v valgrind >/dev/null || { echo "callgrind_run.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
 valgrind --tool=callgrind --callgrind-out-file="$dir/cg" \
     "$bin" run "$scenario" -o "$dir/cg.db" "$@" > "$dir/out" 2> "$dir/err" || rc=$?

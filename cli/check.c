@@ -449,7 +449,7 @@ static int check_run(sqlite3 *db, const struct check_args *a, const struct check
         }
         printf("\nper thread (missed: deadline misses, aborted calls' jobs, releases lost):\n");
         tstats_print_table(stdout, &ts);
-        fragment_print(stdout, db, run->id, scenario_min_budget(s), ts.cpu_hz);
+        fragment_print(stdout, db, run->id, s, ts.cpu_hz, NULL);
         tstats_release(&ts);
     }
     if (!a->quiet)

@@ -210,7 +210,7 @@ static int record(const struct qemu_args *a, const struct scenario *s, const str
     };
     int status;
 
-    if ((status = runcmd_open_db(&a->common, &db, &o.sink)) != 0)
+    if ((status = runcmd_open_db(&a->common, s, &db, &o.sink)) != 0)
         return status;
     replay_run(s, &o, "qemu", t->hello.u.hello.tick_hz, t->recs, t->n, &r);
     if (r.status != ENG_OK) {

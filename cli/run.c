@@ -230,7 +230,7 @@ static int simulate(const struct run_args *a, const struct scenario *s)
     };
     int status;
 
-    if ((status = runcmd_open_db(&a->common, &db, &o.sink)) != 0)
+    if ((status = runcmd_open_db(&a->common, s, &db, &o.sink)) != 0)
         return status;
     if (!a->common.quiet && isatty(STDERR_FILENO))
         o.progress = progress;

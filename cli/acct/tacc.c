@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "twin.h"
 #include "util/grow.h"
 
 int tacc_init(struct tacc *a, uint32_t n, cycles_t duration)
@@ -41,6 +42,11 @@ void tacc_release(struct tacc *a)
             free(a->ctx[i].pending);
         if (a->ntfn)
             free(a->ntfn[i].pending);
+    }
+    if (a->win) {
+        twin_release(a->win);
+        free(a->win);
+        a->win = NULL;
     }
     free(a->t);
     free(a->side);

@@ -24,6 +24,8 @@
 
 #include "sink.h"
 
+struct twin;
+
 /* One thread's figures (tstats.h names them); times in cycles. */
 struct tacc_thread {
     int64_t jobs;     /* job rows (the releases lost not counted) */
@@ -76,6 +78,9 @@ struct tacc {
     int64_t irqs_delivered, irqs_lost, irqs_handled; /* handled: with a handler_start */
     int64_t latency_worst, latency_sum;              /* of the handled */
     bool failed;                                     /* out of memory: the figures are not */
+    /* the window checks accumulated with it (tacc_sink.h), or NULL; freed
+     * by tacc_release */
+    struct twin *win;
 };
 
 /* Start accumulating a run of `n` threads (the root task included) lasting

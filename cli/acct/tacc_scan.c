@@ -134,3 +134,155 @@ int tacc_scan(sqlite3 *db, int64_t run_id, uint32_t n_threads, cycles_t duration
     }
     return 0;
 }
+
+/* ------------------------------------------------ the window checks (twin.h) */
+
+/* One table read in time order: its rows' instants (a slice's start). */
+struct cursor {
+    sqlite3_stmt *st;
+    int rc;
+    void (*feed)(struct twin *w, const struct scenario *s, sqlite3_stmt *st);
+};
+
+static uint32_t ntfn_index(const struct scenario *s, const unsigned char *name)
+{
+    for (uint32_t i = 0; name && i < s->n_notifications; i++)
+        if (strcmp(s->notifications[i].name, (const char *)name) == 0)
+            return i;
+    return SINK_NO_THREAD;
+}
+
+static void win_slice(struct twin *w, const struct scenario *s, sqlite3_stmt *st)
+{
+    twin_slice(w, &(struct sink_slice){.thread = col_thread(st, 1),
+                                       .sc_thread = col_thread(st, 2),
+                                       .sc_notification = ntfn_index(s, sqlite3_column_text(st, 3)),
+                                       .start = col_time(st, 0),
+                                       .end = col_time(st, 4)});
+}
+
+static void win_budget(struct twin *w, const struct scenario *s, sqlite3_stmt *st)
+{
+    (void)s;
+    twin_budget(w, &(struct sink_budget_event){.thread = col_thread(st, 1),
+                                               .sc_thread = col_thread(st, 2),
+                                               .time = col_time(st, 0),
+                                               .kind = budget_kind(sqlite3_column_text(st, 3)),
+                                               .amount = (uint64_t)sqlite3_column_int64(st, 4)});
+}
+
+static void win_refill(struct twin *w, const struct scenario *s, sqlite3_stmt *st)
+{
+    (void)s;
+    twin_refill(w, &(struct sink_refill){.sc_thread = col_thread(st, 1),
+                                         .time = col_time(st, 0),
+                                         .count = (uint32_t)sqlite3_column_int64(st, 2),
+                                         .max = (uint32_t)sqlite3_column_int64(st, 3)});
+}
+
+static void win_event(struct twin *w, const struct scenario *s, sqlite3_stmt *st)
+{
+    (void)s;
+    twin_event(w, &(struct sink_event){.time = col_time(st, 0),
+                                       .kind = "sporadic_unblock",
+                                       .object = (uint64_t)sqlite3_column_int64(st, 1)});
+}
+
+/* The contexts as the threads table records them (a notification's from
+ * the scenario: the tables do not list them). */
+static int win_contexts(sqlite3 *db, int64_t run_id, const struct scenario *s, struct twin *w)
+{
+    sqlite3_stmt *st;
+    int rc = 0, step;
+
+    if (sqlite3_prepare_v2(db,
+                           "SELECT thread_id, name, budget, period, sporadic FROM threads"
+                           " WHERE run_id = ?1 AND budget IS NOT NULL AND period IS NOT NULL"
+                           " ORDER BY thread_id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        struct bwin_def d = {.thread = sqlite3_column_int64(st, 0),
+                             .budget = sqlite3_column_int64(st, 2),
+                             .period = sqlite3_column_int64(st, 3),
+                             .sporadic = sqlite3_column_int(st, 4) != 0};
+
+        snprintf(d.name, sizeof d.name, "%s", (const char *)sqlite3_column_text(st, 1));
+        rc = twin_add_thread(w, &d);
+    }
+    sqlite3_finalize(st);
+    if (rc == 0 && step != SQLITE_DONE)
+        return -1;
+    return rc == 0 ? twin_add_notifications(w, s) : rc;
+}
+
+int twin_scan(sqlite3 *db, int64_t run_id, const struct scenario *s, const struct bwin_clock *clock,
+              const struct twin_want *want, struct twin *w, char *err, size_t err_len)
+{
+    static const char *const sql[] = {
+        "SELECT start_time, thread_id, sc_thread_id, sc_notification, end_time FROM run_slices"
+        " WHERE run_id = ?1 ORDER BY start_time, end_time",
+        "SELECT time, thread_id, sc_thread_id, kind, amount FROM run_budget_events"
+        " WHERE run_id = ?1 AND kind IN (?2, ?3) ORDER BY time, seq",
+        "SELECT time, sc_thread_id, count, capacity FROM run_refills WHERE run_id = ?1"
+        " ORDER BY time, seq",
+        "SELECT time, object FROM run_events WHERE run_id = ?1 AND kind = 'sporadic_unblock'"
+        " ORDER BY time, seq",
+    };
+    static void (*const feed[])(struct twin *, const struct scenario *, sqlite3_stmt *) = {
+        win_slice, win_budget, win_refill, win_event};
+    struct cursor c[4] = {{0}};
+    size_t n = 0;
+    int rc = -1;
+
+    if (twin_init(w, s, clock, want) != 0) {
+        snprintf(err, err_len, "mcsim: out of memory");
+        return -1;
+    }
+    if (win_contexts(db, run_id, s, w) != 0)
+        goto out;
+    for (size_t i = 0; i < 4; i++) {
+        if ((i == 2 && !want->fragment) || (i == 3 && !want->budget))
+            continue;
+        if (sqlite3_prepare_v2(db, sql[i], -1, &c[n].st, NULL) != SQLITE_OK)
+            goto out;
+        sqlite3_bind_int64(c[n].st, 1, run_id);
+        if (i == 1) {
+            sqlite3_bind_text(c[n].st, 2, want->budget ? "emergency" : "", -1, SQLITE_STATIC);
+            sqlite3_bind_text(c[n].st, 3, want->fragment ? "throttle" : "", -1, SQLITE_STATIC);
+        }
+        c[n].feed = feed[i];
+        c[n].rc = sqlite3_step(c[n].st);
+        n++;
+    }
+    /* merged by instant: each row fed after every row before it */
+    for (;;) {
+        size_t k = n;
+
+        for (size_t i = 0; i < n; i++)
+            if (c[i].rc == SQLITE_ROW &&
+                (k == n || sqlite3_column_int64(c[i].st, 0) < sqlite3_column_int64(c[k].st, 0)))
+                k = i;
+        if (k == n)
+            break;
+        twin_advance(w, col_time(c[k].st, 0));
+        c[k].feed(w, s, c[k].st);
+        c[k].rc = sqlite3_step(c[k].st);
+    }
+    rc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (c[i].rc != SQLITE_DONE)
+            rc = -1;
+    if (rc == 0)
+        twin_end(w);
+out:
+    for (size_t i = 0; i < 4; i++)
+        sqlite3_finalize(c[i].st);
+    if (rc != 0 || !twin_ok(w)) {
+        snprintf(err, err_len, "mcsim: %s", rc != 0 ? sqlite3_errmsg(db) : "out of memory");
+        twin_release(w);
+        return -1;
+    }
+    return 0;
+}

@@ -4,7 +4,22 @@
  */
 #include "tacc_sink.h"
 
+#include <stdlib.h>
+
 #include "scenario.h"
+
+/* The window checks of the run begun, as the tee was asked. */
+static void win_begin(struct tacc_tee *t, const struct scenario *s, cycles_t duration)
+{
+    if (!t->want.budget && !t->want.fragment)
+        return;
+    t->acc.win = malloc(sizeof *t->acc.win);
+    if (!t->acc.win || twin_init_scenario(t->acc.win, s, duration, &t->want) != 0) {
+        free(t->acc.win);
+        t->acc.win = NULL;
+        t->acc.failed = true;
+    }
+}
 
 static int tee_run_begin(void *self, const struct scenario *s, const struct sink_run_meta *m)
 {
@@ -12,26 +27,60 @@ static int tee_run_begin(void *self, const struct scenario *s, const struct sink
     int rc = t->inner.ops->run_begin(t->inner.self, s, m);
 
     tacc_tee_release(t);
-    if (rc == 0 && tacc_init(&t->acc, s->n_threads + 1, m->duration) == 0)
+    if (rc == 0 && tacc_init(&t->acc, s->n_threads + 1, m->duration) == 0) {
         t->begun = true;
+        win_begin(t, s, m->duration);
+    }
     return rc;
+}
+
+/* The window checks' feeds: a slice is written when it ends, and every
+ * row after it lies at or after its end (twin.h). */
+static void win_slice(struct tacc *a, const struct sink_slice *r)
+{
+    tacc_slice(a, r);
+    if (a->win) {
+        twin_slice(a->win, r);
+        twin_advance(a->win, r->end);
+    }
+}
+
+static void win_budget(struct tacc *a, const struct sink_budget_event *r)
+{
+    tacc_budget(a, r);
+    if (a->win)
+        twin_budget(a->win, r);
+}
+
+static void win_event(struct tacc *a, const struct sink_event *r)
+{
+    tacc_event(a, r);
+    if (a->win)
+        twin_event(a->win, r);
+}
+
+static void win_refill(struct tacc *a, const struct sink_refill *r)
+{
+    if (a->win)
+        twin_refill(a->win, r);
 }
 
 #define TEE(op, type, feed)                                                                        \
     static int tee_##op(void *self, const type *r)                                                 \
     {                                                                                              \
         struct tacc_tee *t = self;                                                                 \
-        int rc = t->inner.ops->op(t->inner.self, r);                                               \
+        int rc = t->inner.ops->op ? t->inner.ops->op(t->inner.self, r) : 0;                        \
                                                                                                    \
         if (rc == 0 && t->begun)                                                                   \
             feed(&t->acc, r);                                                                      \
         return rc;                                                                                 \
     }
-TEE(slice, struct sink_slice, tacc_slice)
+TEE(slice, struct sink_slice, win_slice)
 TEE(job, struct sink_job, tacc_job)
-TEE(budget_event, struct sink_budget_event, tacc_budget)
+TEE(budget_event, struct sink_budget_event, win_budget)
 TEE(irq, struct sink_irq, tacc_irq)
-TEE(event, struct sink_event, tacc_event)
+TEE(event, struct sink_event, win_event)
+TEE(refill, struct sink_refill, win_refill)
 #undef TEE
 
 #define PASS(op, type)                                                                             \
@@ -41,7 +90,6 @@ TEE(event, struct sink_event, tacc_event)
                                                                                                    \
         return t->inner.ops->op ? t->inner.ops->op(t->inner.self, r) : 0;                          \
     }
-PASS(refill, struct sink_refill)
 PASS(expectation, struct sink_expectation)
 PASS(final_refill, struct sink_final_refill)
 PASS(kernel_stats, struct sink_kernel_stats)
@@ -54,6 +102,8 @@ static int tee_run_end(void *self, bool finished)
 
     if (t->begun) {
         tacc_end(&t->acc);
+        if (t->acc.win)
+            twin_end(t->acc.win);
         t->complete = rc == 0 && finished && !t->acc.failed;
     }
     return rc;
@@ -77,6 +127,11 @@ struct trace_sink tacc_tee_sink(struct tacc_tee *t, struct trace_sink inner)
 {
     *t = (struct tacc_tee){.inner = inner};
     return (struct trace_sink){.ops = &tee_ops, .self = t};
+}
+
+void tacc_tee_want(struct tacc_tee *t, const struct twin_want *want)
+{
+    t->want = *want;
 }
 
 const struct tacc *tacc_tee_result(const struct tacc_tee *t)

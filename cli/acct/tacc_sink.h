@@ -13,9 +13,11 @@
 
 #include "sink.h"
 #include "tacc.h"
+#include "twin.h"
 
 struct tacc_tee {
     struct trace_sink inner;
+    struct twin_want want; /* the window checks to accumulate (acc.win) */
     struct tacc acc;
     bool begun;    /* acc holds the run begun last (tacc_init'd) */
     bool complete; /* that run ended finished, every row accumulated */
@@ -28,6 +30,10 @@ struct tacc_tee {
  * frees the accumulator.
  */
 struct trace_sink tacc_tee_sink(struct tacc_tee *t, struct trace_sink inner);
+
+/* Accumulate the window checks `want` asks for too (twin.h: acc.win, when
+ * the rows came in order); call before the run begins. */
+void tacc_tee_want(struct tacc_tee *t, const struct twin_want *want);
 
 /* The accounting of the run that ended complete, or NULL (none, or it
  * ended unfinished or failed). */

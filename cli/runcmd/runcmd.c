@@ -306,9 +306,12 @@ int runcmd_report(const char *cmd, const struct runcmd_args *a, struct db *db,
     return status;
 }
 
-int runcmd_open_db(const struct runcmd_args *a, struct db **db, struct trace_sink *sink)
+int runcmd_open_db(const struct runcmd_args *a, const struct scenario *s, struct db **db,
+                   struct trace_sink *sink)
 {
     char err[DB_ERRMSG_MAX];
+    struct twin_want want = {.fragment = !a->quiet,
+                             .allowance = expect_entry_allowance(&s->costs)};
 
     int rc = db_open(a->db, db, err, sizeof err);
 
@@ -318,6 +321,9 @@ int runcmd_open_db(const struct runcmd_args *a, struct db **db, struct trace_sin
     }
     tacc_tee_release(&live);
     *sink = tacc_tee_sink(&live, db_sink(*db, (int64_t)time(NULL)));
+    for (uint32_t i = 0; i < s->n_expects; i++)
+        want.budget |= s->expects[i].kind == EXPECT_BUDGET_RESPECTED;
+    tacc_tee_want(&live, &want);
     live_db = *db;
     db_defer_finish(*db);
     return 0;

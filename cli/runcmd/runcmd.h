@@ -76,10 +76,14 @@ int runcmd_scheduler(const char *cmd, const struct runcmd_args *a, struct scenar
  * with the wall-clock time; the run it records is marked finished only
  * with its verdicts (runcmd_report). The sink also accumulates the run's
  * accounting from its rows (acct/tacc_sink.h), which runcmd_report's
- * summary prints without reading the run back (one run per process). Returns 0, or 2 after printing why
+ * summary prints without reading the run back (one run per process), and
+ * the window checks of scenario `s` it will need (acct/twin.h: budget:
+ * respected when `s` expects it, the fragmentation diagnosis unless
+ * --quiet). Returns 0, or 2 after printing why
  * the database cannot be opened (nothing is written then), or
  * DB_EXIT_ENVIRONMENT when the environment failed (cli/db/db.h). */
-int runcmd_open_db(const struct runcmd_args *a, struct db **db, struct trace_sink *sink);
+int runcmd_open_db(const struct runcmd_args *a, const struct scenario *s, struct db **db,
+                   struct trace_sink *sink);
 
 /*
  * The end of a run recorded without error into `db`: evaluate the

@@ -154,5 +154,5 @@ void summary_print(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *
             " interrupt;\nmore per thread (percentiles, formats): mcsim stats %s --run %" PRId64
             "\n",
             db_path, run_id);
-    fragment_print(f, db, run_id, scenario_min_budget(s), s->cpu_hz);
+    fragment_print(f, db, run_id, s, s->cpu_hz, acc);
 }
