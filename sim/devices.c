@@ -39,15 +39,13 @@ static cycles_t nth_time(cycles_t offset, uint64_t k, cycles_t step)
  * independent of the others; a jitter of 0 draws nothing. */
 static cycles_t periodic_next(struct device_gen *g)
 {
-    const struct scn_device *d = g->dev;
-
-    if (d->period == 0 && g->index > 0)
+    if (g->period == 0 && g->index > 0)
         return DEVICE_NO_ARRIVAL;
-    cycles_t t = nth_time(d->offset, g->index, d->period);
+    cycles_t t = nth_time(g->offset, g->index, g->period);
     g->index++;
-    if (t == DEVICE_NO_ARRIVAL || d->jitter == 0)
+    if (t == DEVICE_NO_ARRIVAL || g->jitter == 0)
         return t;
-    return add_time(t, rng_uniform(&g->rng, 0, d->jitter));
+    return add_time(t, rng_uniform(&g->rng, 0, g->jitter));
 }
 
 /* The first arrival is at offset itself; only the gaps are random. */
@@ -110,6 +108,10 @@ void device_gen_init(struct device_gen *g, const struct scenario *s, uint32_t de
     char name[sizeof STREAM_PREFIX + SCN_NAME_MAX];
 
     g->dev = &s->devices[device_index];
+    g->kind = g->dev->kind;
+    g->offset = g->dev->offset;
+    g->period = g->dev->period;
+    g->jitter = g->dev->jitter;
     g->times = g->dev->kind == ARRIVAL_AT ? s->times + g->dev->at_first : NULL;
     g->index = 0;
     g->burst = 0;
@@ -122,7 +124,7 @@ void device_gen_init(struct device_gen *g, const struct scenario *s, uint32_t de
 
 static cycles_t raw_next(struct device_gen *g)
 {
-    switch (g->dev->kind) {
+    switch (g->kind) {
     case ARRIVAL_PERIODIC:
         return periodic_next(g);
     case ARRIVAL_SPORADIC:

@@ -25,6 +25,15 @@
  * 4,096 threads at one instant takes. */
 #define MAX_TURNS_WITHOUT_PROGRESS 250000u
 
+/* From this many threads on, a thread the kernel switched to has the CNode
+ * slots of the system calls it makes next, and the TCB lines its next
+ * entries read, start coming into the cache while it runs up to them
+ * (prefetch_calls). With many threads each CNode lies 4 KiB from the next
+ * (a CNode's size and alignment), so all threads' slot k share a few sets
+ * of the second-level cache and miss it at every call; with few, all of
+ * it stays in the cache and the look-ahead would only cost. */
+#define PREFETCH_MIN_THREADS 256u
+
 _Noreturn void world_fail(struct world *w, const char *fmt, ...)
 {
     va_list ap;
@@ -138,8 +147,8 @@ static void update_first_arrival(struct world *w)
 {
     cycles_t next = HAL_SIM_NEVER;
     for (uint32_t i = 0; i < w->u.s->n_devices; i++) {
-        if (w->next_arrival[i] < next)
-            next = w->next_arrival[i];
+        if (w->next_arrival[i].at < next)
+            next = w->next_arrival[i].at;
     }
     w->first_arrival = next;
 }
@@ -167,12 +176,21 @@ static void init_world(struct world *w)
     if (uworld_init(u, s, w->opt->seed, u->mcs, u->duration, HAL_SIM_START_IRQ) != 0)
         world_fail(w, "out of memory");
     u->root_cnode_bits = uworld_root_cnode_bits(s);
+    if (s->n_threads >= PREFETCH_MIN_THREADS) {
+        w->hints = xcalloc(w, u->n_threads, sizeof *w->hints);
+        for (uint32_t i = 0; i < u->n_threads; i++) {
+            u->threads[i].names_caps = interp_names_caps(&u->threads[i]);
+            w->hints[i].pc = UINT64_MAX;
+        }
+    }
     rec_init(w);
     w->devices = xcalloc(w, s->n_devices, sizeof *w->devices);
     w->next_arrival = xcalloc(w, s->n_devices, sizeof *w->next_arrival);
     for (uint32_t i = 0; i < s->n_devices; i++) {
         device_gen_init(&w->devices[i], s, i, w->opt->seed);
-        w->next_arrival[i] = device_gen_next(&w->devices[i]);
+        w->next_arrival[i].at = device_gen_next(&w->devices[i]);
+        w->next_arrival[i].irq = s->devices[i].irq;
+        w->next_arrival[i].notification = s->devices[i].notification;
     }
     update_first_arrival(w);
     update_next_start(w);
@@ -184,6 +202,7 @@ static void free_world(struct world *w)
     rec_release(w);
     free(w->devices);
     free(w->next_arrival);
+    free(w->hints);
 }
 
 static void boot(struct world *w)
@@ -226,20 +245,22 @@ static cycles_t next_event(const struct world *w)
 /* Device i's arrivals due at `now`, raised in order; returns its next. */
 static cycles_t raise_device(struct world *w, uint32_t i, cycles_t now)
 {
-    uint32_t line = w->u.s->devices[i].irq;
+    struct device_next *d = &w->next_arrival[i];
+    uint32_t line = d->irq;
 
-    while (w->next_arrival[i] <= now && w->next_arrival[i] < w->u.duration) {
-        cycles_t at = w->next_arrival[i];
+    while (d->at <= now && d->at < w->u.duration) {
+        cycles_t at = d->at;
         if (hal_sim_irq_raise(line)) {
             w->lines[line].pending = true;
             w->lines[line].arrival = at;
             w->lines[line].device = (int32_t)i;
+            w->lines[line].notification = d->notification;
         } else {
             rec_irq(w, i, line, at, SINK_NO_TIME, true);
         }
-        w->next_arrival[i] = device_gen_next(&w->devices[i]);
+        d->at = device_gen_next(&w->devices[i]);
     }
-    return w->next_arrival[i];
+    return d->at;
 }
 
 /* Devices and the start timer assert their lines at their arrival times;
@@ -251,11 +272,11 @@ static void raise_arrivals(struct world *w)
     cycles_t now = hal_sim_now();
 
     if (w->first_arrival <= now) {
-        const cycles_t *next = w->next_arrival;
+        const struct device_next *next = w->next_arrival;
         uint32_t n = w->u.s->n_devices;
         cycles_t first = HAL_SIM_NEVER;
         for (uint32_t i = 0; i < n; i++) {
-            cycles_t at = next[i];
+            cycles_t at = next[i].at;
             if (at <= now)
                 at = raise_device(w, i, now);
             if (at < first)
@@ -279,10 +300,38 @@ static void take_interrupt(struct world *w, uint32_t line)
     if (line < HAL_SIM_DEVICE_LINES && w->lines[line].pending) {
         struct irq_line_state *l = &w->lines[line];
         rec_irq_taken(w, line, hal_sim_now());
-        uworld_irq_delivered(&w->u, (uint32_t)l->device, l->arrival);
+        uworld_ntfn_irq(&w->u, l->notification, l->arrival);
         l->pending = false;
     }
     w->cur = hal_sim_interrupt(line);
+}
+
+/* A switched-to thread's TCB lines, next calls' slots and instructions
+ * from its pc. The slots' addresses are those found at an earlier switch
+ * when its pc is where the same calls come next (a program's calls name
+ * the same slots every time round its loop; an address gone stale only
+ * brings a useless line: a prefetch never faults), else looked up. */
+static void prefetch_calls(struct world *w, const struct uthread *t)
+{
+    struct prefetch_hint *h = &w->hints[t->id];
+    uint64_t pc = t->ctx->pc;
+
+    kernel_prefetch_thread(t->ctx);
+    if (pc < h->pc || pc > h->pc_to) {
+        cptr_t caps[2];
+        unsigned n = interp_next_caps(t, caps, 2, &h->pc_to);
+        h->pc = pc;
+        for (unsigned i = 0; i < 2; i++)
+            h->slot[i] = i < n ? kernel_slot_address(t->ctx, caps[i]) : NULL;
+    }
+    if (pc < t->prog.n_ops) {
+        __builtin_prefetch(&t->prog.ops[pc]);
+        __builtin_prefetch(&t->prog.ops[pc] + 1);
+    }
+    if (h->slot[0])
+        __builtin_prefetch(h->slot[0]);
+    if (h->slot[1])
+        __builtin_prefetch(h->slot[1]);
 }
 
 /* The thread whose context the kernel runs. Its registers live in its
@@ -305,6 +354,8 @@ static struct uthread *running_thread(struct world *w)
                    kernel_current_trace_id());
     t->ctx = w->cur;
     w->last = t;
+    if (w->hints && t->names_caps)
+        prefetch_calls(w, t);
     return t;
 }
 

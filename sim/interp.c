@@ -355,6 +355,69 @@ enum interp_action interp_next(struct uworld *w, struct uthread *t, cycles_t *cy
     return run_steps(w, t, cycles);
 }
 
+/* Instructions looked at ahead by interp_next_caps, jumps included. */
+#define NEXT_CAPS_LOOKAHEAD 8u
+
+/* What instruction op is to interp_next_caps: 1, a system call on op->cap;
+ * 0, an instruction that takes no time, a compute step or a call on no
+ * capability of its own; -1, one whose call depends on more than the
+ * program (a serve, timeouts or start-up step). */
+static int op_call_cap(const struct op *op)
+{
+    switch (op->kind) {
+    case OP_CALL:
+    case OP_SEND:
+    case OP_NBSEND:
+    case OP_RECV:
+    case OP_REPLY_RECV:
+    case OP_SIGNAL:
+    case OP_WAIT:
+    case OP_POLL:
+    case OP_IRQ_ACK:
+    case OP_RESUME:
+        return 1;
+    case OP_JOB_BEGIN:
+    case OP_JOB_END:
+    case OP_COMPUTE:
+    case OP_JUMP:
+    case OP_YIELD:
+    case OP_REPLY:
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+bool interp_names_caps(const struct uthread *t)
+{
+    for (uint32_t i = 0; i < t->prog.n_ops; i++) {
+        if (op_call_cap(&t->prog.ops[i]) == 1)
+            return true;
+    }
+    return false;
+}
+
+unsigned interp_next_caps(const struct uthread *t, cptr_t *caps, unsigned max, uint64_t *same_to)
+{
+    uint64_t start = t->ctx->pc, pc = start;
+    unsigned n = 0;
+
+    *same_to = pc;
+    for (unsigned k = 0; k < NEXT_CAPS_LOOKAHEAD && n < max && pc < t->prog.n_ops; k++) {
+        const struct op *op = &t->prog.ops[pc];
+        int what = op_call_cap(op);
+        if (what < 0 || op->kind == OP_YIELD || op->kind == OP_REPLY)
+            break; /* past a call on no capability of the thread's steps */
+        if (what == 1) {
+            if (n == 0 && pc == start + k)
+                *same_to = pc; /* no jump before the first call */
+            caps[n++] = op->cap;
+        }
+        pc = op->kind == OP_JUMP ? op->a : pc + 1;
+    }
+    return n;
+}
+
 void interp_computed(struct uworld *w, struct uthread *t, cycles_t ran)
 {
     struct user_context *c = t->ctx;

@@ -191,8 +191,11 @@ struct uthread *uworld_thread(struct uworld *w, uint32_t id)
 
 void uworld_irq_delivered(struct uworld *w, uint32_t device, cycles_t arrival)
 {
-    uint32_t ntfn = w->s->devices[device].notification;
+    uworld_ntfn_irq(w, w->s->devices[device].notification, arrival);
+}
 
+void uworld_ntfn_irq(struct uworld *w, uint32_t ntfn, cycles_t arrival)
+{
     if (!w->ntfn_pending[ntfn]) {
         w->ntfn_pending[ntfn] = true;
         w->ntfn_release[ntfn] = arrival;

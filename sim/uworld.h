@@ -71,6 +71,7 @@ struct uthread {
     uint32_t post_op; /* the system call whose result is pending, or UINT32_MAX */
     bool has_hint;
     bool yielding;
+    bool names_caps;        /* interp_names_caps: set by a platform that asks */
     uint32_t signal_set;    /* the notification its last signal made pending,
                                undone if the kernel defers the call */
     struct program prog; /* its ops and their count: the first line's last 24 bytes */
@@ -104,7 +105,8 @@ struct uthread {
     unsigned cnode_bits; /* its CNode's radix (program_cnode_bits) */
     cptr_t restart_sc_slot, restart_ntfn_slot; /* a server with a timeout handler */
 };
-_Static_assert(offsetof(struct uthread, prog.n_rngs) + 4 <= 64,
+_Static_assert(offsetof(struct uthread, prog.n_rngs) + 4 <= 64 &&
+                   offsetof(struct uthread, names_caps) < 64,
                "what the interpreter reads at every turn is one cache line");
 
 
@@ -163,6 +165,10 @@ struct uthread *uworld_thread(struct uworld *w, uint32_t id);
  * released at the arrival, unless one is already pending. */
 void uworld_irq_delivered(struct uworld *w, uint32_t device, cycles_t arrival);
 
+/* The same, for the device's notification `ntfn` (a platform that keeps
+ * each device's notification at hand). */
+void uworld_ntfn_irq(struct uworld *w, uint32_t ntfn, cycles_t arrival);
+
 /* What a kernel trace record tells user-level code: a throttle during a
  * yield is the release of the yielding thread's next job, and a deferred
  * system call (TR_RESTART) has not signalled yet. The platform's trace
@@ -195,6 +201,20 @@ enum interp_action {
 /* Run thread t's instructions that take no time, up to its next compute
  * step or system call. */
 enum interp_action interp_next(struct uworld *w, struct uthread *t, cycles_t *cycles);
+
+/* The capabilities (CPtrs in its CSpace) the system calls thread t makes
+ * next name, as far as its program says from its pc (a few instructions
+ * ahead, following jumps; a serve or timeouts step stops the look): up to
+ * `max` of them in caps, their number returned. *same_to: the last pc
+ * from which the answer is the same (the first call's, when no jump comes
+ * before it; else pc itself). Only a hint: a platform may bring their
+ * slots into the cache ahead of the calls. */
+unsigned interp_next_caps(const struct uthread *t, cptr_t *caps, unsigned max,
+                          uint64_t *same_to);
+
+/* Thread t's program makes system calls on capabilities of its steps
+ * (interp_next_caps may find some). */
+bool interp_names_caps(const struct uthread *t);
 
 /* The thread computed for `ran` cycles of its current step. */
 void interp_computed(struct uworld *w, struct uthread *t, cycles_t ran);

@@ -30,6 +30,7 @@ struct irq_line_state {
     bool pending;              /* an arrival waits on the line */
     cycles_t arrival;          /* of that arrival */
     int32_t device;
+    uint32_t notification;     /* the one that device signals */
     /* the last delivery, held until the thread it woke first runs (its
      * irqs row then has the handler's start) */
     bool held;
@@ -39,6 +40,14 @@ struct irq_line_state {
     int32_t held_next;         /* the next held line of the same `woken`, -1: none */
     uint32_t waiter;           /* trace id of the thread waiting on its device's
                                   notification + 1, 0: not looked up yet */
+};
+
+/* A device's next arrival, and the line and notification it raises and
+ * signals (copied from the scenario: the engine's pass over the devices
+ * reads nothing else of theirs). */
+struct device_next {
+    cycles_t at;
+    uint32_t irq, notification;
 };
 
 /* A thread's run of system calls the kernel restarted (the MIN_BUDGET
@@ -61,6 +70,13 @@ struct kernel_tally {
     uint64_t timer_programs, timer_cycles;
 };
 
+/* A thread's next calls' CNode slots, as found from any pc in [pc, pc_to]
+ * (engine.c). */
+struct prefetch_hint {
+    uint64_t pc, pc_to;
+    const void *slot[2];
+};
+
 struct world {
     /* What user-level code sees (the root task, the interpreter): the
      * scenario, the scheduler, the duration, the threads, the start times
@@ -74,6 +90,9 @@ struct world {
     bool rows;                 /* rows are wanted: the sink is not the null sink */
     struct user_context *cur;  /* the context the kernel runs (NULL: idle) */
     struct uthread *last;      /* the thread the engine last ran (engine.c) */
+    /* [thread id]: what to prefetch when the kernel switches to it
+     * (engine.c prefetch_calls); NULL: not looked for (few threads) */
+    struct prefetch_hint *hints;
 
     /* the kernel's current thread and paying context, from its trace */
     uint32_t cur_id;
@@ -81,7 +100,7 @@ struct world {
     cycles_t slice_start;
 
     struct device_gen *devices;
-    cycles_t *next_arrival;    /* per device */
+    struct device_next *next_arrival; /* per device */
     cycles_t first_arrival;    /* the earliest of next_arrival[] */
     struct irq_line_state lines[HAL_SIM_DEVICE_LINES];
     uint32_t next_start;       /* the next of u.start_times to raise */

@@ -37,6 +37,21 @@ struct user_context *kernel_thread_exit(void);
 /* The trace id of the thread the kernel last chose (TRACE_IDLE if idle). */
 uint32_t kernel_current_trace_id(void);
 
+/* For a host platform's cache hints, no kernel operation: the address of
+ * the CNode slot `cptr` names in the CSpace of the thread whose saved
+ * registers `ctx` are (a context the kernel returned), when that CSpace
+ * is one CNode (the root task's layout, the common case); NULL otherwise.
+ * It reads the thread's CSpace root only and changes nothing. The host
+ * engine prefetches the slots of the calls a thread is about to make,
+ * where a thousand threads' CNodes no longer stay in the cache. */
+const void *kernel_slot_address(const struct user_context *ctx, uint64_t cptr);
+
+/* For a host platform's cache hints too: start bringing into the data
+ * cache the parts of that thread's TCB its next kernel entries read
+ * outside its registers (its CSpace root, its timeout handler slot).
+ * Reads nothing, changes nothing. */
+void kernel_prefetch_thread(const struct user_context *ctx);
+
 /* Trace records the kernel made since boot, those the platform skips
  * (boot_config.trace_skip) included. */
 uint64_t kernel_trace_records(void);

@@ -94,17 +94,11 @@ enum kerr cspace_lookup_slot(struct tcb *t, cptr_t cptr, unsigned depth, struct 
 
     if (depth != WORD_BITS)
         return cspace_lookup_from(root, cptr, depth, slot);
-    /* The common CSpace: one CNode whose guard and radix take all 64
-     * bits. resolve's first level with bits = 64 and a guard of 1..63
-     * bits: the guard is the bits above the radix, and a match ends the
-     * walk at the slot with no bits left, whatever the slot holds. Any
-     * other root, or a mismatch (a fault), takes the walk itself. */
-    if (root->type == CAP_CNODE && root->guard_bits >= 1 &&
-        root->guard_bits + root->size_bits == WORD_BITS && root->size_bits >= 1 &&
-        cptr >> root->size_bits == root->guard) {
-        *slot = (struct cte *)root->obj + (cptr & (((uint64_t)1 << root->size_bits) - 1));
+    /* The common CSpace, one CNode (cspace.h); any other root, or a
+     * mismatch (a fault), takes the walk itself. */
+    *slot = cspace_one_level_slot(root, cptr);
+    if (*slot != NULL)
         return ERR_NONE;
-    }
     /* seL4: lookupSlot ignores bits left when the walk meets a non-CNode
      * cap before the end of the CPtr. */
     return resolve(root, cptr, WORD_BITS, slot, &left);

@@ -31,6 +31,20 @@ enum lookup_fault {
  * ERR_RANGE for a depth outside 1..64. */
 enum kerr cspace_lookup_slot(struct tcb *t, cptr_t cptr, unsigned depth, struct cte **slot);
 
+/* The common CSpace: one CNode whose guard and radix take all 64 bits.
+ * resolve's first level with bits = 64 and a guard of 1..63 bits: the
+ * guard is the bits above the radix, and a match ends the walk at the
+ * slot with no bits left, whatever the slot holds. Returns that slot, or
+ * NULL for any other root or a mismatch (a fault), which take the walk. */
+static inline struct cte *cspace_one_level_slot(const struct cap *root, cptr_t cptr)
+{
+    if (root->type == CAP_CNODE && root->guard_bits >= 1 &&
+        root->guard_bits + root->size_bits == 64u && root->size_bits >= 1 &&
+        cptr >> root->size_bits == root->guard)
+        return (struct cte *)root->obj + (cptr & (((uint64_t)1 << root->size_bits) - 1));
+    return NULL;
+}
+
 /* seL4 lookupSlotForCNodeOp: resolve exactly `depth` bits of `cptr` from
  * the CNode cap `root` (CNode invocations' index/depth, Retype's
  * destination). Errors, in this order: root not a CNode cap ->

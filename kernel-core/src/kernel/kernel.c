@@ -5,8 +5,11 @@
  * activateThread) and returns the context to run.
  */
 #include <mcsim/kernel.h>
+#include <stddef.h>
+
 #include "hal.h"
 
+#include "kernel/cspace.h"
 #include "kernel/invariants.h"
 #include "kernel/ktrace.h"
 #include "kernel/sched.h"
@@ -168,6 +171,25 @@ struct user_context *kernel_thread_exit(void)
     KASSERT(ks.cur_thread != &ks.idle);
     tcb_suspend(ks.cur_thread);
     return entry_end();
+}
+
+/* The TCB whose saved registers ctx are. */
+static const struct tcb *tcb_of_context(const struct user_context *ctx)
+{
+    return (const struct tcb *)(const void *)((const char *)ctx - offsetof(struct tcb, ctx));
+}
+
+const void *kernel_slot_address(const struct user_context *ctx, uint64_t cptr)
+{
+    return cspace_one_level_slot(&tcb_of_context(ctx)->slots[TCB_SLOT_CSPACE].cap, cptr);
+}
+
+void kernel_prefetch_thread(const struct user_context *ctx)
+{
+    const struct tcb *t = tcb_of_context(ctx);
+
+    __builtin_prefetch(&t->slots[TCB_SLOT_CSPACE]);
+    __builtin_prefetch(&t->slots[TCB_SLOT_TIMEOUT_EP]);
 }
 
 uint32_t kernel_current_trace_id(void)
