@@ -9,9 +9,10 @@
  * whose thread the analysis says loses none. Prints the share of threads
  * with a finite bound and the pessimism (bound / observed worst).
  *
- * MCSIM_SOUND_SCENARIOS (default 150), MCSIM_SOUND_SEEDS (2) and
+ * MCSIM_SOUND_SCENARIOS (default 150), MCSIM_SOUND_SERVER_SCENARIOS (100,
+ * test_analysis_sound_servers' knobs), MCSIM_SOUND_SEEDS (2) and
  * MCSIM_SOUND_FIRST (0) choose the scenarios; the long target
- * analysis_soundness_long runs 1,000 with 3 seeds each.
+ * analysis_soundness_long runs 1,000 of each with 3 seeds each.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -181,22 +182,13 @@ static void one_scheduler(const struct scenario *s, uint8_t sched, uint64_t gen_
     free(worst);
 }
 
-static void test_analysis_sound_random(void **state)
+/* Analyses and simulates the scenarios of knobs `k`, seeds [first, first
+ * + n), `seeds` runs each per scheduler; asserts no violation, and for a
+ * range (n > 1) that each scheduler bounded something. */
+static void sound(const struct gen_knobs *kn, uint64_t first, uint64_t n, uint64_t seeds)
 {
-    uint64_t n = env_or("MCSIM_SOUND_SCENARIOS", 150), seeds = env_or("MCSIM_SOUND_SEEDS", 2);
-    uint64_t first = env_or("MCSIM_SOUND_FIRST", 0);
     struct tally mcs = {0}, classic = {0};
-    struct gen_knobs k;
-    (void)state;
-    gen_knobs_default(&k);
-    /* the shapes and rules added to the model (docs/analysis.md): threads
-     * woken by messages, always-ready threads at equal priorities, the
-     * classic tick's round robin */
-    k.message_share = 300;
-    k.background_share = 300;
-    k.classic_tick = true;
-    k.tick_min = 100000;   /* 100 us at 1 GHz */
-    k.tick_max = 2000000;  /* 2 ms */
+    struct gen_knobs k = *kn;
     for (uint64_t seed = first; seed < first + n; seed++) {
         struct scenario s;
         struct diag d;
@@ -215,13 +207,59 @@ static void test_analysis_sound_random(void **state)
     assert_int_equal(mcs.violations + classic.violations, 0);
     assert_int_equal(mcs.lost_claims + classic.lost_claims, 0);
     /* the analysis must bound something: a share of zero would pass vacuously */
-    assert_true(mcs.finite > 0 && classic.finite > 0);
+    assert_true(n == 1 || (mcs.finite > 0 && classic.finite > 0));
+}
+
+static void test_analysis_sound_random(void **state)
+{
+    struct gen_knobs k;
+    (void)state;
+    gen_knobs_default(&k);
+    /* the shapes and rules added to the model (docs/analysis.md): threads
+     * woken by messages, always-ready threads at equal priorities, the
+     * classic tick's round robin */
+    k.message_share = 300;
+    k.background_share = 300;
+    k.classic_tick = true;
+    k.tick_min = 100000;   /* 100 us at 1 GHz */
+    k.tick_max = 2000000;  /* 2 ms */
+    sound(&k, env_or("MCSIM_SOUND_FIRST", 0), env_or("MCSIM_SOUND_SCENARIOS", 150),
+          env_or("MCSIM_SOUND_SEEDS", 2));
+}
+
+/* Servers under stress: with the default knobs a request is at most 6% of
+ * the shortest client period and budgets rarely run out inside a server
+ * (25 of 107 scenarios with an `inherit` handler had any timeout fault),
+ * so the policies' terms were hardly tried: the `inherit` term missed the
+ * wait of a client that queues after a fault nobody was queued for
+ * (docs/analysis.md). Here most job threads call, requests are long
+ * (up to 40% of the shortest period), every server has a timeout endpoint
+ * and budgets are often below the work: budgets run out inside servers
+ * under every policy. MCSIM_SOUND_SERVER_SCENARIOS (default 100). */
+static void test_analysis_sound_servers(void **state)
+{
+    struct gen_knobs k;
+    (void)state;
+    gen_knobs_default(&k);
+    k.call_share = 900;
+    k.server_util_max = 400;
+    k.timeout_share = 1000;
+    k.budget_min = 300;
+    k.budget_max = 1500;
+    k.background_share = 300;
+    sound(&k, env_or("MCSIM_SOUND_FIRST", 0), env_or("MCSIM_SOUND_SERVER_SCENARIOS", 100),
+          env_or("MCSIM_SOUND_SEEDS", 2));
+    /* always, whatever the range: the two of the first 1,000 that the old
+     * `inherit` term failed (seeds 220 and 595, each in its second run) */
+    sound(&k, 220, 1, 2);
+    sound(&k, 595, 1, 2);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_analysis_sound_random),
+        cmocka_unit_test(test_analysis_sound_servers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
