@@ -9,6 +9,7 @@
  */
 #include "analysis/analysis_int.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 uint64_t an_add(uint64_t a, uint64_t b)
@@ -160,9 +161,40 @@ static uint64_t eta_by_delta(const struct an_arrivals *a, cycles_t d)
     return lo;
 }
 
+/* The largest r < n with span[r] < d, given span[0] < d (span is
+ * nondecreasing: the least span of more consecutive arrivals is no less). */
+static uint32_t span_below(const cycles_t *span, uint32_t n, cycles_t d)
+{
+    uint32_t lo = 0, hi = n; /* span[lo] < d; span[hi] >= d or hi = n */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (span[mid] < d)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* eta_0(d) of a burst pattern read off its span table (0 < d < AN_INF):
+ * delta_0(k count + r + 1) = k every + span[r] (span[0] = 0, span[count -
+ * 1] <= (count - 1) gap < every, as the loader requires), so the most
+ * arrivals in d are those of the last pattern k = floor((d - 1) / every)
+ * that starts in it, k count, plus 1 + the largest r with span[r] < d -
+ * k every. The largest q with delta_0(q) < d, as eta_by_delta finds it;
+ * AN_INF (by the search) when q would be near the counter's range. */
+static uint64_t burst_eta(const struct an_arrivals *a, cycles_t d)
+{
+    uint64_t k = (d - 1) / a->every;
+    if (k >= (UINT64_C(1) << 61) / a->count)
+        return eta_by_delta(a, d);
+    return k * a->count + span_below(a->span, a->count, d - k * a->every) + 1;
+}
+
 /* eta_0(d), the curve's own (d > 0). */
 static uint64_t base_eta(const struct an_arrivals *a, cycles_t d)
 {
+    uint64_t q;
     if (d == AN_INF)
         return a->kind == ARRIVAL_AT ? a->n_at : AN_INF;
     switch (a->kind) {
@@ -171,9 +203,14 @@ static uint64_t base_eta(const struct an_arrivals *a, cycles_t d)
     case ARRIVAL_SPORADIC:
         return an_ceil_div(d, a->min);
     case ARRIVAL_BURST:
-        return eta_by_delta(a, d);
+        q = burst_eta(a, d);
+        assert(q == eta_by_delta(a, d));
+        return q;
     case ARRIVAL_AT:
-        return a->n_at == 0 ? 0 : eta_by_delta(a, d);
+        /* delta_0(q) = span[q - 1] up to n_at, no q beyond */
+        q = a->n_at == 0 ? 0 : span_below(a->span, a->n_at, d) + 1;
+        assert(q == (a->n_at == 0 ? 0 : eta_by_delta(a, d)));
+        return q;
     }
     return AN_INF;
 }
