@@ -3,9 +3,10 @@
  * E K(t) and sum_j I_j(t) exactly as an_kernel_entries and
  * an_interference compute them, with what does not change during one
  * fixed point (each device's count, each interferer's demand and supply,
- * the contexts' timer entries) laid out once in arrays, and every device's
- * count computed once per step and shared by the kernel's entries and its
- * thread's demand. Plain arithmetic is used only where nothing can
+ * the contexts' timer entries, a handler's clients) laid out once in
+ * arrays, and every device's count computed once per step and shared by
+ * the kernel's entries, its thread's demand and requests, and the faults
+ * its thread can raise. Plain arithmetic is used only where nothing can
  * saturate (checked at the horizon, past which no step is evaluated and
  * where every term is largest); a term of any other form is left to
  * an_interference. The debug build compares every step with the generic
@@ -23,6 +24,14 @@ enum fast_kind {
     FAST_GENERIC,  /* an_interference */
     FAST_ABOVE,    /* a device thread at the level or above: min(demand, supply) */
     FAST_REQUESTS, /* a lower device thread's requests reaching the level */
+    FAST_HANDLER,  /* a timeout handler at the level or above: min(faults, supply) */
+};
+
+/* How eta(t + R) is counted (FAST_ABOVE, not crit). */
+enum fast_r {
+    R_NONE,        /* no bound R: eta(t) + 2 */
+    R_DIV,         /* (t + radd) / rper */
+    R_ETA,         /* an_eta(the device, t + radd) */
 };
 
 struct an_fast_term {
@@ -30,10 +39,22 @@ struct an_fast_term {
     enum fast_kind kind;
     uint32_t dev;          /* its device: fast->eta[dev] is eta(t) */
     bool crit;             /* demand eta(t) W, else min(eta(t) + 2, eta(t + R)) W */
-    cycles_t radd, rper;   /* eta(t + R) = (t + radd) / rper; rper 0: no R */
-    cycles_t work;         /* W, or the requests' time (FAST_REQUESTS) */
+    enum fast_r r;
+    cycles_t radd, rper;   /* eta(t + R) as `r` says */
+    cycles_t work;         /* W, the requests' time (FAST_REQUESTS), or the
+                              entries' time of a fault (FAST_HANDLER) */
     bool idle;             /* FAST_REQUESTS: (eta(t) + 2) of them, else one */
+    uint32_t pfirst, pn;   /* FAST_HANDLER: its clients' pairs */
     cycles_t sadd, sper, cap; /* supply ((t + sadd) / sper) cap; sper 0: none */
+};
+
+/* A handler's client that may raise faults: coef (eta(t) + 2) of them, its
+ * eta that of device `dev` (fast->eta), or an_eta(arr, t) if dev is
+ * SCN_NONE. */
+struct an_fast_pair {
+    uint32_t dev;
+    uint64_t coef;
+    const struct an_arrivals *arr;
 };
 
 struct an_fast {
@@ -47,6 +68,8 @@ struct an_fast {
     uint64_t *tcoef, tconst;
     uint32_t n_term;
     struct an_fast_term *term;
+    uint32_t n_pair;
+    struct an_fast_pair *pair;
 };
 
 /* eta(t) = (t + add) / per for t < AN_SMALL, as an_eta's periodic and
@@ -84,7 +107,9 @@ int an_fast_tables(struct an_ctx *c)
     f->tper = calloc(nt, sizeof *f->tper);
     f->tcoef = calloc(nt, sizeof *f->tcoef);
     f->term = calloc(c->n ? c->n : 1, sizeof *f->term);
-    if (!f->dadd || !f->dper || !f->eta || !f->tadd || !f->tper || !f->tcoef || !f->term)
+    f->pair = calloc(c->hoff[c->n] ? c->hoff[c->n] : 1, sizeof *f->pair);
+    if (!f->dadd || !f->dper || !f->eta || !f->tadd || !f->tper || !f->tcoef || !f->term ||
+        !f->pair)
         return -1;
     for (uint32_t k = 0; k < s->n_devices; k++)
         if (!eta_form(&c->dev[k], &f->dadd[k], &f->dper[k]))
@@ -104,6 +129,7 @@ void an_fast_release(struct an_ctx *c)
     free(f->tper);
     free(f->tcoef);
     free(f->term);
+    free(f->pair);
     free(f);
     c->fast = NULL;
 }
@@ -164,6 +190,55 @@ static bool kernel_terms(const struct an_ctx *c, struct an_fast *f)
     return true;
 }
 
+/* Does thread t count the arrivals of its own device, c->dev[t->device]
+ * (analysis_model.c copies them; a message-woken thread's are shifted)? */
+static bool own_device(const struct an_ctx *c, const struct an_thread *t)
+{
+    return t->shape == SHAPE_DEVICE && t->device < c->s->n_devices && t->arr.shift == 0 &&
+           t->arr.kind == c->dev[t->device].kind && t->arr.span == c->dev[t->device].span;
+}
+
+/* The supply part of j's term (an_supply without grants); false if the
+ * arrays cannot hold it. */
+static bool supply(const struct an_ctx *c, uint32_t j, struct an_fast_term *m)
+{
+    const struct an_thread *t = &c->t[j];
+    m->sper = 0;
+    if (an_supply(c, j, 1) != AN_INF) {
+        cycles_t lag = t->sporadic ? t->lag : 0;
+        if (an_visits_policy(c, j, POL_EMERGENCY) || lag >= FAST_PARAM || t->period == 0 ||
+            t->period >= FAST_PARAM)
+            return false; /* grants: left to an_supply */
+        m->sadd = lag + t->period - 1;
+        m->sper = t->period;
+        m->cap = an_add(t->budget, c->e_max);
+    }
+    return true;
+}
+
+/* Handler h's faults (an_faults) as pairs: false if the arrays cannot
+ * hold them. */
+static bool handler(const struct an_ctx *c, uint32_t h, struct an_fast_term *m)
+{
+    struct an_fast *f = c->fast;
+    if (!c->mcs || c->other_calls || an_mul(AN_FAULT_ENTRIES, c->e_max) >= FAST_PARAM)
+        return false;
+    m->work = AN_FAULT_ENTRIES * c->e_max;
+    m->pfirst = f->n_pair;
+    for (uint32_t x = c->hoff[h]; x < c->hoff[h + 1]; x++) {
+        const struct an_thread *t = &c->t[c->hclients[x]];
+        struct an_fast_pair *p = &f->pair[f->n_pair];
+        if (t->rr || t->safe)
+            continue;
+        p->dev = own_device(c, t) ? t->device : SCN_NONE;
+        p->arr = &t->arr;
+        p->coef = c->hcount[x];
+        f->n_pair++;
+    }
+    m->pn = f->n_pair - m->pfirst;
+    return supply(c, h, m);
+}
+
 /* Thread j's term, as an_interference computes it. */
 static void interferer(const struct an_win *w, uint32_t j, struct an_fast_term *m)
 {
@@ -172,12 +247,15 @@ static void interferer(const struct an_win *w, uint32_t j, struct an_fast_term *
     cycles_t add, per;
     m->j = j;
     m->kind = FAST_GENERIC;
-    if (j == w->i || t->shape != SHAPE_DEVICE || t->device >= c->s->n_devices ||
-        c->fast->dper[t->device] == 0 || !eta_form(&t->arr, &add, &per) ||
-        add != c->fast->dadd[t->device] || per != c->fast->dper[t->device])
-        return; /* only a device thread counting its own device's arrivals */
-    if (an_equal_applies(w, j))
+    if (j == w->i || an_equal_applies(w, j))
         return; /* turns among equal priorities */
+    if (t->shape == SHAPE_HANDLER && t->prio >= w->level) {
+        if (handler(c, j, m))
+            m->kind = FAST_HANDLER;
+        return;
+    }
+    if (!own_device(c, t))
+        return; /* only a device thread counting its own device's arrivals */
     m->dev = t->device;
     if (t->prio < w->level) {
         if (!an_request_reaches(c, j, w->level) || t->requests >= FAST_PARAM)
@@ -191,33 +269,47 @@ static void interferer(const struct an_win *w, uint32_t j, struct an_fast_term *
         return;
     m->crit = w->crit;
     m->work = t->work;
-    m->rper = 0;
+    m->r = R_NONE;
     if (!w->crit && t->bound != AN_INF) {
         if (t->bound >= FAST_PARAM)
             return;
-        m->radd = add + t->bound;
-        m->rper = per;
+        m->r = R_ETA;
+        m->radd = t->bound;
+        if (eta_form(&t->arr, &add, &per)) {
+            m->r = R_DIV;
+            m->radd = add + t->bound;
+            m->rper = per;
+        }
     }
-    m->sper = 0;
-    if (an_supply(c, j, 1) != AN_INF) {
-        cycles_t lag = t->sporadic ? t->lag : 0;
-        if (an_visits_policy(c, j, POL_EMERGENCY) || lag >= FAST_PARAM || t->period == 0 ||
-            t->period >= FAST_PARAM)
-            return; /* grants: left to an_supply */
-        m->sadd = lag + t->period - 1;
-        m->sper = t->period;
-        m->cap = an_add(t->budget, c->e_max);
-    }
-    m->kind = FAST_ABOVE;
+    if (supply(c, j, m))
+        m->kind = FAST_ABOVE;
+}
+
+/* eta(t) of a device, from the step's table or its curve. */
+static uint64_t dev_eta(const struct an_ctx *c, uint32_t d, cycles_t t)
+{
+    const struct an_fast *f = c->fast;
+    return f->dper[d] ? (t + f->dadd[d]) / f->dper[d] : an_eta(&c->dev[d], t);
 }
 
 /* The largest value of a term's parts up to the horizon h, saturating. */
 static bool small_at(const struct an_ctx *c, const struct an_fast_term *m, cycles_t h)
 {
-    cycles_t n;
+    const struct an_fast *f = c->fast;
+    cycles_t n = 0;
     if (m->kind == FAST_GENERIC)
         return true;
-    n = an_add(an_ceil_div(an_add(h, c->fast->dadd[m->dev]), c->fast->dper[m->dev]), 2);
+    if (m->kind == FAST_HANDLER) {
+        for (uint32_t x = m->pfirst; x < m->pfirst + m->pn; x++) {
+            const struct an_fast_pair *p = &f->pair[x];
+            cycles_t e = p->dev != SCN_NONE ? dev_eta(c, p->dev, h) : an_eta(p->arr, h);
+            if (e >= FAST_PARAM)
+                return false;
+            n = an_add(n, an_mul(p->coef, e + 2));
+        }
+    } else {
+        n = an_add(dev_eta(c, m->dev, h), 2); /* eta(t + R) only lowers it */
+    }
     if (an_mul(n, m->work) >= FAST_MAX)
         return false;
     return m->sper == 0 || an_mul(an_ceil_div(an_add(h, m->sadd), m->sper), m->cap) < FAST_MAX;
@@ -235,11 +327,11 @@ bool an_fast_begin(const struct an_win *w, uint32_t n)
     for (uint32_t x = 0; x < f->n_tim; x++)
         k = an_add(k, an_mul(f->tcoef[x], an_ceil_div(an_add(h, f->tadd[x]), f->tper[x])));
     for (uint32_t d = 0; d < c->s->n_devices; d++)
-        k = an_add(k, f->dper[d] ? an_ceil_div(an_add(h, f->dadd[d]), f->dper[d])
-                                 : an_eta(&c->dev[d], h));
+        k = an_add(k, dev_eta(c, d, h));
     if (k >= FAST_MAX)
         return false;
     f->n_term = n;
+    f->n_pair = 0;
     for (uint32_t x = 0; x < n; x++) {
         interferer(w, c->ilist[x], &f->term[x]);
         if (!small_at(c, &f->term[x], h))
@@ -256,27 +348,42 @@ cycles_t an_fast_sum(const struct an_win *w, cycles_t t, cycles_t *kernel)
     for (uint32_t x = 0; x < f->n_tim; x++)
         k += f->tcoef[x] * ((t + f->tadd[x]) / f->tper[x]);
     for (uint32_t d = 0; d < c->s->n_devices; d++) {
-        f->eta[d] = f->dper[d] ? (t + f->dadd[d]) / f->dper[d] : an_eta(&c->dev[d], t);
+        f->eta[d] = dev_eta(c, d, t);
         k += f->eta[d];
     }
     *kernel = an_mul(k, c->e_max);
     for (uint32_t x = 0; x < f->n_term; x++) {
         const struct an_fast_term *m = &f->term[x];
-        uint64_t e = f->eta[m->dev], dm, sp;
+        uint64_t e, r, dm, sp;
         bool lim;
         switch (m->kind) {
         case FAST_ABOVE:
+            e = f->eta[m->dev];
             if (!m->crit) {
                 e += 2;
-                if (m->rper && (t + m->radd) / m->rper < e)
-                    e = (t + m->radd) / m->rper;
+                if (m->r != R_NONE) {
+                    r = m->r == R_DIV ? (t + m->radd) / m->rper
+                                      : an_eta(&c->dev[m->dev], t + m->radd);
+                    if (r < e)
+                        e = r;
+                }
+            }
+            dm = e * m->work;
+            sp = m->sper ? (t + m->sadd) / m->sper * m->cap : dm;
+            sum += sp < dm ? sp : dm;
+            break;
+        case FAST_HANDLER:
+            e = 0;
+            for (uint32_t p = m->pfirst; p < m->pfirst + m->pn; p++) {
+                const struct an_fast_pair *q = &f->pair[p];
+                e += q->coef * ((q->dev != SCN_NONE ? f->eta[q->dev] : an_eta(q->arr, t)) + 2);
             }
             dm = e * m->work;
             sp = m->sper ? (t + m->sadd) / m->sper * m->cap : dm;
             sum += sp < dm ? sp : dm;
             break;
         case FAST_REQUESTS:
-            sum += (m->idle ? e + 2 : 1) * m->work;
+            sum += (m->idle ? f->eta[m->dev] + 2 : 1) * m->work;
             break;
         case FAST_GENERIC:
             generic = an_add(generic, an_interference(w, m->j, t, &lim));
