@@ -259,9 +259,12 @@ cycles_t an_sporadic_lag(const struct an_ctx *c, uint32_t i)
 {
     const struct an_thread *t = &c->t[i];
     struct an_win w = {(struct an_ctx *)c, i, t->prio, false, true, 0, 0, 0, 0};
-    cycles_t l = t->budget, next;
+    cycles_t l = t->budget, next, k, sum;
+    uint32_t n = an_interferers(&w);
+    bool fast = an_fast_begin(&w, n);
     while (l <= c->horizon) {
-        next = an_add(an_mul(an_ceil_div(l, t->period), t->budget), an_all_interference(&w, l));
+        sum = an_step_sums(&w, n, fast, l, &k);
+        next = an_add(an_add(an_mul(an_ceil_div(l, t->period), t->budget), k), sum);
         if (next == l)
             return l;
         l = next;

@@ -271,6 +271,15 @@ cycles_t an_kernel(const struct an_win *w, cycles_t d);
 /* E K(d) + sum_j I_j(d). */
 cycles_t an_all_interference(const struct an_win *w, cycles_t d);
 
+/* The threads that may interfere with the window's job (an_interference
+ * is 0 for every d for the others) into c->ilist; returns their number. */
+uint32_t an_interferers(const struct an_win *w);
+
+/* sum_j I_j(t) over c->ilist[0 .. n) and *kernel = E K(t), the window's
+ * sums at one step of a fixed point, t up to the horizon; `fast` is
+ * an_fast_begin(w, n)'s answer (analysis_rta.c). */
+cycles_t an_step_sums(const struct an_win *w, uint32_t n, bool fast, cycles_t t, cycles_t *kernel);
+
 /* The least t >= base with t = base + Theta_i(need + E K(t)) + E K(t) +
  * sum_j I_j(t) (Theta only if `throttles`; *theta its value there); AN_INF
  * when it passes the horizon. `start` must not exceed that fixed point:

@@ -261,6 +261,38 @@ static cycles_t lower_start(const struct an_win *w, cycles_t base, cycles_t need
     return root > dbl(base) ? (cycles_t)root : base;
 }
 
+uint32_t an_interferers(const struct an_win *w)
+{
+    struct an_ctx *c = w->c;
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < c->n; j++)
+        if (may_interfere(w, j))
+            c->ilist[n++] = j;
+    return n;
+}
+
+cycles_t an_step_sums(const struct an_win *w, uint32_t n, bool fast, cycles_t t, cycles_t *kernel)
+{
+    const struct an_ctx *c = w->c;
+    cycles_t sum = 0;
+    bool lim;
+    if (fast) {
+        sum = an_fast_sum(w, t, kernel);
+#ifndef NDEBUG
+        /* the debug build checks the fast sums against the generic ones */
+        cycles_t check = 0;
+        for (uint32_t x = 0; x < n; x++)
+            check = an_add(check, an_interference(w, c->ilist[x], t, &lim));
+        assert(*kernel == an_kernel(w, t) && sum == check);
+#endif
+        return sum;
+    }
+    *kernel = an_kernel(w, t);
+    for (uint32_t x = 0; x < n && sum != AN_INF; x++)
+        sum = an_add(sum, an_interference(w, c->ilist[x], t, &lim));
+    return sum;
+}
+
 /* Least t >= base with t = base + Theta(need + E K(t)) + all_interference(t)
  * (Theta only if `throttles`); AN_INF past the horizon. Only the threads
  * that may interfere are visited at each step. */
@@ -269,12 +301,9 @@ cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, c
 {
     struct an_ctx *c = w->c;
     cycles_t t = start > base ? start : base, next, k, th = 0;
-    uint32_t n = 0;
+    uint32_t n = an_interferers(w);
     bool fast;
     *theta = 0;
-    for (uint32_t j = 0; j < c->n; j++)
-        if (may_interfere(w, j))
-            c->ilist[n++] = j;
     next = lower_start(w, base, need, throttles, n);
     if (next == AN_INF)
         return AN_INF; /* *theta: not used without a bound */
@@ -284,24 +313,9 @@ cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, c
      * step grows t, so stopping early only loses a bound */
     fast = an_fast_begin(w, n);
     for (uint32_t steps = 0; t != AN_INF && t <= c->horizon && steps < AN_MAX_STEPS; steps++) {
-        bool lim;
-        cycles_t sum = 0;
-        if (fast) {
-            sum = an_fast_sum(w, t, &k);
-#ifndef NDEBUG
-            /* the debug build checks the fast sums against the generic ones */
-            cycles_t check = 0;
-            for (uint32_t x = 0; x < n; x++)
-                check = an_add(check, an_interference(w, c->ilist[x], t, &lim));
-            assert(k == an_kernel(w, t) && sum == check);
-#endif
-        } else {
-            k = an_kernel(w, t);
-        }
+        cycles_t sum = an_step_sums(w, n, fast, t, &k);
         th = throttles ? an_throttle_time(c, w->i, an_add(need, k)) : 0;
         next = an_add(an_add(an_add(base, th), k), sum);
-        for (uint32_t x = 0; !fast && x < n && next != AN_INF; x++)
-            next = an_add(next, an_interference(w, c->ilist[x], t, &lim));
         if ((w->anchors > 0 || w->anchor_extra > 0) && next != AN_INF) {
             /* refill delays: the window's preemption (next - base - th)
              * again per anchor, and the blocking */
