@@ -61,6 +61,7 @@ struct an_fast {
     /* per device, for the analysis: eta(t) = (t + dadd) / dper, dper 0: an_eta */
     cycles_t *dadd, *dper;
     uint64_t *eta;
+    uint64_t *eta_h, k_dev_h; /* eta(horizon) per device, their sum (saturating) */
     /* per fixed point: timer entries sum_x tcoef ((t + tadd) / tper), tconst
      * the constant entries */
     uint32_t n_tim;
@@ -103,17 +104,23 @@ int an_fast_tables(struct an_ctx *c)
     f->dadd = calloc(nd, sizeof *f->dadd);
     f->dper = calloc(nd, sizeof *f->dper);
     f->eta = calloc(nd, sizeof *f->eta);
+    f->eta_h = calloc(nd, sizeof *f->eta_h);
     f->tadd = calloc(nt, sizeof *f->tadd);
     f->tper = calloc(nt, sizeof *f->tper);
     f->tcoef = calloc(nt, sizeof *f->tcoef);
     f->term = calloc(c->n ? c->n : 1, sizeof *f->term);
     f->pair = calloc(c->hoff[c->n] ? c->hoff[c->n] : 1, sizeof *f->pair);
-    if (!f->dadd || !f->dper || !f->eta || !f->tadd || !f->tper || !f->tcoef || !f->term ||
+    if (!f->dadd || !f->dper || !f->eta || !f->eta_h || !f->tadd || !f->tper || !f->tcoef || !f->term ||
         !f->pair)
         return -1;
     for (uint32_t k = 0; k < s->n_devices; k++)
         if (!eta_form(&c->dev[k], &f->dadd[k], &f->dper[k]))
             f->dper[k] = 0;
+    for (uint32_t k = 0; k < s->n_devices; k++) {
+        f->eta_h[k] = f->dper[k] ? an_ceil_div(an_add(c->horizon, f->dadd[k]), f->dper[k])
+                                 : an_eta(&c->dev[k], c->horizon);
+        f->k_dev_h = an_add(f->k_dev_h, f->eta_h[k]);
+    }
     return 0;
 }
 
@@ -125,6 +132,7 @@ void an_fast_release(struct an_ctx *c)
     free(f->dadd);
     free(f->dper);
     free(f->eta);
+    free(f->eta_h);
     free(f->tadd);
     free(f->tper);
     free(f->tcoef);
@@ -203,16 +211,17 @@ static bool own_device(const struct an_ctx *c, const struct an_thread *t)
 static bool supply(const struct an_ctx *c, uint32_t j, struct an_fast_term *m)
 {
     const struct an_thread *t = &c->t[j];
+    cycles_t lag = t->sporadic ? t->lag : 0;
     m->sper = 0;
-    if (an_supply(c, j, 1) != AN_INF) {
-        cycles_t lag = t->sporadic ? t->lag : 0;
-        if (an_visits_policy(c, j, POL_EMERGENCY) || lag >= FAST_PARAM || t->period == 0 ||
-            t->period >= FAST_PARAM)
-            return false; /* grants: left to an_supply */
-        m->sadd = lag + t->period - 1;
-        m->sper = t->period;
-        m->cap = an_add(t->budget, c->e_max);
-    }
+    if (!an_supply_bounded(c, j))
+        return true;
+    if (an_visits_policy(c, j, POL_EMERGENCY) || an_visits_policy(c, j, POL_INHERIT) ||
+        lag >= FAST_PARAM || t->period == 0 || t->period >= FAST_PARAM ||
+        an_add(t->budget, c->e_max) >= FAST_PARAM)
+        return false; /* grants, requests: left to an_supply */
+    m->sadd = lag + t->period - 1;
+    m->sper = t->period;
+    m->cap = t->budget + c->e_max;
     return true;
 }
 
@@ -228,7 +237,13 @@ static bool handler(const struct an_ctx *c, uint32_t h, struct an_fast_term *m)
     for (uint32_t x = c->hoff[h]; x < c->hoff[h + 1]; x++) {
         const struct an_thread *t = &c->t[c->hclients[x]];
         struct an_fast_pair *p = &f->pair[f->n_pair];
-        if (t->rr || t->safe)
+        if (t->rr)
+            continue;
+        if (t->shape == SHAPE_OTHER) {
+            f->n_pair = m->pfirst;
+            return false; /* its context's events: left to an_faults */
+        }
+        if (t->safe)
             continue;
         p->dev = own_device(c, t) ? t->device : SCN_NONE;
         p->arr = &t->arr;
@@ -302,13 +317,13 @@ static bool small_at(const struct an_ctx *c, const struct an_fast_term *m, cycle
     if (m->kind == FAST_HANDLER) {
         for (uint32_t x = m->pfirst; x < m->pfirst + m->pn; x++) {
             const struct an_fast_pair *p = &f->pair[x];
-            cycles_t e = p->dev != SCN_NONE ? dev_eta(c, p->dev, h) : an_eta(p->arr, h);
+            cycles_t e = p->dev != SCN_NONE ? f->eta_h[p->dev] : an_eta(p->arr, h);
             if (e >= FAST_PARAM)
                 return false;
             n = an_add(n, an_mul(p->coef, e + 2));
         }
     } else {
-        n = an_add(dev_eta(c, m->dev, h), 2); /* eta(t + R) only lowers it */
+        n = an_add(f->eta_h[m->dev], 2); /* eta(t + R) only lowers it */
     }
     if (an_mul(n, m->work) >= FAST_MAX)
         return false;
@@ -326,8 +341,7 @@ bool an_fast_begin(const struct an_win *w, uint32_t n)
     k = f->tconst;
     for (uint32_t x = 0; x < f->n_tim; x++)
         k = an_add(k, an_mul(f->tcoef[x], an_ceil_div(an_add(h, f->tadd[x]), f->tper[x])));
-    for (uint32_t d = 0; d < c->s->n_devices; d++)
-        k = an_add(k, dev_eta(c, d, h));
+    k = an_add(k, f->k_dev_h);
     if (k >= FAST_MAX)
         return false;
     f->n_term = n;

@@ -152,6 +152,7 @@ struct an_ctx {
      * their own, and per handler h its clients hclients[hoff[h] ..
      * hoff[h + 1]) with their visits to h's servers per job */
     uint64_t k_fixed;
+    struct an_line k_dev_line; /* an_kernel_line's sum up to its devices */
     uint32_t *timed, n_timed;
     uint32_t *hoff, *hclients, *hcount;
     bool other_calls;          /* a program calls an endpoint no modelled server
@@ -258,7 +259,9 @@ bool an_request_reaches(const struct an_ctx *c, uint32_t j, uint32_t level);
 bool an_visits_policy(const struct an_ctx *c, uint32_t j, enum an_policy p);
 
 /* The most CPU time thread j's context can be charged in any window of
- * length d (MCS); AN_INF if nothing bounds it (analysis_rta.c). */
+ * length d (MCS); AN_INF if nothing bounds it (analysis_rta.c): always
+ * when !an_supply_bounded(c, j). */
+bool an_supply_bounded(const struct an_ctx *c, uint32_t j);
 cycles_t an_supply(const struct an_ctx *c, uint32_t j, cycles_t d);
 
 /* I_j(d) on the window's job; *limited: j's context gave the bound

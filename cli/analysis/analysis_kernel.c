@@ -61,15 +61,23 @@ static void timer_line(const struct scn_context *sc, bool safe, struct an_line *
     }
 }
 
-struct an_line an_kernel_line(const struct an_ctx *c)
+/* The constant entries' and the devices' part of an_kernel_line, the
+ * same every time (an_kernel_tables keeps it). */
+static struct an_line devices_line(const struct an_ctx *c)
 {
-    const struct scenario *s = c->s;
     struct an_line l = {(double)c->k_fixed, 0.0};
-    for (uint32_t k = 0; k < s->n_devices; k++) {
+    for (uint32_t k = 0; k < c->s->n_devices; k++) {
         struct an_line d = an_arrival_line(&c->dev[k]);
         l.a += d.a;
         l.s += d.s;
     }
+    return l;
+}
+
+struct an_line an_kernel_line(const struct an_ctx *c)
+{
+    const struct scenario *s = c->s;
+    struct an_line l = c->k_dev_line;
     if (!c->mcs) {
         l.s += 1.0 / (double)(s->tick ? s->tick : 1);
         l.a += 1.0;
@@ -148,5 +156,6 @@ int an_kernel_tables(struct an_ctx *c)
         }
     }
     c->hoff[c->n] = m;
+    c->k_dev_line = devices_line(c);
     return 0;
 }

@@ -24,6 +24,18 @@ bool an_visits_policy(const struct an_ctx *c, uint32_t j, enum an_policy p)
     return p == POL_INHERIT ? c->t[j].visits_inherit : c->t[j].visits_emergency;
 }
 
+/* Does j's context bound what it can be charged at all (an_supply below
+ * is AN_INF otherwise)? Not under classic, nor for a round-robin context,
+ * a sporadic one whose lag has no bound, or one whose job's requests may
+ * run on other contexts (inherit: the job's demand counts them). */
+bool an_supply_bounded(const struct an_ctx *c, uint32_t j)
+{
+    const struct an_thread *t = &c->t[j];
+    if (!c->mcs || !t->has_sc || t->rr || (t->sporadic && t->lag == AN_INF))
+        return false;
+    return !an_visits_policy(c, j, POL_INHERIT) || t->shape == SHAPE_OTHER;
+}
+
 /* The most CPU time j's context is charged in any window of length d
  * (MCS): budget + one entry per period window for a constant-bandwidth
  * context (the kernel's guarantee, KERNEL-SEMANTICS.md 3); a sporadic one
@@ -33,15 +45,13 @@ cycles_t an_supply(const struct an_ctx *c, uint32_t j, cycles_t d)
 {
     const struct an_thread *t = &c->t[j];
     cycles_t grants = 0, lag = t->sporadic ? t->lag : 0;
-    if (!c->mcs || !t->has_sc || t->rr || lag == AN_INF || d == AN_INF)
+    if (d == AN_INF || !an_supply_bounded(c, j))
         return AN_INF;
     if (an_visits_policy(c, j, POL_INHERIT)) {
-        /* its requests may run on other contexts: a job's demand counts
-         * them; a thread without jobs finishes a request on another
-         * context only after its own ran out in it (one of its context's
-         * events), and the request's rest is at most the whole request */
-        if (t->shape != SHAPE_OTHER)
-            return AN_INF;
+        /* a thread without jobs (an_supply_bounded) finishes a request on
+         * another context only after its own ran out in it (one of its
+         * context's events), and the request's rest is at most the whole
+         * request */
         grants = an_mul(an_context_events(c, j, d), t->requests);
     }
     if (an_visits_policy(c, j, POL_EMERGENCY)) {
@@ -197,7 +207,7 @@ static struct an_line line(const struct an_win *w, uint32_t j)
     } else if (t->shape == SHAPE_OTHER) {
         dm_inf = true;
     }
-    sp_inf = an_supply(c, j, 1) == AN_INF;
+    sp_inf = !an_supply_bounded(c, j) || an_supply(c, j, 1) == AN_INF;
     if (!sp_inf && t->period > 0) {
         double per = dbl(an_add(t->budget, c->e_max)) / (double)t->period;
         sp.s = per;
