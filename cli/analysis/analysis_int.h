@@ -271,9 +271,6 @@ cycles_t an_interference(const struct an_win *w, uint32_t j, cycles_t d, bool *l
 /* E K(d): the kernel's own entries in d. */
 cycles_t an_kernel(const struct an_win *w, cycles_t d);
 
-/* E K(d) + sum_j I_j(d). */
-cycles_t an_all_interference(const struct an_win *w, cycles_t d);
-
 /* The threads that may interfere with the window's job (an_interference
  * is 0 for every d for the others) into c->ilist; returns their number. */
 uint32_t an_interferers(const struct an_win *w);

@@ -150,15 +150,6 @@ static bool may_interfere(const struct an_win *w, uint32_t j)
     return t->shape == SHAPE_OTHER && t->may_call && c->top_server >= w->level;
 }
 
-cycles_t an_all_interference(const struct an_win *w, cycles_t d)
-{
-    cycles_t sum = an_kernel(w, d);
-    bool lim;
-    for (uint32_t j = 0; j < w->c->n && sum != AN_INF; j++)
-        sum = an_add(sum, an_interference(w, j, d, &lim));
-    return sum;
-}
-
 /* ------------------------------------------------------------ divergence */
 
 /* Below 2^53 a cycle count converts to a double exactly. */

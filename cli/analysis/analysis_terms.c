@@ -6,7 +6,6 @@
 #include "analysis/analysis_int.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "util/decimal.h"
@@ -37,32 +36,49 @@ struct inter {
     bool limited;
 };
 
-static int by_cycles(const void *a, const void *b)
+/* x before y: more cycles first, then the lower thread index. */
+static bool before(const struct inter *x, const struct inter *y)
 {
-    const struct inter *x = a, *y = b;
-    if (x->cycles != y->cycles)
-        return x->cycles < y->cycles ? 1 : -1;
-    return x->j < y->j ? -1 : x->j > y->j;
+    return x->cycles != y->cycles ? x->cycles > y->cycles : x->j < y->j;
 }
 
+/* Keep in top[0 .. *n) the `room` first of the items offered, in order
+ * (an insertion into a short sorted list); an item that falls off the end
+ * is added to *rest. */
+static void keep(struct inter *top, uint32_t room, uint32_t *n, struct inter x, cycles_t *rest)
+{
+    uint32_t k = *n;
+    if (k == room) {
+        if (!before(&x, &top[k - 1])) {
+            *rest = an_add(*rest, x.cycles);
+            return;
+        }
+        *rest = an_add(*rest, top[--k].cycles);
+    }
+    for (; k > 0 && before(&x, &top[k - 1]); k--)
+        top[k] = top[k - 1];
+    top[k] = x;
+    (*n)++;
+    if (*n > room)
+        *n = room;
+}
+
+/* The interferers' terms, the largest first; past the last slot, what is
+ * left is added up there as "others" (term()). Only the threads that get
+ * a slot of their own are sorted and described. */
 static void interference_terms(const struct an_win *w, cycles_t wq, struct analysis_thread *out)
 {
     const struct an_ctx *c = w->c;
-    struct inter *v = calloc(c->n ? c->n : 1, sizeof *v);
-    uint32_t n = 0;
+    struct inter v[ANALYSIS_MAX_TERMS];
+    uint32_t n = 0, room = ANALYSIS_MAX_TERMS - out->n_terms;
+    cycles_t rest = 0;
     char text[96], b[DEC_BUF], p[DEC_BUF];
-    if (!v) {
-        term(out, TERM_INTERFERENCE, SCN_NONE, an_all_interference(w, wq) - an_kernel(w, wq),
-             "interference");
-        return;
-    }
     for (uint32_t j = 0; j < c->n; j++) {
-        v[n].j = j;
-        v[n].cycles = an_interference(w, j, wq, &v[n].limited);
-        if (v[n].cycles > 0)
-            n++;
+        struct inter x = {j, 0, false};
+        x.cycles = an_interference(w, j, wq, &x.limited);
+        if (x.cycles > 0)
+            keep(v, room, &n, x, &rest);
     }
-    qsort(v, n, sizeof *v, by_cycles);
     for (uint32_t k = 0; k < n; k++) {
         const struct an_thread *t = &c->t[v[k].j];
         const char *name = c->s->threads[v[k].j].name;
@@ -80,7 +96,8 @@ static void interference_terms(const struct an_win *w, cycles_t wq, struct analy
         }
         term(out, TERM_INTERFERENCE, v[k].j, v[k].cycles, text);
     }
-    free(v);
+    if (rest > 0)
+        term(out, TERM_INTERFERENCE, SCN_NONE, rest, "others");
 }
 
 void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
