@@ -121,8 +121,12 @@ static bool unchanged(const struct an_ctx *c, const struct an_clock *k, uint32_t
             continue;
         if (above && k->bound_at[j] >= b)
             return false;
+        /* a lower thread's requests that reach the level: a device
+         * thread's, or an unmodelled program's whose calls are known
+         * (an_interference: its supply, which its lag bounds) */
         if (k->lag_at[j] >= b &&
-            (above || (t->shape == SHAPE_DEVICE && an_request_reaches(c, j, l))))
+            (above || ((t->shape == SHAPE_DEVICE || t->calls_known) &&
+                       an_request_reaches(c, j, l))))
             return false;
     }
     return true;
