@@ -111,6 +111,7 @@ static int db_create_schema(struct db *db)
     if (db_header_empty(&h) &&
         (db_exec(db, db_schema_v1_sql) != 0 || db_exec(db, db_schema_v2_sql) != 0 ||
          db_exec(db, db_schema_v3_sql) != 0 || db_exec(db, db_schema_v4_sql) != 0 ||
+         db_exec(db, db_schema_v5_sql) != 0 || db_exec(db, db_schema_stats_sql) != 0 ||
          db_exec(db, pragmas) != 0))
         return db_fail(db);
     if (db_exec(db, "COMMIT") != 0)
@@ -153,8 +154,10 @@ static int db_upgrade_schema(struct db *db)
     if (h.app_id == DB_APPLICATION_ID && h.version >= 1 && h.version < DB_SCHEMA_VERSION &&
         ((h.version < 2 && db_exec(db, db_schema_v2_sql) != 0) ||
          (h.version < 3 && db_exec(db, db_schema_v3_sql) != 0) ||
-         db_exec(db, db_schema_v4_sql) != 0 ||
+         (h.version < 4 && db_exec(db, db_schema_v4_sql) != 0) ||
+         db_exec(db, db_schema_v5_sql) != 0 ||
          (h.version < 3 && db_exec(db, db_blocks_of_rows_sql) != 0) ||
+         db_exec(db, db_schema_stats_sql) != 0 ||
          db_exec(db, pragma) != 0))
         return db_fail(db);
     if (db_exec(db, "COMMIT") != 0)

@@ -10,7 +10,11 @@
  * the views stats and run_stats; from version 3, trace_blocks and the
  * run_* views, through which the trace tables are read; from version 4,
  * refills and run_refills, events.arg2, and the stats view counting
- * releases lost and aborted jobs, with time columns in ns (db_schema.c; an
+ * releases lost and aborted jobs, with time columns in ns; from version 5,
+ * slices, jobs, irqs and refills are views of slice_rows, job_rows,
+ * irq_rows and refill_rows, an interrupt that released a job carried on
+ * its job's row and a refill list on the slice it began or ended
+ * (db_schema.c, db_schema_v5.c; an
  * older file is upgraded when opened for writing, and given equivalent
  * temporary views when opened read-only: db_read_views). The file is
  * marked with
@@ -41,7 +45,7 @@
 
 #include "sink.h"
 
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 #define DB_APPLICATION_ID 0x6d63736d /* "mcsm" */
 #define DB_BATCH_ROWS 100000
 #define DB_ROWS_PER_INSERT 32 /* trace rows of a block inserted by one statement */
@@ -52,11 +56,13 @@
 
 /*
  * What finds the trace tables' rows rather than holding data of its own
- * (db_schema.c): the CSV export leaves them out.
+ * (db_schema.c), and since version 5 the tables that store slices, jobs,
+ * irqs and refills (db_schema_v5.c), whose rows the views of those names
+ * give: the CSV export leaves them out.
  */
 #define DB_ACCESS_OBJECTS                                                                          \
     "('trace_blocks', 'run_slices', 'run_jobs', 'run_budget_events', 'run_irqs', 'run_events',"   \
-    " 'run_refills')"
+    " 'run_refills', 'slice_rows', 'job_rows', 'irq_rows', 'refill_rows')"
 
 /*
  * The event kinds a --trace sched run records in events, the only kinds

@@ -46,10 +46,13 @@ struct db_block_state {
     uint32_t at; /* db_rows_flush's scratch */
 };
 
+/* key_of of a row carried on another (db_carry.c): written with it. */
+#define DB_KEY_CARRIED UINT32_MAX
+
 /* The rows not yet written, and the statements that write them. */
 struct db_arena {
     union db_row *row; /* DB_ARENA_ROWS rows, in the order received */
-    uint32_t *key_of;  /* each row's index in keys */
+    uint32_t *key_of;  /* each row's index in keys, or DB_KEY_CARRIED */
     uint32_t *order;   /* db_rows_flush's scratch */
     uint64_t *seq;     /* each row's seq: the run's trace rows counted in the order received */
     uint64_t next_seq;
@@ -62,6 +65,15 @@ struct db_arena {
      * needed (db_rows_insert) */
     sqlite3_stmt *insert[ROW_KINDS][DB_INSERT_SIZES];
     sqlite3_stmt *block; /* INSERT of a trace_blocks row */
+    /* db_carry.c: carried[2 i], carried[2 i + 1]: the rows row i carries
+     * (index + 1, or 0): a slice's refills at its start and its end, a
+     * job's interrupt (the first); cand_refill[2 c], [2 c + 1]: the latest
+     * and the one before of context c's refill rows not carried yet
+     * (index + 1, or 0), cand_irq likewise per handler; slots: contexts
+     * and handlers 0 .. slots - 1 (the run's threads) */
+    uint32_t *carried;
+    uint32_t *cand_refill, *cand_irq;
+    uint32_t slots;
 };
 
 struct db {
@@ -85,6 +97,8 @@ extern const char db_schema_v1_sql[];
 extern const char db_schema_v2_sql[];
 extern const char db_schema_v3_sql[];
 extern const char db_schema_v4_sql[];
+extern const char db_schema_v5_sql[]; /* db_schema_v5.c */
+extern const char db_schema_stats_sql[]; /* the stats views: applied after the last version */
 
 /* Set db->errmsg to "mcsim: PATH: " and the formatted text. */
 void db_error(struct db *db, const char *fmt, ...);
@@ -114,7 +128,7 @@ int db_exec(struct db *db, const char *sql);
  * The failing ones set the diagnostic and return -1; the caller then
  * calls db_fail.
  */
-int db_rows_begin(struct db *db);
+int db_rows_begin(struct db *db, uint32_t threads);
 int db_rows_add(struct db *db, enum db_row_kind k, const union db_row *r);
 int db_rows_flush(struct db *db);
 void db_rows_discard(struct db *db);
@@ -122,6 +136,23 @@ void db_rows_discard(struct db *db);
 /* Finalize the statements of db_rows_begin and free the arena (at the end
  * of a run, and db_close). */
 void db_rows_release(struct db *db);
+
+/*
+ * Rows carried on others (db_carry.c, schema version 5: db_schema_v5.c).
+ * db_carry_alloc makes the arena's tables for `slots` threads (-1 when out
+ * of memory); db_carry_reset forgets the candidates (the arena was
+ * written); db_carry_add looks at arena row i as db_rows_add holds it: a
+ * refill or an interrupt becomes a candidate, a slice or a job carries
+ * the candidates that match it (their key_of becomes DB_KEY_CARRIED and
+ * their key loses a row). db_carry_bind binds a slice's or a job's carried
+ * columns from parameter `first` on.
+ */
+int db_carry_alloc(struct db *db, uint32_t slots);
+void db_carry_reset(struct db *db);
+void db_carry_add(struct db *db, enum db_row_kind k, uint32_t i);
+void db_carry_bind(const struct db *db, sqlite3_stmt *st, int first, enum db_row_kind k,
+                   uint32_t i);
+void db_carry_free(struct db_arena *ar);
 
 /*
  * Bind parameter i of st (db_rows.c): a u64 as SQLite's int64 (cycle

@@ -1,7 +1,8 @@
 /*
  * The trace rows of the SQLite sink (db_int.h, db_rows_): slices, jobs,
  * budget events, interrupts, events and refills are written in blocks, with no
- * per-row index. A row is held in an arena until the arena is full or the
+ * per-row index (interrupts and refills mostly on the rows of jobs and
+ * slices: db_carry.c, schema version 5). A row is held in an arena until the arena is full or the
  * batch commits; then the arena's rows are inserted grouped by their block
  * key (a table and the thread, context or device queries select them by,
  * db_block_key), each group in the order the sink received it, as one
@@ -35,9 +36,10 @@ _Static_assert(1u << (DB_INSERT_SIZES - 1) == DB_ROWS_PER_INSERT,
 struct db_row_table {
     const char *name;
     const char *columns;
-    int ncols; /* not counting run_id; seq, if the table has it, is the last */
-    bool seq;  /* the table has the recorder's seq column */
-    void (*bind)(const struct db *db, sqlite3_stmt *st, int base, const union db_row *r);
+    int ncols; /* not counting run_id */
+    bool seq;  /* the table has the recorder's seq column (the bind function binds it) */
+    /* bind arena row i's columns as parameters base + 2 .. base + ncols + 1 */
+    void (*bind)(const struct db *db, sqlite3_stmt *st, int base, uint32_t i);
 };
 
 #include <stdlib.h>
@@ -79,9 +81,9 @@ void db_bind_text(sqlite3_stmt *st, int i, const char *text)
  * the queue's statements keep theirs (run_id, bound once per run). The
  * texts bound are a scenario's names and trace kind names, alive until
  * the run ends; every queued row is inserted before run_end returns. */
-static void bind_slice(const struct db *db, sqlite3_stmt *st, int b, const union db_row *u)
+static void bind_slice(const struct db *db, sqlite3_stmt *st, int b, uint32_t i)
 {
-    const struct sink_slice *r = &u->slice;
+    const struct sink_slice *r = &db->arena.row[i].slice;
     bool ntfn = r->sc_thread == SINK_NO_THREAD && r->sc_notification != SINK_NO_THREAD;
 
     db_bind_thread(st, b + 2, r->thread);
@@ -89,13 +91,14 @@ static void bind_slice(const struct db *db, sqlite3_stmt *st, int b, const union
     db_bind_text(st, b + 4, ntfn ? db->s->notifications[r->sc_notification].name : NULL);
     db_bind_time(st, b + 5, r->start);
     db_bind_time(st, b + 6, r->end);
+    db_bind_u64(st, b + 7, db->arena.seq[i]);
+    db_carry_bind(db, st, b + 8, ROW_SLICE, i);
 }
 
-static void bind_job(const struct db *db, sqlite3_stmt *st, int b, const union db_row *u)
+static void bind_job(const struct db *db, sqlite3_stmt *st, int b, uint32_t i)
 {
-    const struct sink_job *r = &u->job;
+    const struct sink_job *r = &db->arena.row[i].job;
 
-    (void)db;
     db_bind_thread(st, b + 2, r->thread);
     sqlite3_bind_int64(st, b + 3, r->job);
     db_bind_time(st, b + 4, r->release);
@@ -104,6 +107,8 @@ static void bind_job(const struct db *db, sqlite3_stmt *st, int b, const union d
     db_bind_time(st, b + 7, r->deadline);
     db_bind_time(st, b + 8, r->response);
     sqlite3_bind_int(st, b + 9, r->missed);
+    db_bind_u64(st, b + 10, db->arena.seq[i]);
+    db_carry_bind(db, st, b + 11, ROW_JOB, i);
 }
 
 static const char *const db_budget_kind[] = {
@@ -117,21 +122,21 @@ bool db_budget_kind_valid(enum sink_budget_kind kind)
     return (unsigned)kind < sizeof db_budget_kind / sizeof db_budget_kind[0];
 }
 
-static void bind_budget(const struct db *db, sqlite3_stmt *st, int b, const union db_row *u)
+static void bind_budget(const struct db *db, sqlite3_stmt *st, int b, uint32_t i)
 {
-    const struct sink_budget_event *r = &u->budget;
+    const struct sink_budget_event *r = &db->arena.row[i].budget;
 
-    (void)db;
     db_bind_thread(st, b + 2, r->thread);
     db_bind_thread(st, b + 3, r->sc_thread);
     db_bind_time(st, b + 4, r->time);
     db_bind_text(st, b + 5, db_budget_kind[r->kind]);
     db_bind_u64(st, b + 6, r->amount);
+    db_bind_u64(st, b + 7, db->arena.seq[i]);
 }
 
-static void bind_irq(const struct db *db, sqlite3_stmt *st, int b, const union db_row *u)
+static void bind_irq(const struct db *db, sqlite3_stmt *st, int b, uint32_t i)
 {
-    const struct sink_irq *r = &u->irq;
+    const struct sink_irq *r = &db->arena.row[i].irq;
 
     db_bind_text(st, b + 2, db->s->devices[r->device].name);
     sqlite3_bind_int64(st, b + 3, r->line);
@@ -140,13 +145,13 @@ static void bind_irq(const struct db *db, sqlite3_stmt *st, int b, const union d
     sqlite3_bind_int(st, b + 6, r->lost);
     db_bind_thread(st, b + 7, r->handler);
     db_bind_time(st, b + 8, r->handler_start);
+    db_bind_u64(st, b + 9, db->arena.seq[i]);
 }
 
-static void bind_event(const struct db *db, sqlite3_stmt *st, int b, const union db_row *u)
+static void bind_event(const struct db *db, sqlite3_stmt *st, int b, uint32_t i)
 {
-    const struct sink_event *r = &u->event;
+    const struct sink_event *r = &db->arena.row[i].event;
 
-    (void)db;
     db_bind_u64(st, b + 2, r->seq);
     db_bind_time(st, b + 3, r->time);
     db_bind_text(st, b + 4, r->kind);
@@ -159,11 +164,10 @@ static void bind_event(const struct db *db, sqlite3_stmt *st, int b, const union
         db_bind_u64(st, b + 8, r->arg2);
 }
 
-static void bind_refill(const struct db *db, sqlite3_stmt *st, int b, const union db_row *u)
+static void bind_refill(const struct db *db, sqlite3_stmt *st, int b, uint32_t i)
 {
-    const struct sink_refill *r = &u->refill;
+    const struct sink_refill *r = &db->arena.row[i].refill;
 
-    (void)db;
     db_bind_thread(st, b + 2, r->thread);
     db_bind_thread(st, b + 3, r->sc_thread);
     db_bind_time(st, b + 4, r->time);
@@ -171,23 +175,34 @@ static void bind_refill(const struct db *db, sqlite3_stmt *st, int b, const unio
     db_bind_u64(st, b + 6, r->head_amount);
     sqlite3_bind_int64(st, b + 7, r->count);
     sqlite3_bind_int64(st, b + 8, r->max);
+    db_bind_u64(st, b + 9, db->arena.seq[i]);
 }
 
 static const struct db_row_table db_row_tables[ROW_KINDS] = {
-    [ROW_SLICE] = {"slices", "thread_id, sc_thread_id, sc_notification, start_time, end_time, seq",
-                   6, true, bind_slice},
-    [ROW_JOB] = {"jobs",
+    [ROW_SLICE] = {"slice_rows",
+                   "thread_id, sc_thread_id, sc_notification, start_time, end_time, seq,"
+                   " start_head_time, start_head_amount, start_count, start_capacity, start_seq,"
+                   " end_head_time, end_head_amount, end_count, end_capacity, end_seq",
+                   16, true, bind_slice},
+    [ROW_JOB] = {"job_rows",
                  "thread_id, job, release_time, start_time, finish_time, deadline_time,"
-                 " response, missed, seq",
-                 9, true, bind_job},
+                 " response, missed, seq, irq_device, irq_line, irq_delivered, irq_handler_start,"
+                 " irq_seq",
+                 14, true, bind_job},
     [ROW_BUDGET] = {"budget_events", "thread_id, sc_thread_id, time, kind, amount, seq", 6, true,
                     bind_budget},
-    [ROW_IRQ] = {"irqs", "device, line, arrival, delivered, lost, handler, handler_start, seq", 8,
-                 true, bind_irq},
+    [ROW_IRQ] = {"irq_rows", "device, line, arrival, delivered, lost, handler, handler_start, seq",
+                 8, true, bind_irq},
     [ROW_EVENT] = {"events", "seq, time, kind, thread_id, object, arg, arg2", 7, false, bind_event},
-    [ROW_REFILL] = {"refills",
+    [ROW_REFILL] = {"refill_rows",
                     "thread_id, sc_thread_id, time, head_time, head_amount, count, capacity, seq",
                     8, true, bind_refill},
+};
+
+/* trace_blocks.tbl of each table's blocks: version 4's names. */
+static const char *const db_block_tbl[ROW_KINDS] = {
+    [ROW_SLICE] = "slices", [ROW_JOB] = "jobs",     [ROW_BUDGET] = "budget_events",
+    [ROW_IRQ] = "irqs",     [ROW_EVENT] = "events", [ROW_REFILL] = "refills",
 };
 
 /* ---- block keys ---- */
@@ -364,11 +379,11 @@ static int db_arena_alloc(struct db *db)
     return 0;
 }
 
-int db_rows_begin(struct db *db)
+int db_rows_begin(struct db *db, uint32_t threads)
 {
     struct db_arena *ar = &db->arena;
 
-    if (db_arena_alloc(db) != 0)
+    if (db_arena_alloc(db) != 0 || db_carry_alloc(db, threads) != 0)
         return -1;
     if (!ar->block &&
         db_prepare_sql(db,
@@ -398,7 +413,7 @@ static sqlite3_stmt *db_rows_insert(struct db *db, enum db_row_kind k, uint32_t 
     const struct db_row_table *t = &db_row_tables[k];
     sqlite3_stmt **st = &db->arena.insert[k][i];
     uint32_t m = 1u << i;
-    char sql[DB_ROWS_PER_INSERT * 96 + 256];
+    char sql[DB_ROWS_PER_INSERT * 160 + 256];
 
     if (*st)
         return *st;
@@ -434,7 +449,7 @@ static int db_block_row(struct db *db, const struct db_block_state *b, int64_t l
     sqlite3_stmt *st = db->arena.block;
     enum db_row_kind k = (enum db_row_kind)b->key.table;
 
-    db_bind_text(st, 2, db_row_tables[k].name);
+    db_bind_text(st, 2, db_block_tbl[k]);
     db_bind_thread(st, 3, b->key.a);
     if (k == ROW_SLICE || k == ROW_BUDGET || k == ROW_REFILL)
         db_bind_thread(st, 4, b->key.b);
@@ -471,13 +486,10 @@ static int db_block_write(struct db *db, const struct db_block_state *b, const u
         if (!st)
             return -1;
         for (uint32_t j = 0; j < m; j++, i++) {
-            const union db_row *r = &ar->row[idx[i]];
             cycles_t rlo, rhi;
 
-            t->bind(db, st, (int)j * t->ncols, r);
-            if (t->seq)
-                db_bind_u64(st, (int)j * t->ncols + t->ncols + 1, ar->seq[idx[i]]);
-            db_row_times(k, r, &rlo, &rhi);
+            t->bind(db, st, (int)j * t->ncols, idx[i]);
+            db_row_times(k, &ar->row[idx[i]], &rlo, &rhi);
             if (rlo < lo)
                 lo = rlo;
             if (rhi != SINK_NO_TIME && rhi > hi)
@@ -504,8 +516,10 @@ int db_rows_flush(struct db *db)
         at += ar->keys[k].n;
     }
     for (uint32_t i = 0; i < ar->n; i++)
-        ar->order[ar->keys[ar->key_of[i]].at++] = i;
+        if (ar->key_of[i] != DB_KEY_CARRIED)
+            ar->order[ar->keys[ar->key_of[i]].at++] = i;
     ar->n = 0;
+    db_carry_reset(db);
     for (uint32_t k = 0; k < ar->n_keys; k++) {
         struct db_block_state *b = &ar->keys[k];
         uint32_t n = b->n;
@@ -533,8 +547,9 @@ int db_rows_add(struct db *db, enum db_row_kind k, const union db_row *r)
         return -1;
     ar->row[ar->n] = *r;
     ar->seq[ar->n] = db_row_tables[k].seq ? ar->next_seq++ : 0;
-    ar->key_of[ar->n++] = i;
+    ar->key_of[ar->n] = i;
     ar->keys[i].n++;
+    db_carry_add(db, k, ar->n++);
     return 0;
 }
 
@@ -545,6 +560,8 @@ void db_rows_discard(struct db *db)
     ar->n = 0;
     for (uint32_t k = 0; k < ar->n_keys; k++)
         ar->keys[k].n = 0;
+    if (ar->cand_refill)
+        db_carry_reset(db);
     for (int k = 0; k < ROW_KINDS; k++)
         for (int m = 0; m < DB_INSERT_SIZES; m++)
             if (ar->insert[k][m])
@@ -568,5 +585,6 @@ void db_rows_release(struct db *db)
     free(ar->seq);
     free(ar->keys);
     free(ar->hash);
+    db_carry_free(ar);
     *ar = (struct db_arena){0};
 }

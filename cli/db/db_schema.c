@@ -1,7 +1,8 @@
 /*
- * The schema of an mcsim database, by version (db.c applies them: all
- * three to a new file, the missing ones to an older file when it is
- * opened).
+ * The schema of an mcsim database, by version (db.c applies them: all of
+ * them to a new file, the missing ones to an older file when it is
+ * opened; version 5 is db_schema_v5.c, and the stats views,
+ * db_schema_stats_sql, come after the last).
  */
 #include "db_int.h"
 
@@ -132,10 +133,12 @@ const char db_schema_v2_sql[] =
  * blocks; the same query of the table scans the table.
  *
  * Version 3 also made the stats and run_stats views again over the run_*
- * views. Version 4 drops and makes them again, and is applied with version
- * 3 to every file (a new one, or an older one when it is upgraded), so
- * version 3's are no longer made at all (their parsing and dropping cost a
- * new file 4 M instructions); a file written as version 3 keeps its own.
+ * views, and run_slices, run_jobs and run_irqs. Versions 4 and 5 are
+ * applied with version 3 to every file (a new one, or an older one when it
+ * is upgraded), and version 5 makes those three views again over its own
+ * tables, and the stats views after them (db_schema_stats_sql), so version
+ * 3 makes none of them any more (their parsing and dropping cost a new
+ * file instructions for nothing); a file written as version 3 keeps its own.
  * A throttle lasts until the context's next replenish: a context's budget
  * events of one kind form one key, whose rows arrive in time order, so
  * its blocks follow each other in time and the next replenish at or after
@@ -158,20 +161,6 @@ const char db_schema_v3_sql[] =
     "CREATE INDEX trace_blocks_by_context ON trace_blocks (run_id, tbl, sc_thread_id, kind, "
     "max_time);"
     "CREATE INDEX trace_blocks_by_device ON trace_blocks (run_id, tbl, device, max_time);"
-    "CREATE VIEW run_slices AS SELECT b.run_id AS run_id, b.thread_id AS thread_id,"
-    " b.sc_thread_id AS sc_thread_id, s.sc_notification AS sc_notification,"
-    " s.start_time AS start_time, s.end_time AS end_time, s.seq AS seq, b.min_time AS block_start,"
-    " b.max_time AS block_end, s.rowid AS row"
-    " FROM trace_blocks b JOIN slices s ON s.rowid BETWEEN b.first_row AND b.last_row"
-    " WHERE b.tbl = 'slices' AND s.run_id = b.run_id AND s.thread_id IS b.thread_id"
-    " AND s.sc_thread_id IS b.sc_thread_id;"
-    "CREATE VIEW run_jobs AS SELECT b.run_id AS run_id, b.thread_id AS thread_id, j.job AS job,"
-    " j.release_time AS release_time, j.start_time AS start_time,"
-    " j.finish_time AS finish_time, j.deadline_time AS deadline_time, j.response AS response,"
-    " j.missed AS missed, j.seq AS seq, b.min_time AS block_start, b.max_time AS block_end, "
-    "j.rowid AS row"
-    " FROM trace_blocks b JOIN jobs j ON j.rowid BETWEEN b.first_row AND b.last_row"
-    " WHERE b.tbl = 'jobs' AND j.run_id = b.run_id AND j.thread_id = b.thread_id;"
     "CREATE VIEW run_budget_events AS SELECT b.run_id AS run_id, e.thread_id AS thread_id,"
     " b.sc_thread_id AS sc_thread_id, e.time AS time, b.kind AS kind, e.amount AS amount,"
     " e.seq AS seq,"
@@ -180,14 +169,6 @@ const char db_schema_v3_sql[] =
     " WHERE b.tbl = 'budget_events' AND e.run_id = b.run_id"
     " AND e.sc_thread_id IS b.sc_thread_id AND e.kind = b.kind"
     " AND (b.sc_thread_id IS NOT NULL OR e.thread_id IS b.thread_id);"
-    "CREATE VIEW run_irqs AS SELECT b.run_id AS run_id, b.device AS device, i.line AS line,"
-    " i.arrival AS arrival, i.delivered AS delivered, i.lost AS lost, b.thread_id AS handler,"
-    " i.handler_start AS handler_start, i.seq AS seq, b.min_time AS block_start, b.max_time AS "
-    "block_end,"
-    " i.rowid AS row"
-    " FROM trace_blocks b JOIN irqs i ON i.rowid BETWEEN b.first_row AND b.last_row"
-    " WHERE b.tbl = 'irqs' AND i.run_id = b.run_id AND i.device = b.device"
-    " AND i.handler IS b.thread_id;"
     "CREATE VIEW run_events AS SELECT b.run_id AS run_id, e.seq AS seq, e.time AS time,"
     " b.kind AS kind, b.thread_id AS thread_id, e.object AS object, e.arg AS arg,"
     " b.min_time AS block_start, b.max_time AS block_end, e.rowid AS row"
@@ -267,7 +248,9 @@ const char db_schema_v3_sql[] =
  * - run_stats counts jobs and misses the same way.
  * (The stats views are dropped if the file has them: one of version 2 or
  * 3 does, a new file does not.) An older file's runs have NULL in arg2 and
- * no refills rows.
+ * no refills rows. Since version 5, the run_refills view and the stats
+ * views are made by version 5 and db_schema_stats_sql, applied after this
+ * to every file; a file written as version 4 keeps its own until then.
  */
 const char db_schema_v4_sql[] =
     "DROP VIEW run_events;"
@@ -301,13 +284,14 @@ const char db_schema_v4_sql[] =
     " FROM trace_blocks b JOIN events e ON e.rowid BETWEEN b.first_row AND b.last_row"
     " WHERE b.tbl = 'events' AND e.run_id = b.run_id AND e.thread_id IS b.thread_id"
     " AND e.kind = b.kind;"
-    "CREATE VIEW run_refills AS SELECT b.run_id AS run_id, r.thread_id AS thread_id,"
-    " b.sc_thread_id AS sc_thread_id, r.time AS time, r.head_time AS head_time,"
-    " r.head_amount AS head_amount, r.count AS count, r.capacity AS capacity, r.seq AS seq,"
-    " b.min_time AS block_start, b.max_time AS block_end, r.rowid AS row"
-    " FROM trace_blocks b JOIN refills r ON r.rowid BETWEEN b.first_row AND b.last_row"
-    " WHERE b.tbl = 'refills' AND r.run_id = b.run_id AND r.sc_thread_id IS b.sc_thread_id"
-    " AND (b.sc_thread_id IS NOT NULL OR r.thread_id IS b.thread_id);"
+    "";
+
+/*
+ * The stats and run_stats views (made by version 4, and since version 5
+ * made last, after the tables and run_* views they read: a new file parses
+ * them once, and an upgraded file drops and makes them again once).
+ */
+const char db_schema_stats_sql[] =
     "CREATE VIEW stats AS SELECT t.run_id, t.thread_id, t.name, t.criticality,"
     " (SELECT count(*) FROM run_jobs j WHERE j.run_id = t.run_id AND j.thread_id = t.thread_id)"
     "  + " ST_LOST " AS jobs,"
@@ -336,31 +320,6 @@ const char db_schema_v4_sql[] =
     " (SELECT sum(s.jobs) FROM stats s WHERE s.run_id = r.run_id) AS jobs,"
     " (SELECT sum(s.misses) FROM stats s WHERE s.run_id = r.run_id) AS misses," RUN_STATS_REST;
     /* clang-format on */
-
-/*
- * One block per run and key for every trace row of the file: describes the
- * runs of a file upgraded to version 3 (in the same transaction), or of a
- * file whose rows were written by hand with SQL, once.
- */
-const char db_blocks_of_rows_sql[] =
-    "INSERT INTO trace_blocks SELECT run_id, 'slices', thread_id, sc_thread_id, NULL, NULL, "
-    "min(rowid),"
-    " max(rowid), min(start_time), max(end_time) FROM slices"
-    " GROUP BY run_id, thread_id, sc_thread_id;"
-    "INSERT INTO trace_blocks SELECT run_id, 'jobs', thread_id, NULL, NULL, NULL, min(rowid),"
-    " max(rowid), min(release_time), max(release_time) FROM jobs GROUP BY run_id, thread_id;"
-    "INSERT INTO trace_blocks SELECT run_id, 'budget_events',"
-    " CASE WHEN sc_thread_id IS NULL THEN thread_id END, sc_thread_id, NULL,"
-    " kind, min(rowid), max(rowid), min(time), max(time) FROM budget_events"
-    " GROUP BY run_id, sc_thread_id, kind, CASE WHEN sc_thread_id IS NULL THEN thread_id END;"
-    "INSERT INTO trace_blocks SELECT run_id, 'irqs', handler, NULL, device, NULL, min(rowid),"
-    " max(rowid), min(arrival), max(arrival) FROM irqs GROUP BY run_id, handler, device;"
-    "INSERT INTO trace_blocks SELECT run_id, 'events', thread_id, NULL, NULL, kind, min(rowid),"
-    " max(rowid), min(time), max(time) FROM events GROUP BY run_id, thread_id, kind;"
-    "INSERT INTO trace_blocks SELECT run_id, 'refills',"
-    " CASE WHEN sc_thread_id IS NULL THEN thread_id END, sc_thread_id, NULL, NULL,"
-    " min(rowid), max(rowid), min(time), max(time) FROM refills"
-    " GROUP BY run_id, sc_thread_id, CASE WHEN sc_thread_id IS NULL THEN thread_id END;";
 
 /*
  * The run_* views of a file older than version 3 opened read-only (it

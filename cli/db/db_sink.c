@@ -159,7 +159,7 @@ static int db_run_begin(void *self, const struct scenario *s, const struct sink_
     db->pending = 0;
     if (db_prepare_all(db) != 0 || db_exec(db, "BEGIN IMMEDIATE") != 0)
         return db_fail(db);
-    if (db_insert_run(db, s, m) != 0 || db_rows_begin(db) != 0 || db_insert_root(db, s) != 0)
+    if (db_insert_run(db, s, m) != 0 || db_rows_begin(db, s->n_threads + 1) != 0 || db_insert_root(db, s) != 0)
         return db_fail(db);
     for (uint32_t i = 0; i < s->n_threads; i++) {
         if (db_insert_thread(db, s, i) != 0)

@@ -11,7 +11,10 @@
  * replenish of the context, on the context's track; interrupts, arrival
  * to delivery, on their device's track. Flows ("s" then "f", one id per
  * pair, only when both ends are in the window): an interrupt to the first
- * user code of the handler it woke, and with --trace full a message
+ * user code of the handler it woke (its id: the interrupt's seq, unique in
+ * the run where its rowid is not: since schema version 5 most interrupts
+ * are carried on job rows; a run recorded before seq: the rowid), and
+ * with --trace full a message
  * (ipc_send; `donated` when the receiver got the sender's context), a
  * reply (ipc_reply) and a signal that woke a thread (signal, whose arg2 is
  * the thread woken) from the sender's slice to the receiver's next.
@@ -359,12 +362,12 @@ static const struct stream_def {
      " WHERE b.run_id = ?1 AND b.block_end >= ?2 AND b.block_start < ?3"
      " AND b.time >= ?2 AND b.time < ?3 ORDER BY b.time, b.seq, b.row",
      budget_event},
-    {"SELECT arrival, device, line, delivered, lost, handler, row,"
+    {"SELECT arrival, device, line, delivered, lost, handler, coalesce(seq, row),"
      " handler IS NOT NULL AND handler_start IS NOT NULL AND handler_start < ?3"
      " FROM run_irqs WHERE run_id = ?1 AND block_end >= ?2 AND block_start < ?3"
      " AND arrival >= ?2 AND arrival < ?3 ORDER BY arrival, line, seq, row",
      irq_event},
-    {"SELECT handler_start, handler, row FROM run_irqs WHERE run_id = ?1"
+    {"SELECT handler_start, handler, coalesce(seq, row) FROM run_irqs WHERE run_id = ?1"
      " AND block_end >= ?2 AND block_start < ?3 AND arrival >= ?2 AND handler IS NOT NULL"
      " AND handler_start IS NOT NULL AND handler_start < ?3 ORDER BY handler_start, seq, row",
      irq_handler_flow},

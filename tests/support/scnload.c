@@ -1,11 +1,16 @@
 /*
  * Loading a scenario file in a unit test (scnload.h).
  */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -23,4 +28,35 @@ void scnload_must(const char *path, struct scenario *s)
         fail_msg("%s does not load", path);
     }
     diag_release(&d);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void scnload_each(const char *dir, void (*fn)(const char *path, void *ctx), void *ctx)
+{
+    DIR *dp = opendir(dir);
+    struct dirent *e;
+    char *names[256];
+    size_t n = 0;
+
+    assert_non_null(dp);
+    while ((e = readdir(dp)) && n < sizeof names / sizeof names[0]) {
+        size_t len = strlen(e->d_name);
+
+        if (len > 5 && strcmp(e->d_name + len - 5, ".yaml") == 0)
+            names[n++] = strdup(e->d_name);
+    }
+    closedir(dp);
+    assert_true(n > 0);
+    qsort(names, n, sizeof names[0], by_name);
+    for (size_t i = 0; i < n; i++) {
+        char path[1024];
+
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        fn(path, ctx);
+        free(names[i]);
+    }
 }

@@ -1,6 +1,6 @@
 /*
  * Loading a scenario file in a unit test: the loader's messages printed,
- * the test failed, if the file does not load.
+ * the test failed, if the file does not load; every scenario of a folder.
  */
 #ifndef MCSIM_TESTS_SCNLOAD_H
 #define MCSIM_TESTS_SCNLOAD_H
@@ -9,5 +9,9 @@
 
 /* Load `path` into *s (scenario_release it), or fail the running test. */
 void scnload_must(const char *path, struct scenario *s);
+
+/* Call fn(path, ctx) for every .yaml file of folder `dir` (at least one,
+ * else the test fails; at most 256), in name order. */
+void scnload_each(const char *dir, void (*fn)(const char *path, void *ctx), void *ctx);
 
 #endif /* MCSIM_TESTS_SCNLOAD_H */

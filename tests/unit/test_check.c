@@ -129,7 +129,7 @@ static void test_check_catches_tampered_job(void **state)
     (void)state;
     assert_int_equal(spawn_mcsim("run", NETWORK_DRIVER, "-o", "t.db", NULL), 0);
     assert_int_equal(spawn_mcsim("check", "t.db", NULL), 0);
-    sqlq_exec(workdir_file("t.db"), "UPDATE jobs SET finish_time = deadline_time + 1"
+    sqlq_exec(workdir_file("t.db"), "UPDATE job_rows SET finish_time = deadline_time + 1"
                                     " WHERE run_id = 1 AND thread_id = 1 AND job = 3");
     assert_int_equal(spawn_mcsim("check", "t.db", NULL), 1);
     assert_non_null(strstr(spawn_out, "FAIL  deadlines: met, threads: [control] (scheduler: mcs)"));
@@ -161,8 +161,8 @@ static void test_check_catches_broken_guarantees(void **state)
     /* hog's first slice, [0, 1ms), made to run 10ms: over its budget and
      * over its next slice, at 10ms. */
     sqlq_exec(workdir_file("g.db"),
-              "UPDATE slices SET end_time = end_time + 9500000 WHERE rowid ="
-              " (SELECT min(rowid) FROM slices WHERE run_id = 1 AND thread_id = 1)");
+              "UPDATE slice_rows SET end_time = end_time + 9500000 WHERE rowid ="
+              " (SELECT min(rowid) FROM slice_rows WHERE run_id = 1 AND thread_id = 1)");
     assert_int_equal(spawn_mcsim("check", "g.db", NULL), 1);
     assert_non_null(strstr(spawn_out, "FAIL  guarantee: every context kept its budget"));
     assert_non_null(strstr(spawn_out, "FAIL  guarantee: one slice at a time"));
@@ -216,7 +216,7 @@ static void test_check_sporadic_guarantee(void **state)
                                    " WHERE thread_id = 1 AND start_time < 50000000"),
                      5000000);
     sqlq_exec(workdir_file("s.db"),
-              "UPDATE slices SET end_time = 1500000 WHERE thread_id = 1 AND start_time = 0");
+              "UPDATE slice_rows SET end_time = 1500000 WHERE thread_id = 1 AND start_time = 0");
     assert_int_equal(spawn_mcsim("check", "s.db", NULL), 1);
     assert_non_null(strstr(spawn_out, "FAIL  budget: respected  (1 of 2 contexts over budget; worst: s ran 1.5ms "
                                       "(1500000 cycles) in [0, 10ms), 1 period from when its refills were dated, "

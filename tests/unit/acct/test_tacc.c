@@ -12,7 +12,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +31,7 @@
 #include "acct/tacc_sink.h"
 #include "acct/twin.h"
 #include "null_sink.h"
+#include "scnload.h"
 #include "util/diag.h"
 
 /* What the corpus reached, summed over every run compared. */
@@ -278,37 +278,26 @@ out:
     diag_release(&d);
 }
 
-static int by_name(const void *a, const void *b)
+/* What compare_dir passes each file. */
+struct walk {
+    bool full;
+    struct reach *r;
+};
+
+static void compare_both(const char *path, void *ctx)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    const struct walk *w = ctx;
+
+    compare_one(path, SCHED_MCS, w->full, w->r);
+    compare_one(path, SCHED_CLASSIC, w->full, w->r);
 }
 
 /* Every .yaml of `dir`, in name order, under both schedulers. */
 static void compare_dir(const char *dir, bool full, struct reach *r)
 {
-    DIR *dp = opendir(dir);
-    struct dirent *e;
-    char *names[256];
-    size_t n = 0;
+    struct walk w = {full, r};
 
-    assert_non_null(dp);
-    while ((e = readdir(dp)) && n < sizeof names / sizeof names[0]) {
-        size_t len = strlen(e->d_name);
-
-        if (len > 5 && strcmp(e->d_name + len - 5, ".yaml") == 0)
-            names[n++] = strdup(e->d_name);
-    }
-    closedir(dp);
-    assert_true(n > 0);
-    qsort(names, n, sizeof names[0], by_name);
-    for (size_t i = 0; i < n; i++) {
-        char path[1024];
-
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        compare_one(path, SCHED_MCS, full, r);
-        compare_one(path, SCHED_CLASSIC, full, r);
-        free(names[i]);
-    }
+    scnload_each(dir, compare_both, &w);
 }
 
 static void test_tacc_live_equals_scan(void **state)

@@ -182,7 +182,7 @@ static void make_v2_file(const char *path)
     db_close(db);
     assert_int_equal(sqlite3_open(path, &sq), SQLITE_OK);
     assert_int_equal(sqlite3_exec(sq,
-                                  DB_TEST_DROP_V3
+                                  DB_TEST_DROP_V5 " " DB_TEST_DROP_V3
                                   " INSERT INTO runs (scenario, seed, duration, cpu_hz, timer_hz,"
                                   " scheduler, hal, version, created_at, finished) VALUES"
                                   " ('blocks', 1, 1000, 1000000000, 62500000, 'mcs', 'sim',"
@@ -208,7 +208,7 @@ static void test_blocks_upgrade_v2(void **state)
     db_path(path, sizeof path, "v2.db");
     make_v2_file(path);
     db = open_db(path);
-    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "4\n");
+    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "5\n");
     sqlq_assert_rows(db_sqlite(db),
                      "SELECT run_id, tbl, thread_id, sc_thread_id, first_row, last_row, min_time,"
                      " max_time FROM trace_blocks ORDER BY rowid",
@@ -259,7 +259,7 @@ static void make_v3_file(const char *path)
     run_alternating(path, 4);
     assert_int_equal(sqlite3_open(path, &sq), SQLITE_OK);
     assert_int_equal(sqlite3_exec(sq,
-                                  DB_TEST_DROP_V4
+                                  DB_TEST_DROP_V5 " " DB_TEST_DROP_V4
                                   " INSERT INTO events VALUES (1, 0, 7, 'signal', 1, 99, 4);"
                                   " INSERT INTO trace_blocks VALUES (1, 'events', 1, NULL, NULL,"
                                   " 'signal', last_insert_rowid(), last_insert_rowid(), 7, 7);"
@@ -284,7 +284,7 @@ static void test_blocks_upgrade_v3(void **state)
     db_path(path, sizeof path, "v3.db");
     make_v3_file(path);
     db = open_db(path);
-    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "4\n");
+    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "5\n");
     sqlq_assert_rows(db_sqlite(db),
                      "SELECT tbl, thread_id, first_row, last_row, min_time, max_time"
                      " FROM trace_blocks ORDER BY rowid",

@@ -224,7 +224,7 @@ static void test_export_csv_ns(void **state)
                      " 1000000, 'mcs', 'sim', '0', '2024-01-01T00:00:00Z', 1);"
                      "INSERT INTO threads (run_id, thread_id, name, priority, budget, period,"
                      " passive) VALUES (1, 1, 'a', 1, 300, 3000, 0), (1, 2, 'b', 1, NULL, NULL, 1);"
-                     "INSERT INTO slices (run_id, thread_id, sc_thread_id, start_time, end_time)"
+                     "INSERT INTO slice_rows (run_id, thread_id, sc_thread_id, start_time, end_time)"
                      " VALUES (1, 1, 1, 100, 250), (1, 2, 1, 250, 350);",
                      NULL, NULL, NULL),
         SQLITE_OK);
