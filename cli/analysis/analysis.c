@@ -108,8 +108,16 @@ static bool unchanged(const struct an_ctx *c, const struct an_clock *k, uint32_t
 {
     uint64_t b = k->began[i];
     uint32_t l = level(&c->t[i]);
-    if (b == 0 || (c->mcs && k->safe_at >= b))
+    if (b == 0 || ((c->mcs || c->n_serve > 0) && k->safe_at >= b))
         return false;
+    /* a thread of several streams (analysis_serve.c) reads its senders'
+     * bounds at any level, and the runs of the threads sending to it (at
+     * any level) are read wherever it interferes: with such threads, any
+     * change of a bound analyses every thread again */
+    if (c->n_serve > 0)
+        for (uint32_t j = 0; j < c->n; j++)
+            if (k->bound_at[j] >= b)
+                return false;
     /* a message-woken thread's releases: its senders' bounds, at any level */
     for (uint32_t j = c->t[i].sender, d = 0; j != SCN_NONE && d <= c->n; j = c->t[j].sender, d++)
         if (k->bound_at[j] >= b)
@@ -222,6 +230,8 @@ static void ctx_release(struct an_ctx *c)
     free(c->hcount);
     free(c->spans);
     free(c->pending);
+    free(c->streams);
+    free(c->srcs);
     an_fast_release(c);
     free(c->t);
 }

@@ -125,7 +125,7 @@ static bool crit_ok(const struct an_ctx *c, uint32_t j)
 /* The critical instant holds when nothing at the level can carry work in
  * or suspend: every such thread is a device thread without calls that
  * never runs out of budget, and no lower thread's request reaches it. */
-static bool critical_instant(const struct an_ctx *c, uint32_t i, uint32_t level)
+bool an_critical_instant(const struct an_ctx *c, uint32_t i, uint32_t level)
 {
     if (c->t[i].n_visits > 0)
         return false;
@@ -157,8 +157,8 @@ static bool critical_instant(const struct an_ctx *c, uint32_t i, uint32_t level)
  * 8; the soundness test found a flooded context whose throttling needed
  * this). Theta(need') grows with w, so it is part of the one fixed point.
  */
-static cycles_t throttled_fixed_point(const struct an_win *w, cycles_t base, cycles_t need,
-                                      bool throttles, cycles_t start, cycles_t *theta)
+cycles_t an_throttled_fixed_point(const struct an_win *w, cycles_t base, cycles_t need,
+                                  bool throttles, cycles_t start, cycles_t *theta)
 {
     struct an_win v = *w;
     *theta = 0;
@@ -202,7 +202,7 @@ static void busy_window(const struct an_win *w, cycles_t b, bool throttles, cycl
         v.turn_need = need;
         v.turn_jobs = an_mul(q, 1 + t->n_visits);
         /* w(q) >= w(q - 1) + W + B: the base grows by that much */
-        cycles_t wq = throttled_fixed_point(&v, an_mul(q, b), need, throttles, start, &theta);
+        cycles_t wq = an_throttled_fixed_point(&v, an_mul(q, b), need, throttles, start, &theta);
         cycles_t dq = an_delta(&t->arr, q);
         if (wq == AN_INF) {
             r->bound = AN_INF;
@@ -239,8 +239,8 @@ static void busy_window(const struct an_win *w, cycles_t b, bool throttles, cycl
 
 /* an_terms now, in the last pass, or when analysis_run knows this pass's
  * results are kept (struct an_ctx, `terms`). */
-static void terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
-                  cycles_t theta, bool ahead, struct analysis_thread *out)
+void an_keep_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
+                   cycles_t theta, bool ahead, struct analysis_thread *out)
 {
     struct an_pending *p = &w->c->pending[w->i];
     if (w->c->terms) {
@@ -310,7 +310,7 @@ static void two_jobs(const struct an_win *win, cycles_t b, struct an_busy *r)
     w.crit = false;
     w.turn_need = need;
     w.turn_jobs = an_mul(2, 1 + t->n_visits);
-    w2 = throttled_fixed_point(&w, an_mul(2, b), need, !t->safe && c->mcs && !t->rr, 0, &theta);
+    w2 = an_throttled_fixed_point(&w, an_mul(2, b), need, !t->safe && c->mcs && !t->rr, 0, &theta);
     if (w2 < r->bound) {
         r->bound = w2;
         r->w = w2;
@@ -339,7 +339,7 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
         return;
     }
     struct an_busy two;
-    w.crit = critical_instant(c, i, t->p_eff);
+    w.crit = an_critical_instant(c, i, t->p_eff);
     w.idle = idle;
     /* a client that may run out inside a server (no handler, inherit):
      * its refills can be delayed by the window's preemption too */
@@ -375,7 +375,7 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
         w.crit = false;
     w.turn_need = an_mul(r.q, t->work);
     w.turn_jobs = an_mul(r.q, 1 + t->n_visits);
-    terms(&w, b, who, r.q, r.w, r.theta, r.two, out);
+    an_keep_terms(&w, b, who, r.q, r.w, r.theta, r.two, out);
     out->worst_job = r.two ? 1 : r.q;
     out->later_release = r.w - r.bound;
     if (who != SCN_NONE && c->s->threads[who].criticality < c->s->threads[i].criticality)
@@ -408,7 +408,7 @@ static void background_bound(struct an_ctx *c, uint32_t i, struct analysis_threa
         return;
     }
     out->bound = wq;
-    terms(&w, 0, SCN_NONE, 1, wq, theta, false, out);
+    an_keep_terms(&w, 0, SCN_NONE, 1, wq, theta, false, out);
     out->worst_job = 1;
 }
 
@@ -432,6 +432,14 @@ bool an_thread_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
         background_bound(c, i, out);
         verdict(c->s, i, out);
         return old_lag != t->lag;
+    }
+    if (t->shape == SHAPE_SERVE) {
+        /* several streams: arrivals from the senders' bounds as now known */
+        arrivals = an_serve_arrivals(c, i);
+        an_serve_bound(c, i, out);
+        if (out->verdict != ANALYSIS_NO_JOBS)
+            verdict(c->s, i, out);
+        return old_bound != t->bound || old_safe != t->safe || old_lag != t->lag || arrivals;
     }
     if (t->shape == SHAPE_OTHER) {
         set_reason(out, "program not modelled: %s", t->why_other);

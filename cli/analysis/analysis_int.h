@@ -71,8 +71,44 @@ enum an_shape {
     SHAPE_DEVICE,  /* loop [wait N; job [compute|call ...]; irq_ack D] */
     SHAPE_SERVER,  /* passive: recv E; loop [compute|call ...; reply_recv E] */
     SHAPE_HANDLER, /* handle_timeouts */
+    SHAPE_SERVE,   /* several job streams in one thread (analysis_serve.c): a
+                      serve loop's notified handlers, or a wait/recv loop woken
+                      by several senders or by a device and senders */
     SHAPE_OTHER,   /* anything else: its own jobs are not bounded; as an
                       interferer only its context can bound it */
+};
+
+/* SHAPE_SERVE (analysis_serve.c): what releases one stream's runs. A
+ * device of the thread's notification, or a send step (signal, nbsend) in
+ * a job of a SHAPE_DEVICE thread or in a handler (stream) of a SHAPE_SERVE
+ * one, `cmin` the least compute before it. */
+struct an_source {
+    uint32_t dev;      /* SCN_NONE: a send */
+    uint32_t sender;   /* the thread whose job (handler) holds the step */
+    uint32_t stream;   /* the sender's stream (SHAPE_SERVE), else SCN_NONE */
+    uint32_t step;     /* the send step */
+    cycles_t cmin;
+};
+
+/* A stream's releases flattened: a device's arrivals each delayed by at
+ * most `shift` (AN_INF: not bounded). */
+struct an_comp {
+    uint32_t dev;
+    cycles_t shift;
+};
+
+#define AN_MAX_COMPS 16u /* components of one stream, more: not bounded */
+
+/* One job stream of a SHAPE_SERVE thread: the runs of one handler (one
+ * badge bit; a wait/recv loop has one stream). */
+struct an_stream {
+    uint32_t bit;              /* the badge bit (SCN_NONE: a wait/recv loop's) */
+    uint32_t body_first, body_count; /* the handler's (job's) steps */
+    cycles_t work;             /* one run: handler compute + its kernel entries + the receive */
+    uint32_t src_first, n_src; /* c->srcs */
+    uint32_t n_comp;           /* comps[0 .. n_comp); inf: some component unbounded */
+    bool inf;
+    struct an_comp comps[AN_MAX_COMPS];
 };
 
 enum an_policy { POL_NONE, POL_RESET, POL_EMERGENCY, POL_INHERIT };
@@ -131,6 +167,16 @@ struct an_thread {
     cycles_t bound;            /* R (AN_INF: none) */
     bool safe;                 /* proven never to run out of budget */
     cycles_t lag;              /* sporadic context: how far its refills can lag */
+    /* SHAPE_SERVE: streams c->streams[stream_first .. + n_streams); a
+     * candidate until an_serve_link promotes it (serve_candidate);
+     * `extra` the runs per stream a batch ahead can add (docs: 1, or 2
+     * with a device bit in a serve loop); serve_own the own work of the
+     * kept window (its composition). Its arr.shift counts changes of its
+     * streams' components (analysis.c sees a change of arrivals). */
+    bool serve_candidate;
+    uint32_t stream_first, n_streams;
+    uint32_t extra;
+    cycles_t serve_own;
 };
 
 struct an_ctx {
@@ -165,6 +211,12 @@ struct an_ctx {
     bool terms;
     struct an_pending *pending;
     struct an_fast *fast;      /* analysis_fast.c */
+    /* SHAPE_SERVE (analysis_serve.c) */
+    struct an_stream *streams;
+    uint32_t n_streams_all;
+    struct an_source *srcs;
+    uint32_t n_srcs;
+    uint32_t n_serve;          /* threads of SHAPE_SERVE */
 };
 
 /* Message-woken threads (analysis_message.c): after the servers are
@@ -173,10 +225,41 @@ struct an_ctx {
  * the job of a device or message-woken thread, becomes SHAPE_DEVICE with
  * that sender; an_message_arrivals() sets its arrival curve from the
  * sender's current bound (true if it changed). */
-void an_message_link(struct an_ctx *c);
+int an_message_link(struct an_ctx *c); /* -1 out of memory */
 bool an_message_arrivals(struct an_ctx *c, uint32_t i);
 
+/* Several job streams in one thread (analysis_serve.c): an_serve_shape
+ * marks candidates (a serve loop, or a wait/recv loop, that
+ * analysis_message.c cannot link to one sender), an_serve_link promotes
+ * those whose every source is modelled (before analysis_message.c's
+ * demotions, which it then undoes for what they cut off: -1 out of
+ * memory); an_serve_sends_to tells whether a send step goes to one;
+ * an_serve_arrivals recomputes a thread's streams from its senders'
+ * current bounds (true if any changed). */
+int an_serve_link(struct an_ctx *c);
+bool an_serve_receives(const struct an_ctx *c, const struct scn_step *b);
+const char *an_serve_unlinked(const struct an_ctx *c, uint32_t i);
+bool an_serve_arrivals(struct an_ctx *c, uint32_t i);
+void an_serve_candidate(const struct scenario *s, uint32_t th, struct an_thread *t);
+
 struct an_win;
+/* The most runs of SHAPE_SERVE thread j (all streams, each run times its
+ * work when `weighted`) in a window of length d of w->i's analysis
+ * (analysis_serve.c). */
+cycles_t an_serve_demand(const struct an_win *w, uint32_t j, cycles_t d, bool weighted);
+
+/* The bound of SHAPE_SERVE thread i (analysis_serve.c). */
+void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out);
+
+/* analysis_bound.c, for analysis_serve.c: the fixed point with own
+ * throttling, the critical instant, and a result's composition (made now
+ * or left pending for the pass that is kept). */
+cycles_t an_throttled_fixed_point(const struct an_win *w, cycles_t base, cycles_t need,
+                                  bool throttles, cycles_t start, cycles_t *theta);
+bool an_critical_instant(const struct an_ctx *c, uint32_t i, uint32_t level);
+void an_keep_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
+                   cycles_t theta, bool ahead, struct analysis_thread *out);
+
 /* The most jobs of message-woken thread j that run in the window of
  * w->i's jobs when j's chain of senders starts at w->i; AN_INF otherwise. */
 uint64_t an_message_jobs(const struct an_win *w, uint32_t j);

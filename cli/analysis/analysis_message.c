@@ -114,6 +114,8 @@ static const char *unlinked(const struct an_ctx *c, uint32_t i)
     uint32_t x;
     if (t->sender != SCN_NONE && c->t[t->sender].shape != SHAPE_DEVICE)
         return "woken by a message of a thread that is not modelled";
+    if (t->shape == SHAPE_SERVE)
+        return an_serve_unlinked(c, i);
     if (t->wait_ntfn != SCN_NONE && steps_on(s, STEP_SIGNAL, t->wait_ntfn, false, &x) != 0)
         return "its device's notification is signalled by a thread too";
     for (uint32_t k = t->job_first; k < t->job_first + t->job_count; k++) {
@@ -121,6 +123,8 @@ static const char *unlinked(const struct an_ctx *c, uint32_t i)
         bool found = false;
         if (b->kind != STEP_SIGNAL && b->kind != STEP_NBSEND)
             continue;
+        if (an_serve_receives(c, b))
+            continue; /* to a thread of several streams (analysis_serve_link.c) */
         for (uint32_t r = 0; r < c->n && !found; r++)
             found = c->t[r].shape == SHAPE_DEVICE && c->t[r].sender == i &&
                     c->t[r].msg_object == b->object &&
@@ -131,7 +135,28 @@ static const char *unlinked(const struct an_ctx *c, uint32_t i)
     return NULL;
 }
 
-void an_message_link(struct an_ctx *c)
+/* A device thread whose notification a thread signals too is woken by
+ * several sources: a candidate of analysis_serve_link.c (a wait loop's
+ * notification becomes its message object). */
+static void signalled_too(struct an_ctx *c)
+{
+    uint32_t x;
+    for (uint32_t i = 0; i < c->n; i++) {
+        struct an_thread *t = &c->t[i];
+        const struct scn_step *p = step(c->s, c->s->threads[i].prog_first);
+        if (t->shape != SHAPE_DEVICE || t->device == SCN_NONE || t->wait_ntfn == SCN_NONE ||
+            steps_on(c->s, STEP_SIGNAL, t->wait_ntfn, false, &x) == 0)
+            continue;
+        demote(t, "its device's notification is signalled by a thread too");
+        t->device = SCN_NONE;
+        if (p->kind == STEP_LOOP) {
+            t->msg_object = t->wait_ntfn;
+            t->by_endpoint = false;
+        }
+    }
+}
+
+int an_message_link(struct an_ctx *c)
 {
     /* promote, from the device threads down the chains */
     for (uint32_t round = 0; round <= c->n; round++) {
@@ -155,12 +180,16 @@ void an_message_link(struct an_ctx *c)
         if (!changed)
             break;
     }
+    signalled_too(c);
+    if (an_serve_link(c) != 0)
+        return -1;
     /* demote what sends where the analysis cannot follow, and its receivers */
     for (uint32_t round = 0; round <= c->n; round++) {
         bool changed = false;
         for (uint32_t i = 0; i < c->n; i++) {
             const char *why;
-            if (c->t[i].shape == SHAPE_DEVICE && (why = unlinked(c, i)) != NULL) {
+            if ((c->t[i].shape == SHAPE_DEVICE || c->t[i].shape == SHAPE_SERVE) &&
+                (why = unlinked(c, i)) != NULL) {
                 demote(&c->t[i], why);
                 changed = true;
             }
@@ -168,6 +197,7 @@ void an_message_link(struct an_ctx *c)
         if (!changed)
             break;
     }
+    return 0;
 }
 
 bool an_message_arrivals(struct an_ctx *c, uint32_t i)

@@ -121,6 +121,7 @@ static void message_shape(const struct scenario *s, const struct scn_step *b, st
     }
     t->msg_object = b[0].object;
     t->by_endpoint = b[0].kind == STEP_RECV;
+    t->serve_candidate = t->n_visits == 0; /* several senders: analysis_serve_link.c */
 }
 
 /* A Microkit driver's event loop (issue 17): serve on notification N only
@@ -128,20 +129,24 @@ static void message_shape(const struct scenario *s, const struct scn_step *b, st
  * [compute / call ...; irq_ack D]. Each handler run is one job released
  * by D's interrupt: the device thread loop [wait N; job [...]; irq_ack D],
  * its acknowledgement inside the job (the work counts its entry alike). */
-static void serve_shape(const struct scenario *s, const struct scn_step *sv, struct an_thread *t)
+static void serve_shape(const struct scenario *s, uint32_t th, const struct scn_step *sv,
+                        struct an_thread *t)
 {
     const struct scn_step *h = step(s, sv->body_first), *ack;
     struct scn_step job;
     if (sv->object != SCN_NONE || sv->ntfn == SCN_NONE || sv->body_count != 1 ||
         h->kind != STEP_ON_NOTIFIED || h->body_count == 0) {
-        other(t, "a serve loop other than a driver's (one notified handler, no endpoint)");
+        other(t, "a serve loop with an endpoint, or a handler with a call or a wait");
+        an_serve_candidate(s, th, t);
         return;
     }
     ack = step(s, h->body_first + h->body_count - 1);
     t->device = device_of(s, sv->ntfn);
     if (t->device == SCN_NONE || ack->kind != STEP_IRQ_ACK || ack->object != t->device ||
         h->count > SCN_MAX_BADGE_BIT || s->devices[t->device].badge != 1ull << h->count) {
-        other(t, "a serve handler not ended by acknowledging the one device of its notification");
+        other(t, "a serve handler with a call or a wait");
+        t->device = SCN_NONE;
+        an_serve_candidate(s, th, t);
         return;
     }
     t->wait_ntfn = sv->ntfn;
@@ -152,6 +157,7 @@ static void serve_shape(const struct scenario *s, const struct scn_step *sv, str
         return;
     }
     t->shape = SHAPE_DEVICE;
+    t->serve_candidate = true; /* if its notification is signalled too */
 }
 
 /* A background thread: loop [job [compute ...]], jobs back to back, each
@@ -180,7 +186,7 @@ static void device_shape(const struct scenario *s, const struct scn_thread *th,
 {
     const struct scn_step *loop = step(s, th->prog_first), *b;
     if (th->prog_count == 1 && loop->kind == STEP_SERVE) {
-        serve_shape(s, loop, t);
+        serve_shape(s, (uint32_t)(th - s->threads), loop, t);
         return;
     }
     if (th->prog_count == 1 && loop->kind == STEP_LOOP && !th->passive && th->start == 0 &&
@@ -210,12 +216,16 @@ static void device_shape(const struct scenario *s, const struct scn_thread *th,
     }
     t->device = device_of(s, b[0].object);
     t->wait_ntfn = b[0].object;
-    if (t->device == SCN_NONE || t->device != b[2].object) {
-        other(t, "its notification is not signalled by exactly the device it acknowledges");
-        return;
-    }
     if (!job_body(s, &b[1], t)) {
         other(t, "a job with steps other than compute, call, signal and nbsend");
+        return;
+    }
+    /* woken by several devices, or signalled too: analysis_serve_link.c */
+    t->serve_candidate = t->n_visits == 0;
+    if (t->device == SCN_NONE || t->device != b[2].object) {
+        other(t, "its notification is not signalled by exactly the device it acknowledges");
+        t->device = SCN_NONE;
+        t->msg_object = b[0].object;
         return;
     }
     t->shape = SHAPE_DEVICE;
@@ -499,8 +509,11 @@ int an_model(struct an_ctx *c)
             device_shape(s, th, t);
     }
     link_calls(c);
-    an_message_link(c);
+    if (an_message_link(c) != 0)
+        return -1;
     other_calls(c);
+    for (uint32_t i = 0; i < c->n; i++)
+        c->n_serve += c->t[i].shape == SHAPE_SERVE;
     for (uint32_t i = 0; i < c->n; i++)
         if (c->t[i].shape == SHAPE_DEVICE) {
             job_work(c, i);

@@ -89,6 +89,8 @@ static cycles_t demand(const struct an_win *w, uint32_t j, cycles_t d)
         return an_mul(an_faults(c, j, d), an_mul(AN_FAULT_ENTRIES, c->e_max));
     case SHAPE_SERVER:
         return 0;
+    case SHAPE_SERVE:
+        return an_serve_demand(w, j, d, true); /* its streams' runs */
     case SHAPE_OTHER:
         break;
     }

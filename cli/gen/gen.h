@@ -98,6 +98,12 @@ struct gen_knobs {
     uint32_t background_share;          /* of the yield threads */
     bool classic_tick;                  /* tick in [tick_min, tick_max], timeslice 1..5 */
     cycles_t tick_min, tick_max;
+    /* Several senders and serve loops (default 0, own streams): of the
+     * device threads without a call (after the first job thread), this
+     * share becomes a serve loop (handler 0: its job and irq_ack; handler
+     * 1 signalled by an earlier device, message or serve thread's job);
+     * of the message threads, this share gets a second sender. */
+    uint32_t serve_share;
 };
 
 /* One thread's context as drawn (budget == period: round-robin). */
@@ -122,7 +128,9 @@ struct gen_device {
 
 /* GEN_MESSAGE: loop [wait m_tI; job [...]] (or recv q_tI), woken by
  * `sender`'s job; GEN_BACKGROUND: loop [job [...]] */
-enum gen_driver { GEN_DEVICE, GEN_YIELD, GEN_MESSAGE, GEN_BACKGROUND };
+/* GEN_SERVE: serve on n_tI: handler 0 its job and irq_ack (device bit 0),
+ * handler 1 (compute bit1_min..bit1_max) signalled by `sender`'s job */
+enum gen_driver { GEN_DEVICE, GEN_YIELD, GEN_MESSAGE, GEN_BACKGROUND, GEN_SERVE };
 
 struct gen_job_thread {
     uint32_t priority;
@@ -135,6 +143,8 @@ struct gen_job_thread {
     uint32_t server;            /* called server, or SCN_NONE */
     cycles_t post_min, post_max;/* compute after the call (0: none) */
     uint32_t sender;            /* GEN_MESSAGE: the thread whose job wakes it */
+    uint32_t sender2;           /* a second one (serve_share), or SCN_NONE */
+    cycles_t bit1_min, bit1_max;/* GEN_SERVE: handler 1's compute */
     bool by_endpoint;           /* GEN_MESSAGE: recv/nbsend, else wait/signal */
 };
 

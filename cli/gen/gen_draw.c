@@ -301,6 +301,45 @@ static void draw_messages(const struct gen_knobs *k, uint64_t seed, struct gen_s
     }
 }
 
+/* Serve loops and second senders (knob serve_share), from their own
+ * streams: a device thread without a call (not the first) becomes a
+ * serve loop whose bit 1 an earlier device, message or serve thread's job
+ * signals; a message thread gets a second earlier sender. */
+static bool can_send(const struct gen_job_thread *t)
+{
+    return t->driver == GEN_DEVICE || t->driver == GEN_MESSAGE || t->driver == GEN_SERVE;
+}
+
+static void draw_serve(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
+{
+    for (uint32_t i = 0; i < g->n_threads; i++) {
+        struct gen_job_thread *t = &g->threads[i];
+        uint32_t senders[GEN_MAX_THREADS], n = 0;
+        struct rng r;
+        char name[48];
+        t->sender2 = SCN_NONE;
+        if (k->serve_share == 0)
+            continue;
+        snprintf(name, sizeof name, "gen:serve:%u", i);
+        gen_stream(&r, seed, name);
+        if (!chance(&r, k->serve_share))
+            continue;
+        for (uint32_t j = 0; j < i; j++)
+            if (can_send(&g->threads[j]) && !(t->driver == GEN_MESSAGE && j == t->sender))
+                senders[n++] = j;
+        if (n == 0)
+            continue;
+        if (t->driver == GEN_MESSAGE) {
+            t->sender2 = senders[rng_uniform(&r, 0, n - 1)];
+        } else if (t->driver == GEN_DEVICE && t->server == SCN_NONE) {
+            t->driver = GEN_SERVE;
+            t->sender = senders[rng_uniform(&r, 0, n - 1)];
+            t->bit1_max = t->pre_max / 4 ? t->pre_max / 4 : 1;
+            t->bit1_min = t->bit1_max / 2 ? t->bit1_max / 2 : 1;
+        }
+    }
+}
+
 static void draw_tick(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
 {
     struct rng r;
@@ -364,8 +403,8 @@ static int check_knobs(const struct gen_knobs *k, char *why, size_t why_len)
         bad = "0 < timer_hz <= cpu_hz";
     else if (k->periods == 0)
         bad = "periods must be at least 1";
-    else if (k->message_share > 1000 || k->background_share > 1000)
-        bad = "message_share and background_share are per mille";
+    else if (k->message_share > 1000 || k->background_share > 1000 || k->serve_share > 1000)
+        bad = "message_share, background_share and serve_share are per mille";
     else if (k->classic_tick && (k->tick_min == 0 || k->tick_min > k->tick_max))
         bad = "0 < tick_min <= tick_max";
     if (bad)
@@ -402,6 +441,7 @@ int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *g, cha
             pmax = g->threads[i].sc.period;
     }
     draw_messages(k, seed, g);
+    draw_serve(k, seed, g);
     draw_tick(k, seed, g);
     for (uint32_t s = 0; s < g->n_servers; s++)
         draw_server(k, seed, s, k->period_min, g);

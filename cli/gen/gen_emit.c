@@ -67,7 +67,7 @@ static void emit_objects(const struct gen_system *g, struct strbuf *o)
     sb_puts(o, "]\nnotifications: [");
     any = false;
     for (uint32_t i = 0; i < g->n_threads; i++)
-        if (g->threads[i].driver == GEN_DEVICE) {
+        if (g->threads[i].driver == GEN_DEVICE || g->threads[i].driver == GEN_SERVE) {
             sb_printf(o, "%sn_t%u", any ? ", " : "", i);
             any = true;
         } else if (g->threads[i].driver == GEN_MESSAGE && !g->threads[i].by_endpoint) {
@@ -102,27 +102,42 @@ static void emit_job_thread(const struct gen_system *g, uint32_t i, struct strbu
     sb_printf(o, "  t%u:\n    priority: %u\n    criticality: %s\n", i, t->priority,
               t->hi ? "hi" : "lo");
     emit_context(o, &t->sc);
-    sb_printf(o, "    deadline: %lluc\n    program:\n      - loop:\n",
-              (unsigned long long)t->deadline);
-    if (t->driver == GEN_DEVICE)
+    sb_printf(o, "    deadline: %lluc\n    program:\n", (unsigned long long)t->deadline);
+    if (t->driver != GEN_SERVE)
+        sb_puts(o, "      - loop:\n");
+    const char *in = "              ";
+    if (t->driver == GEN_SERVE) {
+        sb_printf(o, "      - serve:\n          notification: n_t%u\n          notified:\n", i);
+        sb_puts(o, "            1:\n");
+        emit_compute(o, in, t->bit1_min, t->bit1_max);
+        sb_puts(o, "            0:\n");
+    } else if (t->driver == GEN_DEVICE) {
         sb_printf(o, "          - wait: n_t%u\n", i);
-    else if (t->driver == GEN_MESSAGE)
+    } else if (t->driver == GEN_MESSAGE) {
         sb_printf(o, t->by_endpoint ? "          - recv: q_t%u\n" : "          - wait: m_t%u\n", i);
-    sb_puts(o, "          - job:\n");
-    emit_compute(o, "              ", t->pre_min, t->pre_max);
+    }
+    if (t->driver != GEN_SERVE)
+        sb_puts(o, "          - job:\n");
+    emit_compute(o, in, t->pre_min, t->pre_max);
     if (t->server != SCN_NONE) {
         sb_printf(o, "              - call: e_s%u\n", t->server);
         if (t->post_max > 0)
             emit_compute(o, "              ", t->post_min, t->post_max);
     }
     /* the messages its job ends with, one per thread it wakes */
-    for (uint32_t r = 0; r < g->n_threads; r++)
-        if (g->threads[r].driver == GEN_MESSAGE && g->threads[r].sender == i)
-            sb_printf(o, g->threads[r].by_endpoint ? "              - nbsend: q_t%u\n"
-                                                   : "              - signal: m_t%u\n",
+    for (uint32_t r = 0; r < g->n_threads; r++) {
+        const struct gen_job_thread *x = &g->threads[r];
+        if (x->driver == GEN_MESSAGE && (x->sender == i || x->sender2 == i))
+            sb_printf(o, x->by_endpoint ? "              - nbsend: q_t%u\n"
+                                        : "              - signal: m_t%u\n",
                       r);
+        else if (x->driver == GEN_SERVE && x->sender == i)
+            sb_printf(o, "              - signal: {notification: n_t%u, bit: 1}\n", r);
+    }
     if (t->driver == GEN_DEVICE)
         sb_printf(o, "          - irq_ack: d_t%u\n", i);
+    else if (t->driver == GEN_SERVE)
+        sb_printf(o, "              - irq_ack: d_t%u\n", i);
     else if (t->driver == GEN_YIELD)
         sb_puts(o, "          - yield\n");
 }
@@ -180,10 +195,10 @@ static void emit_handlers(const struct gen_system *g, struct strbuf *o)
     }
 }
 
-static void emit_device(const struct gen_device *d, uint32_t i, struct strbuf *o)
+static void emit_device(const struct gen_device *d, uint32_t i, bool serve, struct strbuf *o)
 {
-    sb_printf(o, "  d_t%u: {irq: %u, notification: n_t%u, offset: %lluc, arrivals: ", i, i + 1, i,
-              (unsigned long long)d->offset);
+    sb_printf(o, "  d_t%u: {irq: %u, notification: n_t%u, %soffset: %lluc, arrivals: ", i, i + 1,
+              i, serve ? "bit: 0, " : "", (unsigned long long)d->offset);
     switch (d->kind) {
     case GEN_PERIODIC:
         sb_printf(o, "{periodic: %lluc", (unsigned long long)d->period);
@@ -221,11 +236,11 @@ void gen_emit_yaml(const struct gen_system *g, const char *name, struct strbuf *
         emit_server(g, k, o);
     emit_handlers(g, o);
     for (uint32_t i = 0; i < g->n_threads; i++) {
-        if (g->threads[i].driver != GEN_DEVICE)
+        if (g->threads[i].driver != GEN_DEVICE && g->threads[i].driver != GEN_SERVE)
             continue;
         if (!devices)
             sb_puts(o, "devices:\n");
         devices = true;
-        emit_device(&g->threads[i].dev, i, o);
+        emit_device(&g->threads[i].dev, i, g->threads[i].driver == GEN_SERVE, o);
     }
 }

@@ -6,7 +6,9 @@
  *  - threads woken by messages (message_chain.yaml);
  *  - equal priorities under classic: the tick's round robin;
  *  - equal priorities under mcs: device threads with round-robin
- *    background threads at their priority.
+ *    background threads at their priority;
+ *  - serve loops of several handlers and threads of several senders
+ *    (serve_two.yaml).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -123,6 +125,47 @@ static void test_message_up(void **state)
     scenario_release(&s);
 }
 
+/* serve_two.yaml, zero kernel costs, round-robin contexts (docs/analysis.md
+ * "Several senders and serve loops"; eta(d) = ceil(d / 10ms) for every
+ * device, E = 0). top (prio 30): device thread, 1ms, its job signals srv's
+ * bit 1 and m: bound 1ms. srv (20): a serve loop of two streams, bit 0 its
+ * device's (W0 = 2ms), bit 1 top's signal (W1 = 1ms, comp (d_top, shift
+ * R_top - 1ms = 0)); extra = 2 (a device bit). top is a device thread:
+ * critical instant, I = eta(w) 1ms.
+ *  - batches ahead: own 3 (2 + 1) = 9ms, top carried in: min(eta(w) + 2,
+ *    eta(w + 1ms)) 1ms: 9 -> 10 -> 11 -> 11ms.
+ *  - busy window: L from 0: no run counted, the worst stream's one (2ms)
+ *    -> 2 + top 1 = 3 -> both streams once (3ms) + 1 = 4 -> 4ms. Offsets
+ *    x < 4ms: 0 and 1 cycle (each device's first event). x = 0: runs
+ *    min(0 + 2, eta(w)) each: 2 -> 3 -> 3 + 1 = 4ms, bound 4ms; x = 1:
+ *    w = 4ms, bound 4ms - 1. R = min(11, 4) = 4ms: both devices at 0,
+ *    top's signal at 1ms, srv's handlers 1..3ms and 3..4ms, both released
+ *    at 0 (the observed worst).
+ * multi (10): a wait loop of two senders: top's job (comp (d_top, 1ms -
+ * 1ms = 0)) and srv's bit-1 handler (comp (d_top, shift 0 + R_srv 4ms -
+ * 1ms = 3ms)); W = 0.5ms, extra 1; srv is not a device thread: no
+ * critical instant. srv's runs per stream min(eta(d) + 2, eta(d + 4ms),
+ * 2 + events at its sources); top's min(eta(d) + 2, eta(d + 1ms)).
+ *  - batches ahead: own 2 x 0.5 = 1ms: 1 -> 1 + top 1 + srv (2 + 1) = 5
+ *    -> 5ms.
+ *  - busy window: eta_m(d) = ceil(d / 10) + ceil((d + 3) / 10), 1 at 0:
+ *    L: 0.5 -> 4.5 (top 1, srv 3) -> own 2 x 0.5: 5 -> 5ms; offsets 0, 1:
+ *    x = 0: runs min(1 + 1, eta(w)): 0.5 -> 4.5 -> 1 + 4 = 5ms; x = 1: 5ms
+ *    - 1. R = 5ms (observed 3.5ms: released at 1ms by top, run after srv
+ *    at 4..4.5ms).
+ * Classic: the same (no contexts run out, zero tick cost). */
+static void test_serve_two(void **state)
+{
+    static const char *const names[] = {"top", "srv", "multi"};
+    static const cycles_t bounds[] = {1 * MS, 4 * MS, 5 * MS};
+    struct scenario s;
+    (void)state;
+    scnload_must(DATA "serve_two.yaml", &s);
+    check(&s, SCHED_MCS, names, bounds, 3);
+    check(&s, SCHED_CLASSIC, names, bounds, 3);
+    scenario_release(&s);
+}
+
 /* equal_turns.yaml, zero kernel costs: sensor (1ms every 40ms, prio 50,
  * round-robin context 40ms) shares its priority with spin, always ready
  * (3ms jobs back to back, round-robin context 2ms/2ms, no yield); fast
@@ -180,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_message_chain),
         cmocka_unit_test(test_message_up),
         cmocka_unit_test(test_equal_turns),
+        cmocka_unit_test(test_serve_two),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,6 +46,8 @@ struct tally {
     /* threads woken by a message; threads sharing their priority with an
      * always-ready thread: how many, how many with a finite bound */
     uint64_t msg, msg_finite, equal, equal_finite;
+    /* serve loops; threads woken by messages of two or more senders */
+    uint64_t serve, serve_finite, multi, multi_finite;
 };
 
 /* The first step of thread i's loop, NULL if its program is not a loop. */
@@ -67,6 +69,26 @@ static bool by_message(const struct scenario *s, uint32_t i)
         if (s->devices[d].notification == b->object)
             return false;
     return true;
+}
+
+/* A serve loop (its program is one serve step). */
+static bool serve_loop(const struct scenario *s, uint32_t i)
+{
+    return s->threads[i].prog_count == 1 && s->steps[s->threads[i].prog_first].kind == STEP_SERVE;
+}
+
+/* Woken by a message that two or more steps send. */
+static bool several_senders(const struct scenario *s, uint32_t i)
+{
+    const struct scn_step *b = loop_head(s, i);
+    uint32_t n = 0;
+    if (!by_message(s, i))
+        return false;
+    for (uint32_t k = 0; k < s->n_steps; k++)
+        n += s->steps[k].object == b->object &&
+             (b->kind == STEP_WAIT ? s->steps[k].kind == STEP_SIGNAL
+                                   : s->steps[k].kind == STEP_NBSEND);
+    return n >= 2;
 }
 
 /* Another thread at its priority is always ready (loop [job ...]). */
@@ -99,6 +121,10 @@ static void report(const char *what, const struct tally *t)
            "their priority: %llu of %llu finite\n",
            what, (unsigned long long)t->msg_finite, (unsigned long long)t->msg,
            (unsigned long long)t->equal_finite, (unsigned long long)t->equal);
+    printf("%s: serve loops: %llu of %llu finite; woken by several senders: %llu of %llu "
+           "finite\n",
+           what, (unsigned long long)t->serve_finite, (unsigned long long)t->serve,
+           (unsigned long long)t->multi_finite, (unsigned long long)t->multi);
 }
 
 /* Compare one run with the analysis; count violations. */
@@ -165,6 +191,14 @@ static void one_scheduler(const struct scenario *s, uint8_t sched, uint64_t gen_
             t->equal++;
             t->equal_finite += a->bound != ANALYSIS_NO_BOUND;
         }
+        if (serve_loop(s, i)) {
+            t->serve++;
+            t->serve_finite += a->bound != ANALYSIS_NO_BOUND;
+        }
+        if (several_senders(s, i)) {
+            t->multi++;
+            t->multi_finite += a->bound != ANALYSIS_NO_BOUND;
+        }
         if (a->bound == ANALYSIS_NO_BOUND)
             continue;
         t->finite++;
@@ -223,6 +257,8 @@ static void test_analysis_sound_random(void **state)
     k.classic_tick = true;
     k.tick_min = 100000;   /* 100 us at 1 GHz */
     k.tick_max = 2000000;  /* 2 ms */
+    /* serve loops of a device bit and a signalled bit, second senders */
+    k.serve_share = 300;
     sound(&k, env_or("MCSIM_SOUND_FIRST", 0), env_or("MCSIM_SOUND_SCENARIOS", 150),
           env_or("MCSIM_SOUND_SEEDS", 2));
 }

@@ -3,7 +3,8 @@
  * analyze` analyses the scenario `mcsim sdf export` writes of it: the same
  * table, JSON and exit status, byte for byte, for the examples with their
  * sidecars; the exact verdicts of the passive_server, timer and echo
- * server examples (a one-interrupt driver bounded as a device thread);
+ * server examples (a one-interrupt driver bounded as a device thread) and
+ * of the LionsOS firewall's packet path (serve loops of several streams);
  * -o DB stores the bounds with the latest `mcsim sdf run` of the system;
  * bad input exits 2 and writes nothing.
  */
@@ -50,6 +51,8 @@ static const struct {
     {"microkit-timer.system", "timer.mcsim.yaml"},
     {"sddf-echo_server-maaxboard.system", "echo_server_flood.mcsim.yaml"},
     {"lionsos-firewall.system", "firewall_flood.mcsim.yaml"},
+    {"lionsos-firewall.system", "firewall_path.mcsim.yaml"},
+    {"lionsos-firewall.system", NULL},
     {"microkit-hello.system", NULL},
 };
 
@@ -164,8 +167,12 @@ static void test_timer_driver(void **state)
 
 /* sDDF's echo server under a flood: its Ethernet driver (hi, 100us every
  * 400us, deadline 400us) also takes two virtualisers' notifications, a
- * serve loop the analysis does not model: unknown, exit 1 (not "no jobs",
- * not schedulable: `sdf run` shows it throttled 15 times). */
+ * serve loop of several handlers (docs/analysis.md "Several senders and
+ * serve loops"): its job is 30us + 3 kernel entries (receive, notify,
+ * ack) = 33.93us, but no bound: the passive timer PD at its priority is
+ * not modelled (nothing bounds it), and the flood's throttling has no
+ * end: unknown, exit 1 (not "no jobs", not schedulable: `sdf run` shows
+ * it throttled 15 times). The PDs nothing signals have no jobs. */
 static void test_echo_server_unknown(void **state)
 {
     (void)state;
@@ -173,10 +180,66 @@ static void test_echo_server_unknown(void **state)
                                  DIR "examples/sddf-echo_server-maaxboard.system", "--sidecar",
                                  DIR "sidecars/echo_server_flood.mcsim.yaml", NULL),
                      1);
-    assert_non_null(strstr(spawn_out, "  eth               101 hi             0          -      "
+    assert_non_null(strstr(spawn_out, "  eth               101 hi       33.93us          -      "
                                       "400us          -  unknown\n"));
-    assert_non_null(strstr(spawn_out, "  eth: no bound: program not modelled: a serve loop other "
-                                      "than a driver's (one notified handler, no endpoint)\n"));
+    assert_non_null(strstr(spawn_out, "  eth: no bound: overload: the busy window has no end "
+                                      "below the horizon\n"));
+    assert_non_null(strstr(spawn_out, "  copy0: no bound: nothing releases its jobs: no device "
+                                      "of its notification, no signal to it\n"));
+}
+
+/* The LionsOS firewall's packet path (sidecars/firewall_path.mcsim.yaml):
+ * every PD with handlers is a serve loop of several streams
+ * (docs/analysis.md "Several senders and serve loops"): a driver's bit 0
+ * its interrupt, bit 1 its transmit virtualiser's signal; each
+ * virtualiser and forwarder woken by the PD before it on the path. The
+ * PDs nothing signals (bench, benchIdle, uart without interrupts,
+ * serial_virt_tx) have no jobs. Under classic all eight with jobs are
+ * bounded; under mcs the two drivers (100us every 400us) are not (their
+ * throttling's episodes outgrow the window), the other six are. Then
+ * simulated with two seeds under each scheduler: every observed worst
+ * within its bound (`sdf run --analyze` exits 1 otherwise). */
+static void test_firewall_path(void **state)
+{
+    const char *sys = DIR "examples/lionsos-firewall.system";
+    const char *side = DIR "sidecars/firewall_path.mcsim.yaml";
+    static const char *const seeds[] = {"1", "2"};
+    (void)state;
+    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, NULL), 1);
+    assert_non_null(strstr(spawn_out, "  eth0_forwarder    194 lo       22.62us   791.98us        "
+                                      "1ms   208.02us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth0_virt_rx      197 lo        7.62us    603.4us        "
+                                      "1ms    396.6us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth1_virt_tx      197 lo        7.62us   550.54us        "
+                                      "1ms   449.46us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth0              199 lo       23.93us          -      "
+                                      "400us          -  unknown\n"));
+    assert_non_null(strstr(spawn_out, "  eth0: no bound: its own throttling has no bound"));
+    assert_non_null(strstr(spawn_out, "  uart               99 lo             -          -        "
+                                      "1ms          -  no jobs\n"));
+    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "--scheduler",
+                                 "classic", NULL),
+                     0);
+    assert_non_null(strstr(spawn_out, "  eth0              199 lo       23.93us   122.27us      "
+                                      "400us   277.73us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth1              199 lo       23.93us    99.65us      "
+                                      "400us   300.35us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth0_forwarder    194 lo       22.62us   213.23us        "
+                                      "1ms   786.77us  schedulable\n"));
+    for (size_t k = 0; k < 2; k++) {
+        assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db",
+                                     "--analyze", "--quiet", "--seed", seeds[k], NULL),
+                         0);
+        assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db",
+                                     "--analyze", "--quiet", "--seed", seeds[k], "--scheduler",
+                                     "classic", NULL),
+                         0);
+    }
+    clean();
+    /* no sidecar: no interrupt arrives and no handler signals: no jobs */
+    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, NULL), 0);
+    assert_non_null(strstr(spawn_out, "  eth0: no bound: nothing releases its jobs: no device of "
+                                      "its notification, no signal to it\n"));
 }
 
 /* -o DB: the bounds stored with the latest `sdf run` of the same system
@@ -230,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_passive_server),
         cmocka_unit_test(test_timer_driver),
         cmocka_unit_test(test_echo_server_unknown),
+        cmocka_unit_test(test_firewall_path),
         cmocka_unit_test(test_store),
         cmocka_unit_test(test_bad),
     };

@@ -1,0 +1,339 @@
+/*
+ * Threads with several job streams (docs/analysis.md, "Several senders
+ * and serve loops"), the bounds. A SHAPE_SERVE thread takes what its
+ * notification (endpoint) holds in one receive, a *batch*, and runs one
+ * handler per badge bit in it, lowest first (a wait/recv loop: one job).
+ * Every handler run of a batch is released when the notification was
+ * first signalled since the previous receive (sim/interp.c): the batch's
+ * release. Each run needs a distinct event of its stream (an interrupt
+ * delivered, a signal, an nbsend taken; signals OR together and a bit
+ * runs once per batch, an nbsend to a thread not waiting is dropped).
+ *
+ *  - Batches ahead: at a batch's release at most the previous batch is
+ *    unfinished (its receive came before the release), or, in a serve
+ *    loop with a device bit, the two before it (an interrupt that arrived
+ *    while its line was masked is delivered, with its arrival time, at an
+ *    irq_ack of the previous batch). So a run ends within `extra + 1`
+ *    batches of work (each bit at most once per batch), whatever the
+ *    arrivals: the bound even where the senders have none.
+ *  - Busy window: from the last instant t0 before the release r at which
+ *    the thread had nothing pending, the runs of stream m before the
+ *    batch are at most eta_m(x) + extra - 1 (x = r - t0; events before r
+ *    belong to earlier batches but for one batch ahead) and at most
+ *    eta_m(w) (every run in [t0, t0 + w) needs an event there), the batch
+ *    itself one more: w(x) = sum_m min(eta_m(x) + extra, eta_m(w)) W_m +
+ *    Theta + E K(w) + sum_j I_j(w), and the bound is max over x of w(x) -
+ *    x, x in [0, L) (L the busy period: own demand sum_m eta_m(L) W_m),
+ *    the maximum at x = 0 or just after an event (x = delta(q) + 1).
+ */
+#include "analysis/analysis_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define SERVE_MAX_POINTS 512u /* offsets x examined at most */
+#define SERVE_MAX_DEPTH 16u   /* sender links followed at most */
+
+static const struct an_stream *stream(const struct an_ctx *c, uint32_t j, uint32_t m)
+{
+    return &c->streams[c->t[j].stream_first + m];
+}
+
+/* A component's arrival curve: its device's, delayed by its shift. */
+static struct an_arrivals comp_curve(const struct an_ctx *c, const struct an_comp *k)
+{
+    struct an_arrivals a = c->dev[k->dev];
+    a.shift = k->shift;
+    return a;
+}
+
+/* eta_m(d): the most events of stream m in a window of length d. */
+static uint64_t stream_eta(const struct an_ctx *c, const struct an_stream *st, cycles_t d)
+{
+    uint64_t n = 0;
+    if (st->inf)
+        return AN_INF;
+    for (uint32_t k = 0; k < st->n_comp; k++) {
+        struct an_arrivals a = comp_curve(c, &st->comps[k]);
+        n = an_add(n, an_eta(&a, d));
+    }
+    return n;
+}
+
+static uint64_t min3(uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
+static uint64_t runs(const struct an_win *w, uint32_t j, uint32_t m, cycles_t d, uint32_t depth);
+
+/* Sends of thread s's job (stream m of a SHAPE_SERVE s) in a window of
+ * length d of w->i's analysis: at most the runs of it there. */
+static uint64_t sends(const struct an_win *w, uint32_t s, uint32_t m, cycles_t d, uint32_t depth)
+{
+    const struct an_ctx *c = w->c;
+    const struct an_thread *t = &c->t[s];
+    uint64_t n, x;
+    if (depth > SERVE_MAX_DEPTH)
+        return AN_INF;
+    if (s == w->i) {
+        /* the window's own runs: turn_jobs (a device thread's jobs times
+         * its returns from servers; a SHAPE_SERVE thread's runs) */
+        if (w->turn_jobs == 0)
+            return AN_INF;
+        return t->shape == SHAPE_SERVE ? w->turn_jobs : w->turn_jobs / (1 + t->n_visits);
+    }
+    if (t->shape == SHAPE_SERVE)
+        return runs(w, s, m, d, depth);
+    /* a device thread: one in progress and one pending, its arrivals */
+    n = an_add(an_eta(&t->arr, d), 2);
+    if (t->bound != AN_INF && (x = an_eta(&t->arr, an_add(d, t->bound))) < n)
+        n = x;
+    if (t->device == SCN_NONE && t->sender != SCN_NONE) {
+        x = an_add(2, sends(w, t->sender, SCN_NONE, d, depth + 1));
+        if (x < n)
+            n = x;
+    }
+    return n;
+}
+
+/* Runs of stream m of SHAPE_SERVE thread j in a window of length d: one
+ * in progress and one pending at the start, then one per event (of the
+ * stream's curve, or counted at its sources: an interrupt, or a send of
+ * a job that runs in the window), or those of events within j's bound
+ * before the window. */
+static uint64_t runs(const struct an_win *w, uint32_t j, uint32_t m, cycles_t d, uint32_t depth)
+{
+    const struct an_ctx *c = w->c;
+    const struct an_stream *st = stream(c, j, m);
+    uint64_t a = an_add(stream_eta(c, st, d), 2), b = AN_INF, e = 2;
+    if (c->t[j].bound != AN_INF && !st->inf)
+        b = stream_eta(c, st, an_add(d, c->t[j].bound));
+    if (depth > SERVE_MAX_DEPTH)
+        return a < b ? a : b;
+    for (uint32_t x = st->src_first; x < st->src_first + st->n_src && e != AN_INF; x++) {
+        const struct an_source *sr = &c->srcs[x];
+        e = an_add(e, sr->dev != SCN_NONE ? an_eta(&c->dev[sr->dev], d)
+                                          : sends(w, sr->sender, sr->stream, d, depth + 1));
+    }
+    return min3(a, b, e);
+}
+
+cycles_t an_serve_demand(const struct an_win *w, uint32_t j, cycles_t d, bool weighted)
+{
+    const struct an_ctx *c = w->c;
+    cycles_t sum = 0;
+    for (uint32_t m = 0; m < c->t[j].n_streams && sum != AN_INF; m++) {
+        uint64_t n = runs(w, j, m, d, 0);
+        sum = an_add(sum, weighted ? an_mul(n, stream(c, j, m)->work) : n);
+    }
+    return sum;
+}
+
+/* ------------------------------------------------------------ the bound */
+
+/* The own work of a window: per stream min(eta_m(x) + extra, eta_m(w)) runs
+ * (x = AN_INF: eta_m(w) only, the busy period); *n the runs. */
+static cycles_t own_work(const struct an_ctx *c, uint32_t i, cycles_t x, cycles_t w, uint64_t *n)
+{
+    const struct an_thread *t = &c->t[i];
+    cycles_t sum = 0, none = 0;
+    *n = 0;
+    for (uint32_t m = 0; m < t->n_streams; m++) {
+        const struct an_stream *st = stream(c, i, m);
+        uint64_t r = stream_eta(c, st, w);
+        if (x != AN_INF) {
+            uint64_t k = an_add(stream_eta(c, st, x), t->extra);
+            if (k < r)
+                r = k;
+        }
+        if (r == 0 && st->work > none)
+            none = st->work;
+        *n = an_add(*n, r);
+        sum = an_add(sum, an_mul(r, st->work));
+    }
+    /* the run bounded is one of them: at least one of its stream's (the
+     * worst stream counted none yet) */
+    if (none > 0)
+        *n = an_add(*n, 1);
+    return an_add(sum, none);
+}
+
+/* The least w with w = own(x, w) + Theta + E K(w) + sum_j I_j(w): the
+ * fixed point for a constant own work, again while the own work grows
+ * (each is nondecreasing in w, so this ends at the least common one);
+ * `start` at most that. AN_INF past the horizon. */
+static cycles_t window(struct an_win *w, cycles_t x, bool throttles, cycles_t start,
+                       cycles_t *own, cycles_t *theta)
+{
+    const struct an_ctx *c = w->c;
+    cycles_t t = start;
+    for (uint32_t round = 0; round < SERVE_MAX_POINTS; round++) {
+        uint64_t n;
+        cycles_t base = own_work(c, w->i, x, t, &n), next;
+        if (base == AN_INF || n == AN_INF)
+            return AN_INF;
+        w->turn_need = base;
+        w->turn_jobs = n ? n : 1;
+        next = an_throttled_fixed_point(w, 0, base, throttles, t, theta);
+        if (next == AN_INF)
+            return AN_INF;
+        if (next <= t) {
+            /* a fixed point for own work `base` >= own(x, next): a bound
+             * (F(next) <= next), and its parts add up to it */
+            *own = base;
+            return next;
+        }
+        t = next;
+    }
+    return AN_INF;
+}
+
+/* Batches ahead: (extra + 1) x every stream's work, any arrivals, work
+ * carried in by the others. */
+static cycles_t ahead(const struct an_win *win, bool throttles, cycles_t *own, cycles_t *theta)
+{
+    const struct an_ctx *c = win->c;
+    const struct an_thread *t = &c->t[win->i];
+    struct an_win w = *win;
+    cycles_t all = 0;
+    for (uint32_t m = 0; m < t->n_streams; m++)
+        all = an_add(all, stream(c, win->i, m)->work);
+    *own = an_mul(t->extra + 1, all);
+    w.crit = false;
+    w.turn_need = *own;
+    w.turn_jobs = an_mul(t->extra + 1, t->n_streams);
+    return an_throttled_fixed_point(&w, 0, *own, throttles, 0, theta);
+}
+
+/* The offsets x at which some stream's count of events grows (delta(q) +
+ * 1 of each component), below `limit`, ascending; 0 first. Returns their
+ * number, or SERVE_MAX_POINTS + 1 when there are more. */
+static uint32_t points(const struct an_ctx *c, uint32_t i, cycles_t limit, cycles_t *p)
+{
+    const struct an_thread *t = &c->t[i];
+    uint32_t n = 1;
+    p[0] = 0;
+    for (uint32_t m = 0; m < t->n_streams; m++) {
+        const struct an_stream *st = stream(c, i, m);
+        for (uint32_t k = 0; k < st->n_comp; k++) {
+            struct an_arrivals a = comp_curve(c, &st->comps[k]);
+            for (uint64_t q = 1;; q++) {
+                cycles_t d = an_delta(&a, q);
+                if (d == AN_INF || an_add(d, 1) >= limit)
+                    break;
+                if (n == SERVE_MAX_POINTS)
+                    return SERVE_MAX_POINTS + 1;
+                p[n++] = d + 1;
+            }
+        }
+    }
+    /* insertion sort: a few hundred at most */
+    for (uint32_t a = 1; a < n; a++)
+        for (uint32_t b = a; b > 0 && p[b - 1] > p[b]; b--) {
+            cycles_t x = p[b - 1];
+            p[b - 1] = p[b];
+            p[b] = x;
+        }
+    return n;
+}
+
+struct serve_result {
+    cycles_t bound, w, own, theta, x;
+    struct an_win win;
+    bool ahead;
+};
+
+/* The busy window's bound, max over x of w(x) - x; AN_INF if the busy
+ * period has no end or too many offsets. */
+static void busy(const struct an_win *win, bool throttles, struct serve_result *r)
+{
+    cycles_t p[SERVE_MAX_POINTS + 1];
+    struct an_win w = *win;
+    cycles_t own, theta, l, start = 0;
+    uint32_t n;
+    r->bound = AN_INF;
+    l = window(&w, AN_INF, throttles, 0, &own, &theta);
+    if (l == AN_INF)
+        return;
+    n = points(w.c, w.i, l, p);
+    if (n > SERVE_MAX_POINTS)
+        return;
+    for (uint32_t k = 0; k < n; k++) {
+        cycles_t wx;
+        if (k > 0 && p[k] == p[k - 1])
+            continue;
+        w = *win;
+        wx = window(&w, p[k], throttles, start, &own, &theta);
+        if (wx == AN_INF) {
+            r->bound = AN_INF;
+            return;
+        }
+        start = wx; /* w(x) grows with x */
+        if (k == 0 || wx - (p[k] < wx ? p[k] : wx) > r->bound || r->bound == AN_INF) {
+            r->bound = wx - (p[k] < wx ? p[k] : wx);
+            r->w = wx;
+            r->x = wx - r->bound;
+            r->own = own;
+            r->theta = theta;
+            r->win = w;
+            r->ahead = false;
+        }
+    }
+}
+
+void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
+{
+    struct an_thread *t = &c->t[i];
+    struct an_win w = {c, i, t->prio, false, false, 0, 0, 0, 0};
+    struct serve_result r, b;
+    bool throttles = c->mcs && t->has_sc && !t->rr;
+    cycles_t own, theta;
+    t->work = 0;
+    for (uint32_t m = 0; m < t->n_streams; m++)
+        if (stream(c, i, m)->work > t->work)
+            t->work = stream(c, i, m)->work;
+    out->work = t->work;
+    t->safe = !throttles;
+    if (t->n_streams == 0) {
+        t->bound = AN_INF;
+        out->verdict = ANALYSIS_NO_JOBS;
+        snprintf(out->reason, sizeof out->reason, "%s",
+                 "nothing releases its jobs: no device of its notification, no signal to it");
+        return;
+    }
+    w.idle = throttles;
+    w.anchors = throttles && !t->sporadic ? 1 : 0;
+    memset(&r, 0, sizeof r);
+    r.win = w;
+    r.bound = ahead(&w, throttles, &own, &theta);
+    r.w = r.bound;
+    r.own = own;
+    r.theta = theta;
+    r.ahead = true;
+    r.win.crit = false;
+    r.win.turn_need = own;
+    r.win.turn_jobs = an_mul(t->extra + 1, t->n_streams);
+    w.crit = an_critical_instant(c, i, t->prio);
+    busy(&w, throttles, &b);
+    if (b.bound < r.bound)
+        r = b;
+    t->bound = r.bound;
+    out->bound = r.bound;
+    out->may_throttle = throttles;
+    out->may_lose_irq = true; /* a signal may merge, an nbsend be dropped */
+    if (r.bound == AN_INF) {
+        snprintf(out->reason, sizeof out->reason, "%s",
+                 "overload: the busy window has no end below the horizon");
+        if (throttles && ahead(&w, false, &own, &theta) != AN_INF)
+            snprintf(out->reason, sizeof out->reason, "%s",
+                     "its own throttling has no bound: each episode (2 periods - budget) per "
+                     "budget's worth of work and charged kernel entries outgrows the window");
+        return;
+    }
+    t->serve_own = r.own;
+    an_keep_terms(&r.win, 0, SCN_NONE, 1, r.w, r.theta, r.ahead, out);
+    out->worst_job = 1;
+    out->later_release = r.x;
+}

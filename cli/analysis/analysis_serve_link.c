@@ -1,0 +1,453 @@
+/*
+ * Threads with several job streams (docs/analysis.md, "Several senders
+ * and serve loops"), the model: which threads are SHAPE_SERVE, their
+ * streams (one per notified handler's badge bit, or one for a wait/recv
+ * loop), each stream's sources (devices of the notification, send steps
+ * of modelled jobs and handlers) and, per pass, each stream's flattened
+ * arrivals (a device's arrivals delayed by at most a shift).
+ */
+#include "analysis/analysis_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct scn_step *step(const struct scenario *s, uint32_t k)
+{
+    return &s->steps[k];
+}
+
+static struct an_stream *streams(const struct an_ctx *c, const struct an_thread *t)
+{
+    return &c->streams[t->stream_first];
+}
+
+/* A handler's or a wait/recv loop's job body: compute, signal, nbsend,
+ * and irq_ack of `acks` devices only (no call: requests from here are not
+ * modelled). */
+static bool body_ok(const struct scenario *s, uint32_t first, uint32_t count, bool acks)
+{
+    for (uint32_t k = 0; k < count; k++) {
+        enum scn_step_kind kind = step(s, first + k)->kind;
+        if (kind != STEP_COMPUTE && kind != STEP_SIGNAL && kind != STEP_NBSEND &&
+            !(acks && kind == STEP_IRQ_ACK))
+            return false;
+    }
+    return true;
+}
+
+void an_serve_candidate(const struct scenario *s, uint32_t th, struct an_thread *t)
+{
+    const struct scn_thread *x = &s->threads[th];
+    const struct scn_step *sv = step(s, x->prog_first);
+    if (t->msg_object != SCN_NONE) {
+        t->serve_candidate = true; /* a wait/recv loop (analysis_model.c checked its job) */
+        return;
+    }
+    if (x->prog_count != 1 || x->passive || x->start != 0 || sv->kind != STEP_SERVE ||
+        sv->object != SCN_NONE || sv->ntfn == SCN_NONE || sv->body_count == 0)
+        return;
+    for (uint32_t k = 0; k < sv->body_count; k++) {
+        const struct scn_step *h = step(s, sv->body_first + k);
+        if (h->kind != STEP_ON_NOTIFIED || h->count > SCN_MAX_BADGE_BIT ||
+            !body_ok(s, h->body_first, h->body_count, true))
+            return;
+    }
+    t->serve_candidate = true;
+    t->wait_ntfn = sv->ntfn;
+}
+
+static uint64_t dev_badge(const struct scenario *s, uint32_t d)
+{
+    return s->devices[d].badge ? s->devices[d].badge : (uint64_t)d + 1;
+}
+
+/* How many steps of `kind` use `object` (serve steps: their notification). */
+static uint32_t uses(const struct scenario *s, enum scn_step_kind kind, uint32_t object)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < s->n_steps; k++)
+        n += step(s, k)->kind == kind &&
+             (kind == STEP_SERVE ? step(s, k)->ntfn : step(s, k)->object) == object;
+    return n;
+}
+
+/* Is the candidate's object its own: a notification without a context,
+ * with no other waiter, poller or serve loop; an endpoint nothing but
+ * nbsend reaches (no call, send, other receive, timeout fault)? */
+static bool object_own(const struct an_ctx *c, uint32_t i)
+{
+    const struct scenario *s = c->s;
+    const struct an_thread *t = &c->t[i];
+    uint32_t o = t->msg_object != SCN_NONE ? t->msg_object : t->wait_ntfn;
+    bool serve = t->msg_object == SCN_NONE;
+    if (t->msg_object != SCN_NONE && t->by_endpoint) {
+        for (uint32_t k = 0; k < s->n_threads; k++)
+            if (s->threads[k].timeout_endpoint == o)
+                return false;
+        for (uint32_t k = 0; k < s->n_steps; k++)
+            if (step(s, k)->kind == STEP_HANDLE_TIMEOUTS && step(s, k)->timeouts.endpoint == o)
+                return false;
+        return uses(s, STEP_RECV, o) == 1 && uses(s, STEP_REPLY_RECV, o) == 0 &&
+               uses(s, STEP_CALL, o) == 0 && uses(s, STEP_SEND, o) == 0 &&
+               uses(s, STEP_SERVE, o) == 0 && uses(s, STEP_NBSEND, o) > 0;
+    }
+    return !s->notifications[o].sc.present && uses(s, STEP_POLL, o) == 0 &&
+           uses(s, STEP_WAIT, o) == (serve ? 0u : 1u) &&
+           uses(s, STEP_SERVE, o) == (serve ? 1u : 0u);
+}
+
+/* The thread (and its stream, SCN_NONE for a SHAPE_DEVICE job) whose job or
+ * handler holds step k; false if none that is modelled or a candidate. */
+static bool holder(const struct an_ctx *c, uint32_t k, uint32_t *th, uint32_t *sm)
+{
+    for (uint32_t i = 0; i < c->n; i++) {
+        const struct an_thread *t = &c->t[i];
+        if (t->shape == SHAPE_DEVICE && k >= t->job_first && k < t->job_first + t->job_count) {
+            *th = i;
+            *sm = SCN_NONE;
+            return true;
+        }
+        if (t->shape != SHAPE_SERVE)
+            continue;
+        for (uint32_t m = 0; m < t->n_streams; m++) {
+            const struct an_stream *st = &streams(c, t)[m];
+            if (st->body_count > 0 && k >= st->body_first && k < st->body_first + st->body_count) {
+                *th = i;
+                *sm = m;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* The least compute before step k in the body that starts at `first`. */
+static cycles_t before(const struct scenario *s, uint32_t first, uint32_t k)
+{
+    cycles_t m = 0;
+    for (uint32_t x = first; x < k; x++)
+        if (step(s, x)->kind == STEP_COMPUTE)
+            m = an_add(m, step(s, x)->min);
+    return m;
+}
+
+/* One run's work: the body's compute, its kernel entries and the receive. */
+static cycles_t body_work(const struct an_ctx *c, uint32_t first, uint32_t count, uint32_t extra)
+{
+    cycles_t w = an_mul(1 + extra, c->e_max);
+    for (uint32_t k = 0; k < count; k++) {
+        const struct scn_step *b = step(c->s, first + k);
+        w = an_add(w, b->kind == STEP_COMPUTE ? b->max : c->e_max);
+    }
+    return w;
+}
+
+static int grow(struct an_ctx *c, uint32_t ns, uint32_t nsrc)
+{
+    struct an_stream *st = realloc(c->streams, (size_t)(c->n_streams_all + ns + 1) * sizeof *st);
+    if (!st)
+        return -1;
+    c->streams = st;
+    struct an_source *sr = realloc(c->srcs, (size_t)(c->n_srcs + nsrc + 1) * sizeof *sr);
+    if (!sr)
+        return -1;
+    c->srcs = sr;
+    return 0;
+}
+
+/* Does source step or device x (bits `badge`) feed stream `bit`? */
+static bool feeds(uint64_t badge, uint32_t bit)
+{
+    if (bit == SCN_NONE)
+        return true;
+    if (bit == SCN_MAX_BADGE_BIT + 1)
+        return badge == 0; /* a signal without a badge: a receive, no handler */
+    return (badge >> bit) & 1u;
+}
+
+/* Device d signals notification o and has arrivals (an empty `at` list
+ * never fires). */
+static bool fires(const struct scenario *s, uint32_t d, uint32_t o)
+{
+    return s->devices[d].notification == o &&
+           !(s->devices[d].kind == ARRIVAL_AT && s->devices[d].at_count == 0);
+}
+
+static int add_stream(struct an_ctx *c, uint32_t i, uint32_t bit, uint32_t first, uint32_t count,
+                      uint32_t extra_entries)
+{
+    const struct scenario *s = c->s;
+    struct an_thread *t = &c->t[i];
+    uint32_t o = t->msg_object != SCN_NONE ? t->msg_object : t->wait_ntfn, n = 0;
+    enum scn_step_kind kind = t->msg_object != SCN_NONE && t->by_endpoint ? STEP_NBSEND
+                                                                           : STEP_SIGNAL;
+    bool endpoint = kind == STEP_NBSEND;
+    struct an_stream *st;
+    for (uint32_t d = 0; d < s->n_devices && !endpoint; d++)
+        n += fires(s, d, o) && feeds(dev_badge(s, d), bit);
+    for (uint32_t k = 0; k < s->n_steps; k++)
+        n += step(s, k)->kind == kind && step(s, k)->object == o &&
+             (endpoint || feeds(step(s, k)->badge, bit));
+    if (n == 0)
+        return 0; /* nothing releases it: it never runs */
+    if (grow(c, 1, n) != 0)
+        return -1;
+    st = &c->streams[c->n_streams_all++];
+    memset(st, 0, sizeof *st);
+    st->bit = bit;
+    st->body_first = first;
+    st->body_count = count;
+    st->work = body_work(c, first, count, extra_entries);
+    st->src_first = c->n_srcs;
+    st->inf = true;
+    for (uint32_t d = 0; d < s->n_devices && !endpoint; d++)
+        if (fires(s, d, o) && feeds(dev_badge(s, d), bit)) {
+            struct an_source *x = &c->srcs[c->n_srcs++];
+            x->dev = d;
+            x->sender = x->stream = SCN_NONE;
+            x->step = SCN_NONE;
+            x->cmin = 0;
+            t->extra = t->msg_object == SCN_NONE ? 2 : 1; /* a serve loop's device bit */
+        }
+    for (uint32_t k = 0; k < s->n_steps; k++)
+        if (step(s, k)->kind == kind && step(s, k)->object == o &&
+            (endpoint || feeds(step(s, k)->badge, bit))) {
+            struct an_source *x = &c->srcs[c->n_srcs++];
+            x->dev = SCN_NONE;
+            x->sender = x->stream = SCN_NONE;
+            x->step = k;
+            x->cmin = 0;
+        }
+    st->n_src = c->n_srcs - st->src_first;
+    t->n_streams++;
+    return 0;
+}
+
+/* The streams of candidate i: one per badge bit with a handler or a
+ * source (a bit nobody sets never runs), or the loop's one. */
+static int make_streams(struct an_ctx *c, uint32_t i)
+{
+    const struct scenario *s = c->s;
+    struct an_thread *t = &c->t[i];
+    const struct scn_thread *th = &s->threads[i];
+    t->stream_first = c->n_streams_all;
+    t->n_streams = 0;
+    t->extra = 1;
+    if (t->msg_object != SCN_NONE) {
+        const struct scn_step *loop = step(s, th->prog_first);
+        const struct scn_step *job = step(s, loop->body_first + 1);
+        /* the wait (recv), and an irq_ack after the job */
+        return add_stream(c, i, SCN_NONE, job->body_first, job->body_count,
+                          loop->body_count == 3 ? 1 : 0);
+    }
+    const struct scn_step *sv = step(s, th->prog_first);
+    for (uint32_t bit = 0; bit <= SCN_MAX_BADGE_BIT + 1; bit++) {
+        uint32_t first = 0, count = 0;
+        for (uint32_t k = 0; k < sv->body_count; k++) {
+            const struct scn_step *h = step(s, sv->body_first + k);
+            if (h->count == bit) {
+                first = h->body_first;
+                count = h->body_count;
+            }
+        }
+        if (add_stream(c, i, bit, first, count, 0) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Every irq_ack of a candidate's bodies acknowledges a device of its
+ * notification (a wait loop's: the device it is woken by). */
+static bool acks_ok(const struct an_ctx *c, uint32_t i)
+{
+    const struct scenario *s = c->s;
+    const struct an_thread *t = &c->t[i];
+    uint32_t o = t->msg_object != SCN_NONE ? t->msg_object : t->wait_ntfn;
+    const struct scn_step *p = step(s, s->threads[i].prog_first);
+    if (t->msg_object != SCN_NONE) {
+        if (p->body_count != 3)
+            return true;
+        const struct scn_step *ack = step(s, p->body_first + 2);
+        return ack->kind == STEP_IRQ_ACK && !t->by_endpoint &&
+               s->devices[ack->object].notification == o;
+    }
+    for (uint32_t k = 0; k < p->body_count; k++) {
+        const struct scn_step *h = step(s, p->body_first + k);
+        for (uint32_t x = 0; x < h->body_count; x++) {
+            const struct scn_step *b = step(s, h->body_first + x);
+            if (b->kind == STEP_IRQ_ACK && s->devices[b->object].notification != o)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Resolve each send source to the thread and stream holding it: false if
+ * one is not modelled. */
+static bool resolve(struct an_ctx *c, uint32_t i)
+{
+    const struct an_thread *t = &c->t[i];
+    for (uint32_t m = 0; m < t->n_streams; m++) {
+        const struct an_stream *st = &streams(c, t)[m];
+        for (uint32_t x = st->src_first; x < st->src_first + st->n_src; x++) {
+            struct an_source *sr = &c->srcs[x];
+            uint32_t th, sm, first;
+            if (sr->dev != SCN_NONE)
+                continue;
+            if (!holder(c, sr->step, &th, &sm) || th == i)
+                return false;
+            sr->sender = th;
+            sr->stream = sm;
+            first = sm == SCN_NONE ? c->t[th].job_first : streams(c, &c->t[th])[sm].body_first;
+            sr->cmin = before(c->s, first, sr->step);
+        }
+    }
+    return true;
+}
+
+static void demote(struct an_thread *t, const char *why)
+{
+    t->shape = SHAPE_OTHER;
+    snprintf(t->why_other, sizeof t->why_other, "%s", why);
+}
+
+int an_serve_link(struct an_ctx *c)
+{
+    /* every candidate still unmodelled gets its streams and becomes SERVE */
+    for (uint32_t i = 0; i < c->n; i++) {
+        struct an_thread *t = &c->t[i];
+        if (!t->serve_candidate || t->shape != SHAPE_OTHER || t->background)
+            continue;
+        if (!object_own(c, i)) {
+            demote(t, "its notification (endpoint) has a context, or another receiver");
+            continue;
+        }
+        if (!acks_ok(c, i)) {
+            demote(t, "it acknowledges a device of another notification");
+            continue;
+        }
+        if (make_streams(c, i) != 0)
+            return -1;
+        /* no stream: nothing releases a handler, it never runs (no jobs) */
+        t->shape = SHAPE_SERVE;
+        t->device = SCN_NONE;
+        t->sender = SCN_NONE;
+    }
+    /* ... then loses it while a source is in no modelled job */
+    for (uint32_t round = 0; round <= c->n; round++) {
+        bool changed = false;
+        for (uint32_t i = 0; i < c->n; i++)
+            if (c->t[i].shape == SHAPE_SERVE && !resolve(c, i)) {
+                demote(&c->t[i], "woken by a message that no modelled thread's job sends");
+                changed = true;
+            }
+        if (!changed)
+            break;
+    }
+    return 0;
+}
+
+bool an_serve_receives(const struct an_ctx *c, const struct scn_step *b)
+{
+    for (uint32_t i = 0; i < c->n; i++) {
+        const struct an_thread *t = &c->t[i];
+        if (t->shape != SHAPE_SERVE)
+            continue;
+        if (b->kind == STEP_NBSEND && t->msg_object == b->object && t->by_endpoint)
+            return true;
+        if (b->kind == STEP_SIGNAL && !t->by_endpoint &&
+            (t->msg_object != SCN_NONE ? t->msg_object : t->wait_ntfn) == b->object)
+            return true;
+    }
+    return false;
+}
+
+/* Why SERVE thread i cannot stay modelled (a source's holder was
+ * demoted), NULL if it can. */
+const char *an_serve_unlinked(const struct an_ctx *c, uint32_t i)
+{
+    const struct an_thread *t = &c->t[i];
+    for (uint32_t m = 0; m < t->n_streams; m++) {
+        const struct an_stream *st = &streams(c, t)[m];
+        for (uint32_t x = st->src_first; x < st->src_first + st->n_src; x++) {
+            const struct an_source *sr = &c->srcs[x];
+            if (sr->dev == SCN_NONE &&
+                c->t[sr->sender].shape != (sr->stream == SCN_NONE ? SHAPE_DEVICE : SHAPE_SERVE))
+                return "woken by a message of a thread that is not modelled";
+        }
+    }
+    return NULL;
+}
+
+/* The components of source x: a device's own arrivals; a sender's
+ * releases (its own components) delayed by its bound less the compute
+ * before the step. */
+static void source_comps(const struct an_ctx *c, const struct an_source *x, struct an_stream *out)
+{
+    const struct an_thread *s;
+    cycles_t add;
+    if (x->dev != SCN_NONE) {
+        if (out->n_comp == AN_MAX_COMPS) {
+            out->inf = true;
+            return;
+        }
+        out->comps[out->n_comp].dev = x->dev;
+        out->comps[out->n_comp++].shift = 0;
+        return;
+    }
+    s = &c->t[x->sender];
+    add = s->bound == AN_INF ? AN_INF : (s->bound > x->cmin ? s->bound - x->cmin : 0);
+    if (x->stream == SCN_NONE) {
+        uint32_t j = x->sender, root;
+        for (uint32_t d = 0; c->t[j].sender != SCN_NONE && d <= c->n; d++)
+            j = c->t[j].sender;
+        root = c->t[j].device;
+        if (root == SCN_NONE || out->n_comp == AN_MAX_COMPS) {
+            out->inf = true;
+            return;
+        }
+        out->comps[out->n_comp].dev = root;
+        out->comps[out->n_comp++].shift = an_add(s->arr.shift, add);
+        return;
+    }
+    const struct an_stream *in = &streams(c, s)[x->stream];
+    if (in->inf || in->n_comp + out->n_comp > AN_MAX_COMPS) {
+        out->inf = true;
+        return;
+    }
+    for (uint32_t k = 0; k < in->n_comp; k++) {
+        out->comps[out->n_comp].dev = in->comps[k].dev;
+        out->comps[out->n_comp++].shift = an_add(in->comps[k].shift, add);
+    }
+}
+
+bool an_serve_arrivals(struct an_ctx *c, uint32_t i)
+{
+    struct an_thread *t = &c->t[i];
+    bool changed = false;
+    for (uint32_t m = 0; m < t->n_streams; m++) {
+        struct an_stream *st = &c->streams[t->stream_first + m], now = *st;
+        now.n_comp = 0;
+        now.inf = false;
+        for (uint32_t x = st->src_first; x < st->src_first + st->n_src; x++)
+            source_comps(c, &c->srcs[x], &now);
+        for (uint32_t k = 0; k < now.n_comp && !now.inf; k++)
+            now.inf = now.comps[k].shift == AN_INF;
+        if (now.inf)
+            now.n_comp = 0;
+        bool same = now.inf == st->inf && now.n_comp == st->n_comp;
+        for (uint32_t k = 0; k < now.n_comp && same; k++)
+            same = now.comps[k].dev == st->comps[k].dev && now.comps[k].shift == st->comps[k].shift;
+        if (!same) {
+            st->inf = now.inf;
+            st->n_comp = now.n_comp;
+            for (uint32_t k = 0; k < now.n_comp; k++)
+                st->comps[k] = now.comps[k];
+            changed = true;
+        }
+    }
+    if (changed)
+        t->arr.shift++; /* a change of its arrivals, for analysis.c */
+    return changed;
+}
