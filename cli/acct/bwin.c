@@ -214,8 +214,10 @@ static void sporadic_due(struct bwin_ctx *c, const struct bwin_clock *clk, int64
     struct series *s = &c->slices, *g = &c->grants;
     int64_t p = c->d.period, h = lim;
 
-    if (!c->ran) /* no window until it runs (and none if it never does) */
+    if (!c->ran) { /* no window until it runs (and none if it never does) */
+        c->due = INT64_MAX; /* its first slice lowers it */
         return;
+    }
     while (c->ahead < c->n_anchors) {
         int64_t a = c->anchors[c->ahead];
         int64_t stop = c->ahead + 1 < c->n_anchors ? c->anchors[c->ahead + 1]
@@ -252,6 +254,15 @@ static void sporadic_due(struct bwin_ctx *c, const struct bwin_clock *clk, int64
     series_drop(g, g->n, h - 1);
 }
 
+/* c may have a window ending at t: look at it when lim reaches t. */
+static void ctx_lower(struct bwin *b, struct bwin_ctx *c, int64_t t)
+{
+    if (t < c->due)
+        c->due = t;
+    if (t < b->due)
+        b->due = t;
+}
+
 static void ctx_due(struct bwin *b, struct bwin_ctx *c)
 {
     if (c->d.sporadic)
@@ -279,6 +290,7 @@ int bwin_init(struct bwin *b, const struct bwin_clock *c, uint32_t n_threads, ui
     for (uint32_t i = 0; i < n_ntfns; i++)
         b->by_ntfn[i] = -1;
     b->lim = INT64_MIN / 4;
+    b->due = INT64_MAX;
     return 0;
 }
 
@@ -299,7 +311,9 @@ int bwin_add(struct bwin *b, const struct bwin_def *d)
     c->d.budget = bwin_clock(&b->clock, d->budget);
     c->d.period = bwin_clock(&b->clock, d->period);
     c->base = c->d.budget + bwin_entry_ticks(&b->clock, b->clock.allowance);
-    c->due = c->d.sporadic ? 0 : INT64_MAX;
+    c->due = INT64_MAX;
+    if (c->d.sporadic)
+        ctx_lower(b, c, 0);
     if (c->d.sporadic) { /* configured after boot: every refill is dated later */
         c->anchors = malloc(16 * sizeof *c->anchors);
         if (!c->anchors) {
@@ -356,8 +370,10 @@ void bwin_slice(struct bwin *b, const struct sink_slice *r)
         b->failed = true;
     if (c->slices.n - c->slices.head + c->grants.n - c->grants.head > b->held_max)
         b->held_max = c->slices.n - c->slices.head + c->grants.n - c->grants.head;
-    if (c->d.sporadic ? !c->ran : a + c->d.period < c->due)
-        c->due = c->d.sporadic ? INT64_MIN : a + c->d.period;
+    if (!c->d.sporadic)
+        ctx_lower(b, c, a + c->d.period);
+    else if (!c->ran)
+        ctx_lower(b, c, INT64_MIN);
     c->ran = true;
 }
 
@@ -372,8 +388,8 @@ void bwin_grant(struct bwin *b, uint32_t sc_thread, cycles_t time, uint64_t amou
     t = bwin_clock(&b->clock, (int64_t)time);
     if (!series_push(&c->grants, t, t, bwin_clock(&b->clock, (int64_t)amount)))
         b->failed = true;
-    if (!c->d.sporadic && t < c->due)
-        c->due = t; /* the end of its first window */
+    if (!c->d.sporadic)
+        ctx_lower(b, c, t); /* the end of its first window */
 }
 
 void bwin_unblock(struct bwin *b, uint64_t badge, cycles_t time)
@@ -393,8 +409,7 @@ void bwin_unblock(struct bwin *b, uint64_t badge, cycles_t time)
         return;
     }
     c->anchors[c->n_anchors++] = bwin_clock(&b->clock, (int64_t)time);
-    if (c->anchors[c->n_anchors - 1] < c->due) /* it may end the first one's windows */
-        c->due = c->anchors[c->n_anchors - 1];
+    ctx_lower(b, c, c->anchors[c->n_anchors - 1]); /* it may end the first one's windows */
     if (c->ahead > 64 && c->ahead >= c->n_anchors / 2) {
         memmove(c->anchors, c->anchors + c->ahead, (c->n_anchors - c->ahead) * sizeof *c->anchors);
         c->n_anchors -= c->ahead;
@@ -409,9 +424,15 @@ void bwin_advance(struct bwin *b, cycles_t time)
     if (lim <= b->lim)
         return;
     b->lim = lim;
-    for (size_t i = 0; i < b->n; i++)
+    if (lim < b->due)
+        return;
+    b->due = INT64_MAX;
+    for (size_t i = 0; i < b->n; i++) {
         if (b->ctx[i].due <= lim)
             ctx_due(b, &b->ctx[i]);
+        if (b->ctx[i].due < b->due)
+            b->due = b->ctx[i].due;
+    }
 }
 
 void bwin_end(struct bwin *b)

@@ -41,6 +41,7 @@ int tfrag_init(struct tfrag *f, uint32_t n_threads, uint64_t min_budget)
     memset(f, 0, sizeof *f);
     f->n_threads = n_threads;
     f->min_budget = min_budget;
+    f->due = INT64_MAX;
     f->by_thread = malloc((n_threads ? n_threads : 1) * sizeof *f->by_thread);
     if (!f->by_thread)
         return -1;
@@ -150,6 +151,8 @@ void tfrag_throttle(struct tfrag *f, uint32_t sc_thread, cycles_t time)
         return;
     }
     c->open[c->n_open++] = (struct tfrag_open){t, capacity, paid};
+    if (t < f->due)
+        f->due = t;
 }
 
 void tfrag_refill(struct tfrag *f, uint32_t sc_thread, cycles_t time, uint32_t count,
@@ -192,9 +195,16 @@ void tfrag_advance(struct tfrag *f, cycles_t time)
     if (time <= f->now)
         return;
     f->now = time;
-    for (size_t i = 0; i < f->n; i++)
-        if (f->ctx[i].ohead < f->ctx[i].n_open)
-            close_due(f, &f->ctx[i], (int64_t)time);
+    if ((int64_t)time < f->due)
+        return;
+    f->due = INT64_MAX;
+    for (size_t i = 0; i < f->n; i++) {
+        struct tfrag_ctx *c = &f->ctx[i];
+
+        close_due(f, c, (int64_t)time);
+        if (c->ohead < c->n_open && c->open[c->ohead].time < f->due)
+            f->due = c->open[c->ohead].time;
+    }
 }
 
 void tfrag_end(struct tfrag *f)

@@ -52,6 +52,7 @@ struct tfrag {
     uint32_t n_threads;
     uint64_t min_budget;
     cycles_t now;       /* every row fed from now on lies at or after it */
+    int64_t due;        /* no open throttle lies before it */
     size_t held_max;    /* the most slices and open throttles one context held */
     bool failed;        /* out of memory */
 };
