@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <mcsim/bootinfo.h>
 
 #include "load/load.h"
 #include "scnload.h"
@@ -59,4 +60,28 @@ void scnload_each(const char *dir, void (*fn)(const char *path, void *ctx), void
         fn(path, ctx);
         free(names[i]);
     }
+}
+
+/* What scnload_each_run passes each file. */
+struct each_run {
+    bool full;
+    void (*fn)(const char *path, uint8_t scheduler, bool full, void *ctx);
+    void *ctx;
+};
+
+static void both_schedulers(const char *path, void *ctx)
+{
+    const struct each_run *w = ctx;
+
+    w->fn(path, SCHED_MCS, w->full, w->ctx);
+    w->fn(path, SCHED_CLASSIC, w->full, w->ctx);
+}
+
+void scnload_each_run(const char *dir, bool full,
+                      void (*fn)(const char *path, uint8_t scheduler, bool full, void *ctx),
+                      void *ctx)
+{
+    struct each_run w = {full, fn, ctx};
+
+    scnload_each(dir, both_schedulers, &w);
 }

@@ -14,4 +14,11 @@ void scnload_must(const char *path, struct scenario *s);
  * else the test fails; at most 256), in name order. */
 void scnload_each(const char *dir, void (*fn)(const char *path, void *ctx), void *ctx);
 
+/* Call fn(path, scheduler, full, ctx) for every .yaml file of folder `dir`
+ * (as scnload_each), under mcs and then classic; `full` is passed on (the
+ * tests that compare two records of a run use it for --trace full). */
+void scnload_each_run(const char *dir, bool full,
+                      void (*fn)(const char *path, uint8_t scheduler, bool full, void *ctx),
+                      void *ctx);
+
 #endif /* MCSIM_TESTS_SCNLOAD_H */

@@ -211,8 +211,9 @@ static void same_windows(const char *what, struct db *db, const struct scenario 
 /* Run `path` under `scheduler` through the accumulating sink into a
  * database in memory, scan the database, compare; a file that cannot run
  * under that scheduler is skipped. */
-static void compare_one(const char *path, uint8_t scheduler, bool full, struct reach *r)
+static void compare_one(const char *path, uint8_t scheduler, bool full, void *ctx)
 {
+    struct reach *r = ctx;
     struct scenario s;
     struct diag d;
     struct db *db = NULL;
@@ -278,26 +279,10 @@ out:
     diag_release(&d);
 }
 
-/* What compare_dir passes each file. */
-struct walk {
-    bool full;
-    struct reach *r;
-};
-
-static void compare_both(const char *path, void *ctx)
-{
-    const struct walk *w = ctx;
-
-    compare_one(path, SCHED_MCS, w->full, w->r);
-    compare_one(path, SCHED_CLASSIC, w->full, w->r);
-}
-
 /* Every .yaml of `dir`, in name order, under both schedulers. */
 static void compare_dir(const char *dir, bool full, struct reach *r)
 {
-    struct walk w = {full, r};
-
-    scnload_each(dir, compare_both, &w);
+    scnload_each_run(dir, full, compare_one, r);
 }
 
 static void test_tacc_live_equals_scan(void **state)

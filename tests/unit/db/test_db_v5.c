@@ -227,8 +227,9 @@ static void same_rows(sqlite3 *sq, const char *what, const char *view, int t, co
     free(got);
 }
 
-static void compare_one(const char *path, uint8_t scheduler, bool full, struct reach *r)
+static void compare_one(const char *path, uint8_t scheduler, bool full, void *ctx)
 {
+    struct reach *r = ctx;
     struct scenario s;
     struct diag d;
     struct db *db = NULL;
@@ -289,26 +290,10 @@ out:
     diag_release(&d);
 }
 
-/* What compare_dir passes each file. */
-struct walk {
-    bool full;
-    struct reach *r;
-};
-
-static void compare_both(const char *path, void *ctx)
-{
-    const struct walk *w = ctx;
-
-    compare_one(path, SCHED_MCS, w->full, w->r);
-    compare_one(path, SCHED_CLASSIC, w->full, w->r);
-}
-
 /* Every .yaml of `dir`, in name order, under both schedulers. */
 static void compare_dir(const char *dir, bool full, struct reach *r)
 {
-    struct walk w = {full, r};
-
-    scnload_each(dir, compare_both, &w);
+    scnload_each_run(dir, full, compare_one, r);
 }
 
 static void test_v5_views_are_the_rows_recorded(void **state)
