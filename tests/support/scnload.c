@@ -85,3 +85,12 @@ void scnload_each_run(const char *dir, bool full,
 
     scnload_each(dir, both_schedulers, &w);
 }
+
+void scnload_corpus_run(void (*fn)(const char *path, uint8_t scheduler, bool full, void *ctx),
+                        void *ctx)
+{
+    scnload_each_run(MCSIM_SOURCE_DIR "/scenarios", false, fn, ctx);
+    scnload_each_run(MCSIM_SOURCE_DIR "/scenarios", true, fn, ctx);
+    scnload_each_run(MCSIM_SOURCE_DIR "/tests/scenarios/kernel", false, fn, ctx);
+    scnload_each_run(MCSIM_SOURCE_DIR "/tests/data/refills", false, fn, ctx);
+}

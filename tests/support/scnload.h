@@ -21,4 +21,10 @@ void scnload_each_run(const char *dir, bool full,
                       void (*fn)(const char *path, uint8_t scheduler, bool full, void *ctx),
                       void *ctx);
 
+/* scnload_each_run over the corpus the tests that compare two records of
+ * a run share: scenarios/ (without and with --trace full), the kernel
+ * reference cases (tests/scenarios/kernel) and tests/data/refills. */
+void scnload_corpus_run(void (*fn)(const char *path, uint8_t scheduler, bool full, void *ctx),
+                        void *ctx);
+
 #endif /* MCSIM_TESTS_SCNLOAD_H */

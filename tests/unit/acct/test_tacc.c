@@ -279,21 +279,12 @@ out:
     diag_release(&d);
 }
 
-/* Every .yaml of `dir`, in name order, under both schedulers. */
-static void compare_dir(const char *dir, bool full, struct reach *r)
-{
-    scnload_each_run(dir, full, compare_one, r);
-}
-
 static void test_tacc_live_equals_scan(void **state)
 {
     struct reach r = {0};
 
     (void)state;
-    compare_dir(MCSIM_SOURCE_DIR "/scenarios", false, &r);
-    compare_dir(MCSIM_SOURCE_DIR "/scenarios", true, &r);
-    compare_dir(MCSIM_SOURCE_DIR "/tests/scenarios/kernel", false, &r);
-    compare_dir(MCSIM_SOURCE_DIR "/tests/data/refills", false, &r);
+    scnload_corpus_run(compare_one, &r);
     compare_one(MCSIM_SOURCE_DIR "/tests/data/run/coarse_timer.yaml", SCHED_MCS, false, &r);
     compare_one(MCSIM_SOURCE_DIR "/tests/data/run/coarse_timer.yaml", SCHED_MCS, true, &r);
     print_message("%d runs: %lld jobs, %lld aborted, %lld releases lost, %lld throttles"

@@ -290,21 +290,12 @@ out:
     diag_release(&d);
 }
 
-/* Every .yaml of `dir`, in name order, under both schedulers. */
-static void compare_dir(const char *dir, bool full, struct reach *r)
-{
-    scnload_each_run(dir, full, compare_one, r);
-}
-
 static void test_v5_views_are_the_rows_recorded(void **state)
 {
     struct reach r = {0};
 
     (void)state;
-    compare_dir(MCSIM_SOURCE_DIR "/scenarios", false, &r);
-    compare_dir(MCSIM_SOURCE_DIR "/scenarios", true, &r);
-    compare_dir(MCSIM_SOURCE_DIR "/tests/scenarios/kernel", false, &r);
-    compare_dir(MCSIM_SOURCE_DIR "/tests/data/refills", false, &r);
+    scnload_corpus_run(compare_one, &r);
     print_message("%d runs: interrupts %lld on jobs, %lld alone; refills %lld on slices,"
                   " %lld alone\n",
                   r.runs, (long long)r.carried[T_IRQS], (long long)r.alone[T_IRQS],
