@@ -143,11 +143,11 @@ _Noreturn void hal_arm_main(void)
     hal_arm_init(&hooks);
     hal_arm_puts("mcsim-qemu: kernel-core on hal-arm (QEMU virt, AArch64)\n");
     load_blob();
-    hal_arm_trace_kinds(tb_trace_kinds());
     tb_init();
     if (uworld_init(&image.w, &image.s, image.s.seed, image.s.scheduler == SCHED_MCS,
                     image.s.duration, HAL_ARM_START_IRQ) != 0)
         image_end(IMAGE_EXIT_FAILED, "out of memory for the world");
+    hal_arm_trace_kinds(tb_trace_kinds()); /* after uworld_init: its kinds depend on the programs */
     set_up_threads();
     dev_init();
     calibrate();

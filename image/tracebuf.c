@@ -40,8 +40,6 @@ static const uint32_t sched_kinds = 1u << TR_SWITCH | 1u << TR_EXHAUSTED | 1u <<
                                     1u << TR_EMERGENCY | 1u << TR_PREEMPT | 1u << TR_CALL_ABORTED |
                                     1u << TR_INVARIANT | 1u << TR_REFILLS;
 
-/* The kinds user code looks at (uworld_observe_trace). */
-static const uint32_t observed_kinds = 1u << TR_THROTTLE | 1u << TR_RESTART;
 
 static uint32_t recorded_kinds(void)
 {
@@ -50,7 +48,7 @@ static uint32_t recorded_kinds(void)
 
 uint32_t tb_trace_kinds(void)
 {
-    return recorded_kinds() | observed_kinds;
+    return recorded_kinds() | uworld_trace_kinds(&image.w);
 }
 
 /* In the kernel's path: kept short (a check and a copy). */
@@ -60,7 +58,8 @@ void tb_kernel_trace(const struct trace_record *rec)
 
     if (rec->kind >= 32)
         return;
-    if (observed_kinds >> rec->kind & 1u)
+    /* the kinds user code looks at */
+    if (uworld_trace_kinds(&image.w) >> rec->kind & 1u)
         uworld_observe_trace(&image.w, rec);
     if (!(recorded_kinds() >> rec->kind & 1u))
         return;

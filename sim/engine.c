@@ -452,6 +452,9 @@ static void run_loop(struct world *w)
 static void start_run(struct world *w)
 {
     const struct scenario *s = w->u.s;
+
+    world_sink_begin(w, "sim");
+    init_world(w); /* first: the records user code watches depend on the programs */
     struct hal_sim_config hc = {
         .cpu_hz = s->cpu_hz,
         .timer_hz = s->timer_hz,
@@ -460,16 +463,14 @@ static void start_run(struct world *w)
         .untyped_bits = untyped_bits(s),
         .root_cnode_bits = uworld_root_cnode_bits(s),
         .trace = on_trace,
-        .trace_skip = ~(UWORLD_TRACE_KINDS | (w->rows ? rec_trace_kinds(w) : 0)),
+        .trace_skip = ~(uworld_trace_kinds(&w->u) | (w->rows ? rec_trace_kinds(w) : 0)),
         .entry_done = w->rows ? rec_kernel_entry : NULL,
         .fatal = on_fatal,
         .ctx = w,
     };
 
-    world_sink_begin(w, "sim");
     if (hal_sim_init(&hc) != 0)
         world_fail(w, "out of memory for the platform");
-    init_world(w);
     boot(w);
     /* The root task's first call blocks it: the system is built. */
     {

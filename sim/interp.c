@@ -119,15 +119,12 @@ static void prepare_syscall(struct uworld *w, struct uthread *t, const struct op
 }
 
 /* A wait that returned consumed the notification's signal: the job it
- * starts is released when that signal was sent or its interrupt arrived. */
+ * starts is released when that signal was sent or its interrupt arrived
+ * (signals.c). */
 static void consume_signal(struct uworld *w, struct uthread *t, uint32_t ntfn)
 {
-    /* the root task's start notification is not a scenario notification */
-    if (ntfn >= w->s->n_notifications || !w->ntfn_pending[ntfn])
-        return;
-    t->hint = w->ntfn_release[ntfn];
-    t->has_hint = true;
-    w->ntfn_pending[ntfn] = false;
+    if (uworld_take_signal(w, t, ntfn))
+        t->has_hint = true;
 }
 
 /* A serve step's receive returned: the badge to dispatch and the release
@@ -436,10 +433,11 @@ static void before_trap(struct uworld *w, struct uthread *t)
         return;
     op = &t->prog.ops[t->post_op];
     t->signal_set = UINT32_MAX;
-    if (op->kind == OP_SIGNAL && !w->ntfn_pending[op->a]) {
-        w->ntfn_pending[op->a] = true;
-        w->ntfn_release[op->a] = uplat_now();
-        t->signal_set = op->a;
+    if (op->kind == OP_SIGNAL) {
+        uworld_signal_made(w, t, op->a);
+    } else if (op->kind == OP_WAIT || op->kind == OP_SERVE_RECV || op->kind == OP_INIT_WAIT ||
+               op->kind == OP_POLL) {
+        uworld_wait_made(t);
     } else if (op->kind == OP_CALL) {
         inherit_note_call(w, t, op);
     } else if (op->kind == OP_YIELD) {

@@ -138,6 +138,7 @@ int uworld_init(struct uworld *w, const struct scenario *s, uint64_t seed, bool 
     }
     if (alloc_tables(w) != 0)
         return -1;
+    w->watch_delivery = uworld_watch_delivery(w);
     return init_start_times(w);
 }
 
@@ -189,19 +190,6 @@ struct uthread *uworld_thread(struct uworld *w, uint32_t id)
     return id < w->n_threads ? &w->threads[id] : NULL;
 }
 
-void uworld_irq_delivered(struct uworld *w, uint32_t device, cycles_t arrival)
-{
-    uworld_ntfn_irq(w, w->s->devices[device].notification, arrival);
-}
-
-void uworld_ntfn_irq(struct uworld *w, uint32_t ntfn, cycles_t arrival)
-{
-    if (!w->ntfn_pending[ntfn]) {
-        w->ntfn_pending[ntfn] = true;
-        w->ntfn_release[ntfn] = arrival;
-    }
-}
-
 /* A throttle during a yield tells when the yielding thread's next refill
  * is due: the release of its next job. */
 static void note_yield_release(struct uworld *w, const struct trace_record *rec)
@@ -211,21 +199,17 @@ static void note_yield_release(struct uworld *w, const struct trace_record *rec)
         t->yield_release = uplat_cycles(rec->arg);
 }
 
-/* A signal the kernel deferred (MIN_BUDGET rule) has not happened: its
- * release time is that of the call that eventually performs it (B12). */
-static void undo_signal(struct uworld *w, const struct trace_record *rec)
-{
-    struct uthread *t = uworld_thread(w, rec->thread);
-    if (t && t->signal_set != UINT32_MAX) {
-        w->ntfn_pending[t->signal_set] = false;
-        t->signal_set = UINT32_MAX;
-    }
-}
-
 void uworld_observe_trace(struct uworld *w, const struct trace_record *rec)
 {
     if (rec->kind == TR_THROTTLE)
         note_yield_release(w, rec);
-    if (rec->kind == TR_RESTART)
-        undo_signal(w, rec);
+    if (rec->kind == TR_RESTART) {
+        /* a signal the kernel deferred (MIN_BUDGET rule) has not happened:
+         * its release is that of the call that eventually makes it (B12) */
+        struct uthread *t = uworld_thread(w, rec->thread);
+        if (t)
+            uworld_signal_deferred(w, t);
+    }
+    if (rec->kind == TR_SIGNAL || rec->kind == TR_IRQ)
+        uworld_delivery_seen(w, rec);
 }

@@ -73,11 +73,18 @@ struct uthread {
     bool yielding;
     bool names_caps;        /* interp_names_caps: set by a platform that asks */
     uint32_t signal_set;    /* the notification its last signal made pending,
-                               undone if the kernel defers the call */
+                               undone if the kernel defers the call; or, when
+                               deliveries are watched, the one it is signalling */
     struct program prog; /* its ops and their count: the first line's last 24 bytes */
     uint64_t *locals; /* repeat counters: the thread's memory */
     struct rng *rngs; /* one stream per random compute step */
     cycles_t start;
+    /* deliveries watched (uworld.watch_delivery): the time of the signal
+     * being made, and the release of the signal or interrupt the kernel
+     * gave this thread directly, blocked in its wait */
+    cycles_t signal_time;
+    cycles_t wake_release;
+    bool has_wake;
     cycles_t deadline;
     bool has_deadline;
     /* the open job */
@@ -126,6 +133,16 @@ struct uworld {
     /* per notification: the release time of its first unconsumed signal */
     cycles_t *ntfn_release;
     bool *ntfn_pending;
+    /* A second signal can reach a notification whose waiter was woken by
+     * the first and has not run: the kernel then holds it (the waiter's
+     * next wait returns at once), and its release must not be lost. When
+     * that can happen (uworld_watch_delivery), each signal and interrupt
+     * waits for the kernel's record (TR_SIGNAL, TR_IRQ) to say whether a
+     * thread took it; irq_* hold an interrupt's until then. */
+    bool watch_delivery;
+    bool irq_held;
+    uint32_t irq_ntfn;
+    cycles_t irq_arrival;
 
     /* per endpoint: Calls on it are recorded (program_endpoint_lendable) */
     bool *ep_lendable;
@@ -161,23 +178,51 @@ void uworld_release(struct uworld *w);
 /* The uthread of a thread id (NULL for the idle thread or an unknown id). */
 struct uthread *uworld_thread(struct uworld *w, uint32_t id);
 
-/* A device's interrupt was delivered: its notification now holds a signal
- * released at the arrival, unless one is already pending. */
+/* ---- signals and the releases they carry (signals.c) ---- */
+
+/* A device's interrupt is about to be taken by the kernel: the signal it
+ * makes is released at the arrival (held until the kernel's TR_IRQ says
+ * who took it, when deliveries are watched). */
 void uworld_irq_delivered(struct uworld *w, uint32_t device, cycles_t arrival);
 
 /* The same, for the device's notification `ntfn` (a platform that keeps
  * each device's notification at hand). */
 void uworld_ntfn_irq(struct uworld *w, uint32_t ntfn, cycles_t arrival);
 
+/* Whether a second signal can reach a notification before the waiter the
+ * first woke has run (a program signals, a notification has two devices,
+ * or an interrupt is acknowledged by a thread that does not wait for it):
+ * uworld_init sets w->watch_delivery from it. */
+bool uworld_watch_delivery(const struct uworld *w);
+
+/* Thread t is about to signal `ntfn` (at uplat_now()). */
+void uworld_signal_made(struct uworld *w, struct uthread *t, uint32_t ntfn);
+
+/* Thread t is about to wait: a wake left from before is not this wait's. */
+void uworld_wait_made(struct uthread *t);
+
+/* Thread t's wait on `ntfn` returned with a signal: t->hint becomes its
+ * release (the one t was handed, or the one the notification held). False
+ * when there is none to take (the start notification, a poll's nothing). */
+bool uworld_take_signal(struct uworld *w, struct uthread *t, uint32_t ntfn);
+
+/* The kernel's TR_SIGNAL or TR_IRQ record, deliveries watched. */
+void uworld_delivery_seen(struct uworld *w, const struct trace_record *rec);
+
+/* Thread t's signal was deferred by the kernel (TR_RESTART). */
+void uworld_signal_deferred(struct uworld *w, struct uthread *t);
+
 /* What a kernel trace record tells user-level code: a throttle during a
- * yield is the release of the yielding thread's next job, and a deferred
- * system call (TR_RESTART) has not signalled yet. The platform's trace
- * path calls it for every record, before recording it. */
+ * yield is the release of the yielding thread's next job, a deferred
+ * system call (TR_RESTART) has not signalled yet, and (deliveries watched)
+ * a signal or interrupt went to the thread it woke (TR_SIGNAL, TR_IRQ) or
+ * is held by its notification. The platform's trace path calls it for
+ * every record of uworld_trace_kinds, before recording it. */
 void uworld_observe_trace(struct uworld *w, const struct trace_record *rec);
 
-/* The kinds of record uworld_observe_trace acts on, one bit each: a
- * platform may skip the call for the others. */
-#define UWORLD_TRACE_KINDS ((1u << TR_THROTTLE) | (1u << TR_RESTART))
+/* The kinds of record uworld_observe_trace acts on in this world, one bit
+ * each: a platform may skip the call for the others. */
+uint32_t uworld_trace_kinds(const struct uworld *w);
 
 /* ---- root task (roottask.c) ---- */
 
