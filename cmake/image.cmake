@@ -20,7 +20,7 @@ target_link_libraries(mcsim_halarm PUBLIC mcsim_kernel)
 # uplat_sim.c are the host's.
 set(MCSIM_SIM_PORTABLE_SOURCES
     blob.c crc32.c devices.c inherit.c interp.c program.c rng.c roottask.c scenario.c slots.c
-    timeouts.c
+    signals.c timeouts.c
     uworld.c)
 list(TRANSFORM MCSIM_SIM_PORTABLE_SOURCES PREPEND ${PROJECT_SOURCE_DIR}/sim/)
 add_library(mcsim_sim_portable STATIC ${MCSIM_SIM_PORTABLE_SOURCES})
