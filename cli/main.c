@@ -95,6 +95,30 @@ static int wants_help(int argc, char **argv)
     return 0;
 }
 
+/* `mcsim run|analyze FILE.system ...` is `mcsim sdf run|analyze FILE.system
+ * ...`: a Microkit system description (named, as Microkit names it, with
+ * .system; not the value of -o) goes to the command that reads it. */
+static int names_system_file(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        size_t n = strlen(argv[i]);
+        if (strcmp(argv[i - 1], "-o") == 0 || strcmp(argv[i], "--") == 0)
+            continue;
+        if (n > 7 && strcmp(argv[i] + n - 7, ".system") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int via_sdf(int argc, char **argv)
+{
+    char *args[argc + 1];
+    args[0] = "sdf";
+    for (int i = 0; i < argc; i++)
+        args[i + 1] = argv[i];
+    return cmd_sdf(argc + 1, args);
+}
+
 int main(int argc, char **argv)
 {
     const struct command *c;
@@ -115,5 +139,7 @@ int main(int argc, char **argv)
         fputs(c->usage, stdout);
         return 0;
     }
+    if ((c->fn == cmd_run || c->fn == cmd_analyze) && names_system_file(argc - 1, argv + 1))
+        return via_sdf(argc - 1, argv + 1);
     return c->fn(argc - 1, argv + 1);
 }

@@ -376,6 +376,19 @@ static void load_document(yaml_parser_t *p, const char *path, const char *text, 
     yaml_document_delete(&doc);
 }
 
+/* An XML file (a Microkit .system file given where a scenario goes): its
+ * first character after white space and a byte-order mark is '<', which
+ * no scenario's is. */
+static bool looks_like_xml(const char *text, size_t len)
+{
+    size_t i = 0;
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+        i = 3;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+        i++;
+    return i < len && text[i] == '<';
+}
+
 int load_scenario_text(const char *path, const char *text, size_t len, struct scenario *out,
                        struct diag *d)
 {
@@ -390,7 +403,11 @@ int load_scenario_text(const char *path, const char *text, size_t len, struct sc
         return -1;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (ld_shape(path, text, len, d) == 0)
+    if (looks_like_xml(text, len))
+        diag_error(d, path, 1, 1,
+                   "the file is XML, not a scenario (a Microkit system description is read "
+                   "by 'mcsim sdf': lint, run, analyze or export it)");
+    else if (ld_shape(path, text, len, d) == 0)
         load_document(&parser, path, text, len, out, d);
     yaml_parser_delete(&parser);
     if (diag_errors(d) == errors)

@@ -20,6 +20,8 @@
 #include "workdir.h"
 
 #define DATA_DIR MCSIM_SOURCE_DIR "/tests/data/load/"
+#define SDF_TIMER MCSIM_SOURCE_DIR "/tests/data/sdf/examples/microkit-timer.system"
+#define SDF_TIMER_SIDECAR MCSIM_SOURCE_DIR "/tests/data/sdf/sidecars/timer.mcsim.yaml"
 
 static int setup(void **state)
 {
@@ -141,6 +143,37 @@ static void test_validate_command_table(void **state)
         snprintf(want, sizeof want, "mcsim %s\n", mcsim_build_version);
         assert_string_equal(spawn_out, want);
     }
+    assert_int_equal(workdir_count(), 0);
+}
+
+/* A Microkit .system file where a scenario goes: `mcsim analyze` and
+ * `mcsim run` take it as `mcsim sdf analyze` and `mcsim sdf run` do (the
+ * same output, byte for byte); `validate` refuses it at 1:1, saying what
+ * reads it, and writes nothing. */
+static void test_validate_system_file(void **state)
+{
+    static char via_sdf[SPAWN_OUT_MAX];
+    (void)state;
+    assert_int_equal(spawn_shell("sdf analyze " SDF_TIMER " --sidecar " SDF_TIMER_SIDECAR " --json"),
+                     0);
+    strcpy(via_sdf, spawn_out);
+    assert_non_null(strstr(via_sdf, "\"scenario\": \"microkit_timer\""));
+    assert_int_equal(spawn_shell("analyze " SDF_TIMER " --sidecar " SDF_TIMER_SIDECAR " --json"), 0);
+    assert_string_equal(spawn_out, via_sdf);
+    assert_string_equal(spawn_err, "");
+    assert_int_equal(spawn_shell("run " SDF_TIMER " --sidecar " SDF_TIMER_SIDECAR
+                                 " -o t.db --duration 10ms --quiet"),
+                     0);
+    assert_int_equal(workdir_count(), 1);
+    assert_int_equal(spawn_shell("runs t.db"), 0);
+    assert_non_null(strstr(spawn_out, "microkit_timer"));
+    remove(workdir_file("t.db"));
+    assert_int_equal(spawn_shell("validate " SDF_TIMER), 2);
+    assert_string_equal(spawn_out, "");
+    assert_string_equal(spawn_err, SDF_TIMER ":1:1: error: the file is XML, not a scenario (a "
+                                             "Microkit system description is read by 'mcsim "
+                                             "sdf': lint, run, analyze or export it)\n" SDF_TIMER
+                                             ": 1 error\n");
     assert_int_equal(workdir_count(), 0);
 }
 
@@ -279,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_validate_whole_ticks),
         cmocka_unit_test(test_validate_handler_below_server),
         cmocka_unit_test(test_validate_repeated),
+        cmocka_unit_test(test_validate_system_file),
     };
     return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }
