@@ -334,6 +334,30 @@ static void prefetch_calls(struct world *w, const struct uthread *t)
         __builtin_prefetch(h->slot[1]);
 }
 
+/* Many threads: the thread that runs when this one blocks (the kernel's
+ * next ready thread, as far as anything now says) has its TCB, context and
+ * user-level state start coming into the cache while this one runs its
+ * job, so that they are there when the kernel switches to it. */
+static void prefetch_next(struct world *w)
+{
+    uint32_t id = kernel_prefetch_next();
+
+    if (id < w->u.n_threads) {
+        __builtin_prefetch(&w->u.threads[id]);
+        __builtin_prefetch(&w->hints[id]);
+    }
+}
+
+/* Many threads: the kernel switched to t. Not inlined: the loop's turn,
+ * which most entries take alone, keeps its registers (and the compiler
+ * keeps this call, which writes the hints). */
+static __attribute__((noinline)) void prefetch_switch(struct world *w, const struct uthread *t)
+{
+    if (t->names_caps)
+        prefetch_calls(w, t);
+    prefetch_next(w);
+}
+
 /* The thread whose context the kernel runs. Its registers live in its
  * TCB, which stays the same object, with the same trace id, the whole run:
  * the thread that ran last turn in the same context is still the one, and
@@ -354,8 +378,8 @@ static struct uthread *running_thread(struct world *w)
                    kernel_current_trace_id());
     t->ctx = w->cur;
     w->last = t;
-    if (w->hints && t->names_caps)
-        prefetch_calls(w, t);
+    if (w->hints)
+        prefetch_switch(w, t);
     return t;
 }
 

@@ -52,6 +52,17 @@ const void *kernel_slot_address(const struct user_context *ctx, uint64_t cptr);
  * Reads nothing, changes nothing. */
 void kernel_prefetch_thread(const struct user_context *ctx);
 
+/* Cache hints too, for what the kernel's next decisions read of other
+ * threads: the thread likely to run next when the current one blocks (the
+ * head of the highest ready queue, or when none is ready the release
+ * queue's head) has its TCB's state and queue lines, its first registers
+ * and its context brought in, and so has the release queue's head (and
+ * the queue line of the one after it), which the next release reads.
+ * Returns that next thread's trace id (TRACE_IDLE if there is none), for
+ * the platform's own hints. A kernel operation neither reads it nor is
+ * changed by it. */
+uint32_t kernel_prefetch_next(void);
+
 /* Trace records the kernel made since boot, those the platform skips
  * (boot_config.trace_skip) included. */
 uint64_t kernel_trace_records(void);

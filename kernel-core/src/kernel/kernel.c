@@ -192,6 +192,49 @@ void kernel_prefetch_thread(const struct user_context *ctx)
     __builtin_prefetch(&t->slots[TCB_SLOT_TIMEOUT_EP]);
 }
 
+/* A context's header and its first refills (a context is at least
+ * 2^MCSIM_MIN_SC_BITS bytes). */
+static void prefetch_sc(const struct sched_context *sc)
+{
+    if (sc != NULL) {
+        __builtin_prefetch(sc);
+        __builtin_prefetch((const char *)sc + 64);
+    }
+}
+
+/* A TCB's lines a kernel entry reads beside its slots and registers: the
+ * line of its pc, state and context, and that of its queue links and
+ * release key (kernel/structures.h). */
+static void prefetch_tcb(const struct tcb *t)
+{
+    __builtin_prefetch(&t->state);
+    __builtin_prefetch(&t->q_next);
+}
+
+uint32_t kernel_prefetch_next(void)
+{
+    const struct tcb *r = ks.release_head;
+    const struct tcb *t = sched_highest_ready();
+
+    if (r != NULL) {
+        prefetch_tcb(r);
+        prefetch_sc(r->sc);
+        if (r->q_next != NULL)
+            __builtin_prefetch(&r->q_next->q_next);
+    }
+    if (t == NULL)
+        t = r; /* none ready: the next release is likely the next to run */
+    else {
+        prefetch_tcb(t);
+        prefetch_sc(t->sc);
+    }
+    if (t == NULL)
+        return TRACE_IDLE;
+    __builtin_prefetch(&t->ctx.x[0]);
+    __builtin_prefetch(&t->ctx.x[8]);
+    return t->trace_id;
+}
+
 uint32_t kernel_current_trace_id(void)
 {
     return ktrace_id(ks.cur_thread);

@@ -238,14 +238,22 @@ static void switch_to_thread(struct tcb *t)
     ks.cur_thread = t;
 }
 
+struct tcb *sched_highest_ready(void)
+{
+    return ks.bitmap_l1 == 0 ? NULL : ks.ready[bitmap_highest()].head;
+}
+
 static void choose_thread(void)
 {
+    struct tcb *t;
+
     hal_account(COST_SCHEDULE);
-    if (ks.bitmap_l1 == 0) {
+    t = sched_highest_ready();
+    if (t == NULL) {
         ks.cur_thread = &ks.idle;
         return;
     }
-    switch_to_thread(ks.ready[bitmap_highest()].head);
+    switch_to_thread(t);
 }
 
 static bool is_highest_prio(unsigned prio)

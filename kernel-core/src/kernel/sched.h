@@ -15,6 +15,10 @@ void sched_enqueue(struct tcb *t);
 void sched_append(struct tcb *t);
 void sched_dequeue(struct tcb *t);
 
+/* The thread a choice made now would run (the head of the highest
+ * non-empty ready queue), NULL if none is ready. Changes nothing. */
+struct tcb *sched_highest_ready(void);
+
 /* Release queue, ordered by head refill time, ties in insertion order. */
 void sched_release_insert(struct tcb *t);
 void sched_release_remove(struct tcb *t);

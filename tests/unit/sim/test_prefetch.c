@@ -2,8 +2,9 @@
  * The host engine's cache hints (issue 18): which capabilities a thread's
  * next system calls name (interp_next_caps, interp_names_caps), and the
  * CNode slot the kernel would look one up in (kernel_slot_address), for a
- * prefetch. Hints change nothing a run does; they must name exactly the
- * slots the calls then use, or nothing.
+ * prefetch, and the thread the kernel would run next (kernel_prefetch_next).
+ * Hints change nothing a run does; they must name exactly the slots the
+ * calls then use, or nothing.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,8 @@
 #include <mcsim/kernel.h>
 
 #include "kernel/cspace.h"
+#include "kernel/relq.h"
+#include "kernel/sched.h"
 #include "ktest_util.h"
 #include "load/load.h"
 #include "program.h"
@@ -175,12 +178,66 @@ static void test_slot_address(void **state)
     assert_ptr_equal(ks.cur_thread, root);
 }
 
+/* kernel_prefetch_next names the thread a choice would run next: the
+ * head of the highest ready queue; with none ready, the release queue's
+ * head; with neither, none. It changes no queue. */
+static void test_prefetch_next(void **state)
+{
+    (void)state;
+    ktu_boot(SCHED_MCS);
+    static struct tcb t[4];
+    struct sched_context *sc[4];
+    struct tcb *root = ks.cur_thread;
+
+    memset(t, 0, sizeof t);
+    for (unsigned i = 0; i < 4; i++) {
+        sc[i] = calloc(1, sizeof(struct sched_context) + sizeof(struct refill));
+        assert_non_null(sc[i]);
+        sc[i]->refill_max = sc[i]->count = 1;
+        t[i].sc = sc[i];
+        t[i].state = TS_RUNNING;
+        t[i].trace_id = 10 + i;
+    }
+    /* the root task runs; nothing else is ready or waiting */
+    assert_null(sched_highest_ready());
+    assert_int_equal(kernel_prefetch_next(), TRACE_IDLE);
+    /* two waiting for their refills: the earlier release is named */
+    sc[0]->refills[0].time = 500;
+    sc[1]->refills[0].time = 300;
+    sched_release_insert(&t[0]);
+    sched_release_insert(&t[1]);
+    assert_int_equal(kernel_prefetch_next(), 11);
+    /* ready threads come first: the highest priority, the queue's head */
+    t[2].prio = 5;
+    t[3].prio = 9;
+    sched_enqueue(&t[2]);
+    assert_int_equal(kernel_prefetch_next(), 12);
+    sched_enqueue(&t[3]);
+    assert_int_equal(kernel_prefetch_next(), 13);
+    assert_ptr_equal(sched_highest_ready(), &t[3]);
+    sched_dequeue(&t[3]);
+    assert_int_equal(kernel_prefetch_next(), 12);
+    /* nothing it looked at changed */
+    assert_ptr_equal(ks.cur_thread, root);
+    assert_ptr_equal(ks.release_head, &t[1]);
+    assert_ptr_equal(t[1].q_next, &t[0]);
+    assert_true(t[2].queued);
+    sched_dequeue(&t[2]);
+    sched_release_remove(&t[1]);
+    sched_release_remove(&t[0]);
+    assert_null(relq_check());
+    assert_int_equal(kernel_prefetch_next(), TRACE_IDLE);
+    for (unsigned i = 0; i < 4; i++)
+        free(sc[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_next_caps),
         cmocka_unit_test(test_yield_names_none),
         cmocka_unit_test(test_slot_address),
+        cmocka_unit_test(test_prefetch_next),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
