@@ -84,7 +84,8 @@ static void count(struct analysis_result *r)
  * threads whose requests reach its level (their supply, preemptions), and
  * under mcs any context's `safe` (kernel timer entries, blocking, faults,
  * the critical instant; its own in its lag); a message-woken thread also
- * its senders' bounds (its release jitter); the arrivals (shift) of
+ * its senders' bounds (its release jitter), a blocking sender what its
+ * receivers' windows read (its wait, at their levels); the arrivals (shift) of
  * threads whose lags it reads, and under mcs of any thread; none of its own figures but that (it makes
  * them anew) and under classic no `safe`. Its result is a
  * function of these, so when none changed since its last analysis began,
@@ -107,7 +108,8 @@ static uint32_t level(const struct an_thread *t)
 static bool unchanged(const struct an_ctx *c, const struct an_clock *k, uint32_t i)
 {
     uint64_t b = k->began[i];
-    uint32_t l = level(&c->t[i]);
+    /* a blocking sender's wait reads what its receivers' analyses read */
+    uint32_t l = an_send_level(c, i, level(&c->t[i]));
     if (b == 0 || ((c->mcs || c->n_serve > 0) && k->safe_at >= b))
         return false;
     /* a thread of several streams (analysis_serve.c) reads its senders'

@@ -79,8 +79,8 @@ static cycles_t policy_wait(const struct an_ctx *c, uint32_t k, uint32_t s, uint
 
 /* B: for each server thread i visits, the longest wait behind another
  * client's request whose context can run out (*who: the client). */
-static cycles_t blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uint32_t *who,
-                         bool *idle)
+cycles_t an_blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uint32_t *who,
+                     bool *idle)
 {
     const struct an_thread *t = &c->t[i];
     cycles_t b = 0;
@@ -119,7 +119,8 @@ static cycles_t blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uin
 static bool crit_ok(const struct an_ctx *c, uint32_t j)
 {
     const struct an_thread *t = &c->t[j];
-    return t->shape == SHAPE_DEVICE && t->n_visits == 0 && (!c->mcs || t->rr || t->safe);
+    return t->shape == SHAPE_DEVICE && t->n_visits == 0 && t->bsends == 0 &&
+           (!c->mcs || t->rr || t->safe);
 }
 
 /* The critical instant holds when nothing at the level can carry work in
@@ -127,7 +128,7 @@ static bool crit_ok(const struct an_ctx *c, uint32_t j)
  * never runs out of budget, and no lower thread's request reaches it. */
 bool an_critical_instant(const struct an_ctx *c, uint32_t i, uint32_t level)
 {
-    if (c->t[i].n_visits > 0)
+    if (c->t[i].n_visits > 0 || c->t[i].bsends > 0)
         return false;
     for (uint32_t j = 0; j < c->n; j++) {
         const struct an_thread *t = &c->t[j];
@@ -166,8 +167,8 @@ cycles_t an_throttled_fixed_point(const struct an_win *w, cycles_t base, cycles_
      * (B7), so its full list's tail is re-anchored after each preemption;
      * a sporadic one's head moves only by what it is charged, and at a
      * wake (after waiting in a server) */
-    if (throttles && !w->c->t[w->i].sporadic)
-        v.anchors++;
+    if (throttles && (!w->c->t[w->i].sporadic || w->c->t[w->i].bsends > 0))
+        v.anchors++; /* a sporadic one's at the wake after a blocking send too */
     if (v.anchors > 0 || throttles)
         v.anchor_extra = base; /* the jobs' waits in servers: the context idles */
     return an_fixed_point(&v, an_add(need, base), start, need, throttles, theta);
@@ -200,7 +201,7 @@ static void busy_window(const struct an_win *w, cycles_t b, bool throttles, cycl
         struct an_win v = *w;
         /* equal priorities' turns: each job's wake and server returns */
         v.turn_need = need;
-        v.turn_jobs = an_mul(q, 1 + t->n_visits);
+        v.turn_jobs = an_mul(q, an_wakes_per_job(t));
         /* w(q) >= w(q - 1) + W + B: the base grows by that much */
         cycles_t wq = an_throttled_fixed_point(&v, an_mul(q, b), need, throttles, start, &theta);
         cycles_t dq = an_delta(&t->arr, q);
@@ -309,7 +310,7 @@ static void two_jobs(const struct an_win *win, cycles_t b, struct an_busy *r)
     cycles_t need = an_mul(2, t->work), theta = 0, w2;
     w.crit = false;
     w.turn_need = need;
-    w.turn_jobs = an_mul(2, 1 + t->n_visits);
+    w.turn_jobs = an_mul(2, an_wakes_per_job(t));
     w2 = an_throttled_fixed_point(&w, an_mul(2, b), need, !t->safe && c->mcs && !t->rr, 0, &theta);
     if (w2 < r->bound) {
         r->bound = w2;
@@ -327,20 +328,31 @@ static void two_jobs(const struct an_win *win, cycles_t b, struct an_busy *r)
 static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
 {
     struct an_thread *t = &c->t[i];
-    struct an_win w = {c, i, t->p_eff, false, false, 0, 0, 0, 0};
+    struct an_win w = {c, i, t->p_eff, false, false, 0, 0, 0, 0, false};
     struct an_busy r;
-    uint32_t who;
+    uint32_t who, rcv;
     bool idle;
-    cycles_t b = blocking(c, i, t->p_eff, &who, &idle);
+    cycles_t b = an_blocking(c, i, t->p_eff, &who, &idle), sw = an_send_wait(c, i, &rcv);
     if (b == AN_INF) {
         t->bound = AN_INF;
         set_reason(out, "%s", "unbounded waiting in a server: another client's request can "
                               "stop it for ever (a fault nobody answers, an unmodelled caller)");
         return;
     }
+    if (sw == AN_INF) {
+        t->bound = AN_INF;
+        snprintf(out->reason, sizeof out->reason,
+                 "its blocking send waits for %s to take the message, and one job of %s has "
+                 "no bound at its level",
+                 c->s->threads[rcv].name, c->s->threads[rcv].name);
+        return;
+    }
+    /* the wait for the receivers to take its messages is part of each
+     * job's blocking: the CPU may idle or run lower threads meanwhile */
+    b = an_add(b, sw);
     struct an_busy two;
     w.crit = an_critical_instant(c, i, t->p_eff);
-    w.idle = idle;
+    w.idle = idle || sw > 0;
     /* a client that may run out inside a server (no handler, inherit):
      * its refills can be delayed by the window's preemption too */
     w.anchors = idle ? 1 : 0;
@@ -374,7 +386,7 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
     if (r.two)
         w.crit = false;
     w.turn_need = an_mul(r.q, t->work);
-    w.turn_jobs = an_mul(r.q, 1 + t->n_visits);
+    w.turn_jobs = an_mul(r.q, an_wakes_per_job(t));
     an_keep_terms(&w, b, who, r.q, r.w, r.theta, r.two, out);
     out->worst_job = r.two ? 1 : r.q;
     out->later_release = r.w - r.bound;
@@ -394,7 +406,7 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
 static void background_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
 {
     const struct an_thread *t = &c->t[i];
-    struct an_win w = {c, i, t->prio, false, true, 0, 0, 0, 0};
+    struct an_win w = {c, i, t->prio, false, true, 0, 0, 0, 0, false};
     bool throttles = c->mcs && t->has_sc && !t->rr;
     cycles_t theta = 0, wq;
     /* released while running (its job step begins): one turn to start */

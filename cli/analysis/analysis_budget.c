@@ -101,7 +101,8 @@ static uint64_t preemptions(const struct an_win *w, cycles_t d)
             if (sp != AN_INF && t->compute_min > 0 &&
                 an_add(sp / t->compute_min, 2) < jobs)
                 jobs = an_add(sp / t->compute_min, 2);
-            n = an_add(n, jobs);
+            /* woken at its release and again after each blocking send */
+            n = an_add(n, an_mul(jobs, an_add(1, t->bsends)));
             if (t->has_sc && !t->rr && !t->safe)
                 n = an_add(n, an_mul(3u * t->refills, an_add(an_ceil_div(d, t->period), 1)));
         } else if (t->shape == SHAPE_SERVE && t->prio >= w->level) {
@@ -173,9 +174,12 @@ static cycles_t tick_cycles(const struct an_ctx *c)
  * context's charges are contiguous (preemption moves no head), so its
  * one used refill starts at its wake + T and merges at the next wake if
  * that refill starts before b - own after it: the wake's latency is at
- * most the kernel's own busy period. The slack covers MIN_BUDGET (the
- * head must keep it at every call), the start-up's first entry and the
- * clock's ticks.
+ * most the kernel's own busy period; one with a blocking send is woken
+ * again inside its job (its refills re-dated then, as a constant-bandwidth
+ * one's at a switch-in), so it gets the constant-bandwidth condition,
+ * whose refills lie in [s + T, f + T) all the same. The slack covers
+ * MIN_BUDGET (the head must keep it at every call), the start-up's first
+ * entry and the clock's ticks.
  */
 static bool fresh_each_job(const struct an_win *w, cycles_t r, cycles_t own)
 {
@@ -188,7 +192,7 @@ static bool fresh_each_job(const struct an_win *w, cycles_t r, cycles_t own)
         return false;
     if (d2 < t->period || r >= d2 || an_add(own, slack) > t->budget)
         return false;
-    if (t->sporadic) {
+    if (t->sporadic && t->bsends == 0) {
         /* the wake comes when the kernel gets to the interrupt: after at
          * most the kernel's own busy period (entries only), lat */
         cycles_t lat = c->e_max, next;
@@ -224,7 +228,7 @@ bool an_never_runs_out(const struct an_win *w, cycles_t r)
     own = an_add(an_add(t->work, an_kernel(w, r)), payments(w, r));
     if (fresh_each_job(w, r, own))
         return true;
-    per_job = an_add(1, t->n_visits);
+    per_job = an_wakes_per_job(t);
     if (!t->sporadic)
         per_job = an_add(per_job, preemptions(w, r));
     jobs = an_eta(&t->arr, an_add(t->period, r));
@@ -263,7 +267,7 @@ bool an_handler_never_runs_out(const struct an_ctx *c, uint32_t h)
 cycles_t an_sporadic_lag(const struct an_ctx *c, uint32_t i)
 {
     const struct an_thread *t = &c->t[i];
-    struct an_win w = {(struct an_ctx *)c, i, t->prio, false, true, 0, 0, 0, 0};
+    struct an_win w = {(struct an_ctx *)c, i, t->prio, false, true, 0, 0, 0, 0, false};
     cycles_t l = t->budget, next, k, sum;
     uint32_t n = an_interferers(&w);
     bool fast = an_fast_begin(&w, n);

@@ -138,12 +138,14 @@ struct an_thread {
      * time from that thread's release to the signal, the step's object */
     uint32_t sender;
     cycles_t send_min;
-    bool by_endpoint;          /* recv on an endpoint (nbsend), else wait on a notification */
+    bool by_endpoint;          /* recv on an endpoint (nbsend, send), else wait on a notification */
+    bool blocking;             /* woken by a blocking send (analysis_send.c) */
     uint32_t msg_object;       /* SCN_NONE: not woken by a message */
     uint32_t wait_ntfn;        /* woken by a device: the notification it waits on */
     /* the job's steps (scn steps [job_first, job_first + job_count)) and
-     * the signal/nbsend steps among them (a kernel entry each) */
-    uint32_t job_first, job_count, sends;
+     * the signal/nbsend/send steps among them (a kernel entry each), of
+     * which bsends are blocking sends */
+    uint32_t job_first, job_count, sends, bsends;
     struct an_arrivals arr;
     /* the job: own compute (max, min), server visits (nested included) */
     cycles_t compute_max, compute_min;
@@ -260,6 +262,23 @@ bool an_critical_instant(const struct an_ctx *c, uint32_t i, uint32_t level);
 void an_keep_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
                    cycles_t theta, bool ahead, struct analysis_thread *out);
 
+/* Blocking sends (analysis_send.c): a job's wakes (its release, its
+ * returns from servers and from its blocking sends); whether r is woken
+ * by a blocking send of i's job; the wait of i's job for its receivers to
+ * take its messages (*who: the receiver of the longest; AN_INF where one
+ * has no bound); the lowest level that wait reads (its receivers' down
+ * their chains). */
+uint64_t an_wakes_per_job(const struct an_thread *t);
+bool an_send_receiver(const struct an_ctx *c, uint32_t i, uint32_t r);
+cycles_t an_send_wait(struct an_ctx *c, uint32_t i, uint32_t *who);
+uint32_t an_send_level(const struct an_ctx *c, uint32_t i, uint32_t level);
+
+/* B of thread i's job at `level` (analysis_bound.c): per server it visits,
+ * the longest wait behind another client's request whose context can run
+ * out (*who: that client; *idle: the CPU may idle meanwhile). */
+cycles_t an_blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uint32_t *who,
+                     bool *idle);
+
 /* The most jobs of message-woken thread j that run in the window of
  * w->i's jobs when j's chain of senders starts at w->i; AN_INF otherwise. */
 uint64_t an_message_jobs(const struct an_win *w, uint32_t j);
@@ -326,6 +345,10 @@ struct an_win {
     uint32_t anchors;
     cycles_t anchor_extra;
     uint64_t turn_jobs;
+    /* the window of a blocking send's wait (analysis_send.c): the window's
+     * thread's sender is blocked in its send throughout and does not
+     * interfere */
+    bool no_sender;
 };
 
 /* Does always-ready thread j take turns with the window's job at its

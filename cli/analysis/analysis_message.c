@@ -3,14 +3,16 @@
  * program loop [wait N; job [...]] whose notification N is signalled by
  * exactly one step of the whole scenario, in the job of a device thread or
  * of another message-woken thread (its sender), or loop [recv E; job
- * [...]] whose endpoint E is nbsent to by exactly one such step and used
- * by nothing else. Its job is released at the signal's (the send's)
- * time (SCENARIO-FORMAT.md "Jobs"), which lies between the sender's
- * release plus the least compute before the step and the sender's
- * response bound: its releases are the sender's arrivals each delayed by
- * at most the sender's response jitter up to the step (shift), a
- * subsequence of them (signals OR together while pending; an nbsend to a
- * thread not waiting is dropped). Chains add up their shifts.
+ * [...]] whose endpoint E is nbsent or sent to by exactly one such step
+ * and used by nothing else. Its job is released at the signal's (the
+ * send's) time (SCENARIO-FORMAT.md "Jobs"), which lies between the
+ * sender's release plus the least compute before the step and the
+ * sender's response bound: its releases are the sender's arrivals each
+ * delayed by at most the sender's response jitter up to the step (shift),
+ * a subsequence of them (signals OR together while pending; an nbsend to
+ * a thread not waiting is dropped; a blocking send's message is always
+ * taken, and its sender waits for that: analysis_send.c). Chains add up
+ * their shifts.
  */
 #include "analysis/analysis_int.h"
 
@@ -55,9 +57,8 @@ static uint32_t the_send(const struct an_ctx *c, uint32_t r)
         if (steps_on(s, STEP_RECV, o, false, &x) != 1 ||
             steps_on(s, STEP_REPLY_RECV, o, false, &x) != 0 ||
             steps_on(s, STEP_CALL, o, false, &x) != 0 ||
-            steps_on(s, STEP_SEND, o, false, &x) != 0 ||
             steps_on(s, STEP_SERVE, o, false, &x) != 0 ||
-            steps_on(s, STEP_NBSEND, o, false, &at) != 1)
+            steps_on(s, STEP_SEND, o, false, &at) + steps_on(s, STEP_NBSEND, o, false, &at) != 1)
             return SCN_NONE;
         return at;
     }
@@ -121,14 +122,15 @@ static const char *unlinked(const struct an_ctx *c, uint32_t i)
     for (uint32_t k = t->job_first; k < t->job_first + t->job_count; k++) {
         const struct scn_step *b = step(s, k);
         bool found = false;
-        if (b->kind != STEP_SIGNAL && b->kind != STEP_NBSEND)
+        if (b->kind != STEP_SIGNAL && b->kind != STEP_NBSEND && b->kind != STEP_SEND)
             continue;
         if (an_serve_receives(c, b))
             continue; /* to a thread of several streams (analysis_serve_link.c) */
         for (uint32_t r = 0; r < c->n && !found; r++)
             found = c->t[r].shape == SHAPE_DEVICE && c->t[r].sender == i &&
                     c->t[r].msg_object == b->object &&
-                    c->t[r].by_endpoint == (b->kind == STEP_NBSEND);
+                    c->t[r].by_endpoint == (b->kind != STEP_SIGNAL) &&
+                    c->t[r].blocking == (b->kind == STEP_SEND);
         if (!found)
             return "its job signals or sends to a thread not modelled as woken by it alone";
     }
@@ -175,6 +177,7 @@ int an_message_link(struct an_ctx *c)
             t->device = SCN_NONE;
             t->sender = sd;
             t->send_min = before(c, sd, at);
+            t->blocking = step(c->s, at)->kind == STEP_SEND; /* analysis_send.c */
             changed = true;
         }
         if (!changed)
@@ -242,7 +245,7 @@ uint64_t an_message_jobs(const struct an_win *w, uint32_t j)
     for (uint32_t d = 0; d <= c->n && c->t[j].sender != SCN_NONE; d++) {
         n = an_add(n, 2);
         if (c->t[j].sender == w->i)
-            return an_add(n, w->turn_jobs / (1 + c->t[w->i].n_visits));
+            return an_add(n, w->turn_jobs / an_wakes_per_job(&c->t[w->i]));
         j = c->t[j].sender;
     }
     return AN_INF;

@@ -87,9 +87,10 @@ static void server_shape(const struct scenario *s, const struct scn_thread *th,
     t->shape = SHAPE_SERVER;
 }
 
-/* The job body: compute, call, signal and nbsend steps only (a signal or
- * an nbsend is one kernel entry; the thread it wakes is modelled by
- * analysis_message.c, or is unmodelled and bounded as such). */
+/* The job body: compute, call, signal, nbsend and send steps only (each
+ * send is one kernel entry; the thread it wakes is modelled by
+ * analysis_message.c, or is unmodelled and bounded as such; a blocking
+ * send's wait is analysis_send.c's). */
 static bool job_body(const struct scenario *s, const struct scn_step *job, struct an_thread *t)
 {
     t->job_first = job->body_first;
@@ -101,8 +102,9 @@ static bool job_body(const struct scenario *s, const struct scn_step *job, struc
             t->compute_min = an_add(t->compute_min, b->min);
         } else if (b->kind == STEP_CALL && t->n_visits < AN_MAX_CALLS) {
             t->visits[t->n_visits++] = b->object; /* endpoint until linked */
-        } else if (b->kind == STEP_SIGNAL || b->kind == STEP_NBSEND) {
+        } else if (b->kind == STEP_SIGNAL || b->kind == STEP_NBSEND || b->kind == STEP_SEND) {
             t->sends++;
+            t->bsends += b->kind == STEP_SEND;
         } else {
             return false;
         }
@@ -116,7 +118,7 @@ static void message_shape(const struct scenario *s, const struct scn_step *b, st
 {
     other(t, "woken by a message that no modelled thread's job sends (one signal or nbsend)");
     if (!job_body(s, &b[1], t)) {
-        other(t, "a job with steps other than compute, call, signal and nbsend");
+        other(t, "a job with steps other than compute, call, signal, nbsend and send");
         return;
     }
     t->msg_object = b[0].object;
@@ -153,7 +155,7 @@ static void serve_shape(const struct scenario *s, uint32_t th, const struct scn_
     job = *h;
     job.body_count--;
     if (!job_body(s, &job, t)) {
-        other(t, "a serve handler with steps other than compute, call, signal and nbsend");
+        other(t, "a serve handler with steps other than compute, call, signal, nbsend and send");
         return;
     }
     t->shape = SHAPE_DEVICE;
@@ -217,7 +219,7 @@ static void device_shape(const struct scenario *s, const struct scn_thread *th,
     t->device = device_of(s, b[0].object);
     t->wait_ntfn = b[0].object;
     if (!job_body(s, &b[1], t)) {
-        other(t, "a job with steps other than compute, call, signal and nbsend");
+        other(t, "a job with steps other than compute, call, signal, nbsend and send");
         return;
     }
     /* woken by several devices, or signalled too: analysis_serve_link.c */

@@ -105,7 +105,7 @@ cycles_t an_interference(const struct an_win *w, uint32_t j, cycles_t d, bool *l
     const struct an_thread *t = &c->t[j];
     cycles_t dm, sp;
     *limited = false;
-    if (j == w->i || t->shape == SHAPE_SERVER)
+    if (j == w->i || t->shape == SHAPE_SERVER || (w->no_sender && j == c->t[w->i].sender))
         return 0;
     if (an_equal_applies(w, j))
         return an_equal_turns(w, j, d); /* round robin at its priority */
@@ -143,7 +143,7 @@ static bool may_interfere(const struct an_win *w, uint32_t j)
 {
     const struct an_ctx *c = w->c;
     const struct an_thread *t = &c->t[j];
-    if (j == w->i || t->shape == SHAPE_SERVER)
+    if (j == w->i || t->shape == SHAPE_SERVER || (w->no_sender && j == c->t[w->i].sender))
         return false;
     if (t->prio >= w->level)
         return true;

@@ -82,7 +82,7 @@ static uint64_t sends(const struct an_win *w, uint32_t s, uint32_t m, cycles_t d
          * its returns from servers; a SHAPE_SERVE thread's runs) */
         if (w->turn_jobs == 0)
             return AN_INF;
-        return t->shape == SHAPE_SERVE ? w->turn_jobs : w->turn_jobs / (1 + t->n_visits);
+        return t->shape == SHAPE_SERVE ? w->turn_jobs : w->turn_jobs / an_wakes_per_job(t);
     }
     if (t->shape == SHAPE_SERVE)
         return runs(w, s, m, d, depth);
@@ -286,7 +286,7 @@ static void busy(const struct an_win *win, bool throttles, struct serve_result *
 void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
 {
     struct an_thread *t = &c->t[i];
-    struct an_win w = {c, i, t->prio, false, false, 0, 0, 0, 0};
+    struct an_win w = {c, i, t->prio, false, false, 0, 0, 0, 0, false};
     struct serve_result r, b;
     bool throttles = c->mcs && t->has_sc && !t->rr;
     cycles_t own, theta;

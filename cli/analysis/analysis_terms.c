@@ -117,9 +117,18 @@ void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycl
     else
         snprintf(text, sizeof text, "own");
     term(out, TERM_OWN, w->i, need, text);
+    /* b holds the wait for its receivers to take its messages (blocking
+     * sends), as the bound was made of it (the figures now) */
+    uint32_t rcv;
+    cycles_t sw = an_send_wait(w->c, w->i, &rcv);
+    if (sw > b)
+        sw = b;
     snprintf(text, sizeof text, "waiting in servers behind %s",
              who != SCN_NONE ? c->s->threads[who].name : "another client");
-    term(out, TERM_BLOCKING, who, an_mul(q, b), text);
+    term(out, TERM_BLOCKING, who, an_mul(q, b - sw), text);
+    snprintf(text, sizeof text, "waiting for %s to take its message",
+             rcv != SCN_NONE ? c->s->threads[rcv].name : "its receivers");
+    term(out, TERM_BLOCKING, rcv, an_mul(q, sw), text);
     if (theta > 0) {
         dec_duration(bb, sizeof bb, t->budget, c->s->cpu_hz);
         dec_duration(pp, sizeof pp, t->period, c->s->cpu_hz);

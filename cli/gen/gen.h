@@ -104,6 +104,11 @@ struct gen_knobs {
      * 1 signalled by an earlier device, message or serve thread's job);
      * of the message threads, this share gets a second sender. */
     uint32_t serve_share;
+    /* Blocking sends (default 0, own streams "gen:send:I"): of the message
+     * threads woken through an endpoint by one sender, this share is woken
+     * by a blocking `send` (the sender waits until it is taken) instead of
+     * an `nbsend`. */
+    uint32_t send_share;
 };
 
 /* One thread's context as drawn (budget == period: round-robin). */
@@ -146,6 +151,7 @@ struct gen_job_thread {
     uint32_t sender2;           /* a second one (serve_share), or SCN_NONE */
     cycles_t bit1_min, bit1_max;/* GEN_SERVE: handler 1's compute */
     bool by_endpoint;           /* GEN_MESSAGE: recv/nbsend, else wait/signal */
+    bool blocking;              /* by_endpoint: recv/send (send_share) */
 };
 
 enum gen_policy { GEN_NO_HANDLER, GEN_RESET, GEN_EMERGENCY, GEN_INHERIT };

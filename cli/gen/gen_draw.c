@@ -340,6 +340,22 @@ static void draw_serve(const struct gen_knobs *k, uint64_t seed, struct gen_syst
     }
 }
 
+/* Blocking sends (knob send_share), from their own streams: a message
+ * thread woken through an endpoint by one sender gets a `send`. */
+static void draw_sends(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
+{
+    for (uint32_t i = 0; i < g->n_threads && k->send_share > 0; i++) {
+        struct gen_job_thread *t = &g->threads[i];
+        struct rng r;
+        char name[48];
+        if (t->driver != GEN_MESSAGE || !t->by_endpoint || t->sender2 != SCN_NONE)
+            continue;
+        snprintf(name, sizeof name, "gen:send:%u", i);
+        gen_stream(&r, seed, name);
+        t->blocking = chance(&r, k->send_share);
+    }
+}
+
 static void draw_tick(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
 {
     struct rng r;
@@ -403,8 +419,9 @@ static int check_knobs(const struct gen_knobs *k, char *why, size_t why_len)
         bad = "0 < timer_hz <= cpu_hz";
     else if (k->periods == 0)
         bad = "periods must be at least 1";
-    else if (k->message_share > 1000 || k->background_share > 1000 || k->serve_share > 1000)
-        bad = "message_share, background_share and serve_share are per mille";
+    else if (k->message_share > 1000 || k->background_share > 1000 || k->serve_share > 1000 ||
+             k->send_share > 1000)
+        bad = "message_share, background_share, serve_share and send_share are per mille";
     else if (k->classic_tick && (k->tick_min == 0 || k->tick_min > k->tick_max))
         bad = "0 < tick_min <= tick_max";
     if (bad)
@@ -442,6 +459,7 @@ int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *g, cha
     }
     draw_messages(k, seed, g);
     draw_serve(k, seed, g);
+    draw_sends(k, seed, g);
     draw_tick(k, seed, g);
     for (uint32_t s = 0; s < g->n_servers; s++)
         draw_server(k, seed, s, k->period_min, g);

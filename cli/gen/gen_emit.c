@@ -128,8 +128,9 @@ static void emit_job_thread(const struct gen_system *g, uint32_t i, struct strbu
     for (uint32_t r = 0; r < g->n_threads; r++) {
         const struct gen_job_thread *x = &g->threads[r];
         if (x->driver == GEN_MESSAGE && (x->sender == i || x->sender2 == i))
-            sb_printf(o, x->by_endpoint ? "              - nbsend: q_t%u\n"
-                                        : "              - signal: m_t%u\n",
+            sb_printf(o, !x->by_endpoint ? "              - signal: m_t%u\n"
+                         : x->blocking   ? "              - send: q_t%u\n"
+                                         : "              - nbsend: q_t%u\n",
                       r);
         else if (x->driver == GEN_SERVE && x->sender == i)
             sb_printf(o, "              - signal: {notification: n_t%u, bit: 1}\n", r);

@@ -22,47 +22,13 @@
 #include <mcsim/bootinfo.h>
 
 #include "analysis/analysis.h"
+#include "ancheck.h"
 #include "load/load.h"
-#include "observe.h"
 #include "scnload.h"
 
 #define DATA MCSIM_SOURCE_DIR "/tests/data/analysis/"
 #define MS 1000000u /* cycles at 1 GHz */
 #define US 1000u
-
-/* Analyse `s` under `sched`, compare each named thread's bound with
- * `bounds` (cycles), run it with two seeds and check every observed worst
- * against its bound. */
-static void check(const struct scenario *s, uint8_t sched, const char *const *names,
-                  const cycles_t *bounds, uint32_t n)
-{
-    struct analysis_result r;
-    assert_int_equal(analysis_run(s, sched, &r), 0);
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t i = scenario_find_thread(s, names[k]);
-        assert_int_not_equal(i, SCN_NONE);
-        if (r.threads[i].bound != bounds[k])
-            fprintf(stderr, "%s: bound %llu, expected %llu (%s)\n", names[k],
-                    (unsigned long long)r.threads[i].bound, (unsigned long long)bounds[k],
-                    r.threads[i].reason);
-        assert_int_equal(r.threads[i].bound, bounds[k]);
-    }
-    for (uint64_t seed = 1; seed <= 2; seed++) {
-        struct observed o;
-        cycles_t end;
-        assert_int_equal(observe_run(s, sched, seed, &o, &end), 0);
-        for (uint32_t k = 0; k < n; k++) {
-            uint32_t i = scenario_find_thread(s, names[k]);
-            assert_true(o.threads[i].jobs > 0);
-            printf("%s %-8s bound %10llu observed worst %10llu\n",
-                   sched == SCHED_MCS ? "mcs    " : "classic", names[k],
-                   (unsigned long long)bounds[k], (unsigned long long)o.threads[i].worst);
-            assert_true(o.threads[i].worst <= bounds[k]);
-        }
-        observe_release(&o);
-    }
-    analysis_release(&r);
-}
 
 /* message_chain.yaml, zero kernel costs, round-robin contexts (never
  * throttled), every thread a device thread or woken by a message, none
@@ -94,8 +60,8 @@ static void test_message_chain(void **state)
     struct scenario s;
     (void)state;
     scnload_must(DATA "message_chain.yaml", &s);
-    check(&s, SCHED_MCS, names, bounds, 5);
-    check(&s, SCHED_CLASSIC, names, bounds, 5);
+    ancheck_bounds(&s, SCHED_MCS, names, bounds, 5);
+    ancheck_bounds(&s, SCHED_CLASSIC, names, bounds, 5);
     scenario_release(&s);
 }
 
@@ -120,8 +86,8 @@ static void test_message_up(void **state)
     struct scenario s;
     (void)state;
     scnload_must(DATA "message_up.yaml", &s);
-    check(&s, SCHED_MCS, names, bounds, 2);
-    check(&s, SCHED_CLASSIC, names, bounds, 2);
+    ancheck_bounds(&s, SCHED_MCS, names, bounds, 2);
+    ancheck_bounds(&s, SCHED_CLASSIC, names, bounds, 2);
     scenario_release(&s);
 }
 
@@ -161,8 +127,8 @@ static void test_serve_two(void **state)
     struct scenario s;
     (void)state;
     scnload_must(DATA "serve_two.yaml", &s);
-    check(&s, SCHED_MCS, names, bounds, 3);
-    check(&s, SCHED_CLASSIC, names, bounds, 3);
+    ancheck_bounds(&s, SCHED_MCS, names, bounds, 3);
+    ancheck_bounds(&s, SCHED_CLASSIC, names, bounds, 3);
     scenario_release(&s);
 }
 
@@ -199,8 +165,8 @@ static void test_equal_turns(void **state)
     uint32_t sensor, spin;
     (void)state;
     scnload_must(DATA "equal_turns.yaml", &s);
-    check(&s, SCHED_MCS, names, mcs, 3);
-    check(&s, SCHED_CLASSIC, names, classic, 3);
+    ancheck_bounds(&s, SCHED_MCS, names, mcs, 3);
+    ancheck_bounds(&s, SCHED_CLASSIC, names, classic, 3);
     sensor = scenario_find_thread(&s, "sensor");
     spin = scenario_find_thread(&s, "spin");
     assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);

@@ -48,6 +48,8 @@ struct tally {
     uint64_t msg, msg_finite, equal, equal_finite;
     /* serve loops; threads woken by messages of two or more senders */
     uint64_t serve, serve_finite, multi, multi_finite;
+    /* threads whose job makes a blocking send; threads woken by one */
+    uint64_t bsender, bsender_finite, brecv, brecv_finite;
 };
 
 /* The first step of thread i's loop, NULL if its program is not a loop. */
@@ -91,6 +93,39 @@ static bool several_senders(const struct scenario *s, uint32_t i)
     return n >= 2;
 }
 
+/* Steps of `kind` on `object` in the scenario. */
+static uint32_t uses(const struct scenario *s, enum scn_step_kind kind, uint32_t object)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < s->n_steps; k++)
+        n += s->steps[k].kind == kind && s->steps[k].object == object;
+    return n;
+}
+
+/* Woken by a blocking send: loop [recv E; job] with a send to E. */
+static bool by_send(const struct scenario *s, uint32_t i)
+{
+    const struct scn_step *b = loop_head(s, i);
+    return b && b->kind == STEP_RECV && uses(s, STEP_SEND, b->object) > 0;
+}
+
+/* Steps [first, first + count), bodies included, have a blocking send. */
+static bool has_send(const struct scenario *s, uint32_t first, uint32_t count)
+{
+    for (uint32_t k = first; k < first + count; k++)
+        if (s->steps[k].kind == STEP_SEND ||
+            (s->steps[k].body_count > 0 &&
+             has_send(s, s->steps[k].body_first, s->steps[k].body_count)))
+            return true;
+    return false;
+}
+
+/* Its program makes a blocking send. */
+static bool sends_blocking(const struct scenario *s, uint32_t i)
+{
+    return has_send(s, s->threads[i].prog_first, s->threads[i].prog_count);
+}
+
 /* Another thread at its priority is always ready (loop [job ...]). */
 static bool beside_ready(const struct scenario *s, uint32_t i)
 {
@@ -125,6 +160,10 @@ static void report(const char *what, const struct tally *t)
            "finite\n",
            what, (unsigned long long)t->serve_finite, (unsigned long long)t->serve,
            (unsigned long long)t->multi_finite, (unsigned long long)t->multi);
+    printf("%s: blocking senders: %llu of %llu finite; woken by a blocking send: %llu of %llu "
+           "finite\n",
+           what, (unsigned long long)t->bsender_finite, (unsigned long long)t->bsender,
+           (unsigned long long)t->brecv_finite, (unsigned long long)t->brecv);
 }
 
 /* Compare one run with the analysis; count violations. */
@@ -199,6 +238,14 @@ static void one_scheduler(const struct scenario *s, uint8_t sched, uint64_t gen_
             t->multi++;
             t->multi_finite += a->bound != ANALYSIS_NO_BOUND;
         }
+        if (sends_blocking(s, i)) {
+            t->bsender++;
+            t->bsender_finite += a->bound != ANALYSIS_NO_BOUND;
+        }
+        if (by_send(s, i)) {
+            t->brecv++;
+            t->brecv_finite += a->bound != ANALYSIS_NO_BOUND;
+        }
         if (a->bound == ANALYSIS_NO_BOUND)
             continue;
         t->finite++;
@@ -259,6 +306,8 @@ static void test_analysis_sound_random(void **state)
     k.tick_max = 2000000;  /* 2 ms */
     /* serve loops of a device bit and a signalled bit, second senders */
     k.serve_share = 300;
+    /* blocking sends: half the recv threads of one sender */
+    k.send_share = 500;
     sound(&k, env_or("MCSIM_SOUND_FIRST", 0), env_or("MCSIM_SOUND_SCENARIOS", 150),
           env_or("MCSIM_SOUND_SEEDS", 2));
 }

@@ -1,0 +1,19 @@
+/*
+ * The analysis tests' by-hand check: a scenario's bounds, asserted
+ * exactly, and its simulated worst responses within them.
+ */
+#ifndef MCSIM_TESTS_ANCHECK_H
+#define MCSIM_TESTS_ANCHECK_H
+
+#include <stdint.h>
+
+#include "scenario.h"
+
+/* Analyse `s` under `sched`, compare each named thread's bound with
+ * `bounds` (cycles), run it with two seeds and check every observed worst
+ * against its bound (each thread must finish a job); fails the running
+ * test otherwise. */
+void ancheck_bounds(const struct scenario *s, uint8_t sched, const char *const *names,
+                    const cycles_t *bounds, uint32_t n);
+
+#endif /* MCSIM_TESTS_ANCHECK_H */
