@@ -28,6 +28,7 @@
 #include "summary/summary.h"
 #include "summary/fragment.h"
 #include "summary/tstats.h"
+#include "acct/tacc_scan.h"
 
 const char cmd_check_usage[] =
     "usage: mcsim check DB [--run N] [--quiet]\n"
@@ -392,7 +393,8 @@ static int guarantee_one_cpu(sqlite3 *db, const char *db_path, int64_t run_id,
 
 /* The guarantees, printed as verdicts; returns 1 if one failed. */
 static int check_guarantees(sqlite3 *db, const char *db_path, int64_t run_id,
-                            const struct scenario *s, bool quiet, int *failed)
+                            const struct scenario *s, const struct tacc *acc, bool quiet,
+                            int *failed)
 {
     static const struct scn_expect budget = {
         .text = "guarantee: every context kept its budget in every window"};
@@ -405,8 +407,8 @@ static int check_guarantees(sqlite3 *db, const char *db_path, int64_t run_id,
 
     if (rc == 0)
         rc = guarantee_one_cpu(db, db_path, run_id, s->cpu_hz, &r[1]);
-    if (rc == 0 && expect_progress(db, run_id, s, &r[2]) != 0)
-        rc = sql_error(db, db_path);
+    if (rc == 0)
+        expect_progress(acc, s, &r[2]);
     if (rc != 0)
         return rc;
     for (int i = 0; i < 3; i++) {
@@ -422,29 +424,35 @@ static int check_run(sqlite3 *db, const struct check_args *a, const struct check
 {
     struct expect_result *r = calloc(s->n_expects ? s->n_expects : 1, sizeof *r);
     char err[DB_ERRMSG_MAX];
+    struct tacc acc; /* the run's accounting, one scan for all that needs it */
     int failed, rc;
 
     if (!r) {
         fprintf(stderr, "mcsim: check: out of memory\n");
         return 3;
     }
-    if (expect_evaluate(db, run->id, s, expect_entry_allowance(&s->costs), r, err, sizeof err) !=
-        0) {
+    if (tacc_scan(db, run->id, s->n_threads + 1, s, run->duration, &acc, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         free(r);
+        return 3;
+    }
+    if (expect_evaluate_acc(db, run->id, s, expect_entry_allowance(&s->costs), &acc, r, err,
+                            sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        free(r);
+        tacc_release(&acc);
         return 3;
     }
     print_verdicts(db, run->id, s, r, a->quiet);
     failed = (int)expect_failures(s, r);
     free(r);
-    rc = check_guarantees(db, a->db, run->id, s, a->quiet, &failed);
-    if (rc != 0)
-        return rc;
-    if (!a->quiet) {
+    rc = check_guarantees(db, a->db, run->id, s, &acc, a->quiet, &failed);
+    if (rc == 0 && !a->quiet) {
         struct tstats_run ts;
 
-        if (tstats_load(db, run->id, &ts, err, sizeof err) != 0) {
+        if (tstats_from(db, run->id, &acc, &ts, err, sizeof err) != 0) {
             fprintf(stderr, "%s\n", err);
+            tacc_release(&acc);
             return 3;
         }
         printf("\nper thread (missed: deadline misses, aborted calls' jobs, releases lost):\n");
@@ -452,6 +460,9 @@ static int check_run(sqlite3 *db, const struct check_args *a, const struct check
         fragment_print(stdout, db, run->id, s, ts.cpu_hz, NULL);
         tstats_release(&ts);
     }
+    tacc_release(&acc);
+    if (rc != 0)
+        return rc;
     if (!a->quiet)
         printf("\nchecked run %lld of %s: %s, %s scheduler, seed %llu: %s\n", (long long)run->id,
                a->db, s->name, run->scheduler == SCHED_CLASSIC ? "classic" : "mcs",

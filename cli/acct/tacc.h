@@ -12,8 +12,12 @@
  * What the rows' order may be: a thread's call_aborted events and a
  * context's budget events arrive in time order (the recorder's, and the
  * scan's ORDER BY time); jobs, slices and interrupts in any order.
- * Memory: a few words per thread, plus one per aborted call and per
- * throttle not yet ended by a replenish.
+ * The same rows give the figures the expectations' verdicts name (cli/check:
+ * per thread its worst response, earliest unfinished job, first failed
+ * job and events by kind; per device its interrupts; the first thread
+ * stuck), so neither `mcsim run` nor its checks read the run back.
+ * Memory: a few words per thread and device, plus one per aborted call and
+ * per throttle not yet ended by a replenish.
  */
 #ifndef MCSIM_CLI_TACC_H
 #define MCSIM_CLI_TACC_H
@@ -26,6 +30,13 @@
 
 struct twin;
 
+/* A job the expectations name in their verdicts (cli/check): its number
+ * and times (SINK_NO_TIME: none); job -1 when there is none. */
+struct tacc_job_ref {
+    int64_t job;
+    cycles_t release, finish, deadline;
+};
+
 /* One thread's figures (tstats.h names them); times in cycles. */
 struct tacc_thread {
     int64_t jobs;     /* job rows (the releases lost not counted) */
@@ -36,6 +47,36 @@ struct tacc_thread {
     int64_t resp_sum, worst;
     int64_t cpu, charged;
     int64_t throttles, throttled, timeout_faults, grants, aborted_calls;
+    /* for the expectations' verdicts (cli/check/expect.h):
+     * - worst_job: the job of `worst`, the lowest numbered of equals;
+     * - unfinished: its earliest released job without a finish (the
+     *   lowest numbered of equals);
+     * - first_failed: its failed job (`failed`) of the earliest deadline,
+     *   one without a deadline before any (SQL's NULLS FIRST), the lowest
+     *   numbered of equals;
+     * - counted: the budget events (throttle, replenish, timeout_fault,
+     *   emergency) and events (preempt, call_aborted) that happened to it,
+     *   by the kind of a count expectation (scenario.h's scn_count_event,
+     *   as the budget_events and events tables' thread_id name it). */
+    int64_t worst_job;
+    struct tacc_job_ref unfinished, first_failed;
+    int64_t counted[EV_COUNT];
+};
+
+/* A device's interrupts: delivered, and lost while its line was masked. */
+struct tacc_device {
+    int64_t delivered, lost;
+};
+
+/* The first no_progress event of a thread in the run (sink.h
+ * SINK_PROGRESS_RESTARTS; the earliest by time then seq), and how many
+ * there were: the progress guarantee (expect_progress). */
+struct tacc_stuck {
+    int64_t events; /* no_progress events, any thread's */
+    bool any;       /* a thread of the run's had one: the fields below */
+    cycles_t time;
+    uint64_t seq, object, arg;
+    uint32_t thread;
 };
 
 /* A job that a later call_aborted may still fall into: the thread's
@@ -45,6 +86,7 @@ struct tacc_thread {
 struct tacc_open_job {
     cycles_t from, to; /* SINK_NO_TIME as `to`: unfinished */
     bool missed;
+    struct tacc_job_ref ref; /* the job, should an abort fail it */
 };
 
 /* Per thread: its aborted calls' times, the jobs still open to them; as a
@@ -68,8 +110,10 @@ struct tacc_ctx {
 
 struct tacc {
     uint32_t n;         /* threads, the root task (0) included */
+    uint32_t n_devices; /* the scenario's (0: interrupts not counted by device) */
     cycles_t duration;  /* the run's */
     struct tacc_thread *t;
+    struct tacc_device *dev;
     struct tacc_side *side;
     struct tacc_ctx *ctx;  /* by the owning thread */
     struct tacc_ctx *ntfn; /* a notification's context, by the thread it happened to */
@@ -77,15 +121,17 @@ struct tacc {
     int64_t throttles, timeout_faults;
     int64_t irqs_delivered, irqs_lost, irqs_handled; /* handled: with a handler_start */
     int64_t latency_worst, latency_sum;              /* of the handled */
+    int64_t counted[EV_COUNT]; /* the threads' `counted`, and those of no thread */
+    struct tacc_stuck stuck;
     bool failed;                                     /* out of memory: the figures are not */
     /* the window checks accumulated with it (tacc_sink.h), or NULL; freed
      * by tacc_release */
     struct twin *win;
 };
 
-/* Start accumulating a run of `n` threads (the root task included) lasting
- * `duration`. Returns 0, or -1 out of memory. */
-int tacc_init(struct tacc *a, uint32_t n, cycles_t duration);
+/* Start accumulating a run of `n` threads (the root task included) and
+ * `n_devices` devices lasting `duration`. Returns 0, or -1 out of memory. */
+int tacc_init(struct tacc *a, uint32_t n, uint32_t n_devices, cycles_t duration);
 void tacc_release(struct tacc *a);
 
 /* The rows; a thread outside the run's is not any thread's. An allocation

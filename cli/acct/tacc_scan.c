@@ -38,16 +38,22 @@ static enum sink_budget_kind budget_kind(const unsigned char *k)
     return BUDGET_EXHAUSTED; /* counted by nothing */
 }
 
-static void feed_event(struct tacc *a, sqlite3_stmt *st)
+static void feed_event(struct tacc *a, const struct scenario *s, sqlite3_stmt *st)
 {
+    (void)s;
     tacc_event(a, &(struct sink_event){.thread = col_thread(st, 0),
                                        .time = col_time(st, 1),
-                                       .kind = "call_aborted"});
+                                       .kind = (const char *)sqlite3_column_text(st, 2),
+                                       .seq = (uint64_t)sqlite3_column_int64(st, 3),
+                                       .object = (uint64_t)sqlite3_column_int64(st, 4),
+                                       .arg = (uint64_t)sqlite3_column_int64(st, 5)});
 }
 
-static void feed_job(struct tacc *a, sqlite3_stmt *st)
+static void feed_job(struct tacc *a, const struct scenario *s, sqlite3_stmt *st)
 {
+    (void)s;
     tacc_job(a, &(struct sink_job){.thread = col_thread(st, 0),
+                                   .job = (uint32_t)sqlite3_column_int64(st, 7),
                                    .release = col_time(st, 1),
                                    .start = col_time(st, 2),
                                    .finish = col_time(st, 3),
@@ -56,25 +62,38 @@ static void feed_job(struct tacc *a, sqlite3_stmt *st)
                                    .missed = sqlite3_column_int64(st, 6) == 1});
 }
 
-static void feed_slice(struct tacc *a, sqlite3_stmt *st)
+static void feed_slice(struct tacc *a, const struct scenario *s, sqlite3_stmt *st)
 {
+    (void)s;
     tacc_slice(a, &(struct sink_slice){.thread = col_thread(st, 0),
                                        .sc_thread = col_thread(st, 1),
                                        .start = col_time(st, 2),
                                        .end = col_time(st, 3)});
 }
 
-static void feed_budget(struct tacc *a, sqlite3_stmt *st)
+static void feed_budget(struct tacc *a, const struct scenario *s, sqlite3_stmt *st)
 {
+    (void)s;
     tacc_budget(a, &(struct sink_budget_event){.thread = col_thread(st, 0),
                                                .sc_thread = col_thread(st, 1),
                                                .time = col_time(st, 2),
                                                .kind = budget_kind(sqlite3_column_text(st, 3))});
 }
 
-static void feed_irq(struct tacc *a, sqlite3_stmt *st)
+/* The index of the device named `name` in s (n_devices if none). */
+static uint32_t device_index(const struct scenario *s, const unsigned char *name)
 {
-    tacc_irq(a, &(struct sink_irq){.arrival = col_time(st, 0),
+    uint32_t i = 0;
+
+    while (s && name && i < s->n_devices && strcmp(s->devices[i].name, (const char *)name) != 0)
+        i++;
+    return s && name ? i : UINT32_MAX;
+}
+
+static void feed_irq(struct tacc *a, const struct scenario *s, sqlite3_stmt *st)
+{
+    tacc_irq(a, &(struct sink_irq){.device = device_index(s, sqlite3_column_text(st, 5)),
+                                   .arrival = col_time(st, 0),
                                    .delivered = col_time(st, 1),
                                    .lost = sqlite3_column_int64(st, 2) == 1,
                                    .handler = col_thread(st, 3),
@@ -83,27 +102,28 @@ static void feed_irq(struct tacc *a, sqlite3_stmt *st)
 
 static const struct {
     const char *sql;
-    void (*feed)(struct tacc *a, sqlite3_stmt *st);
+    void (*feed)(struct tacc *a, const struct scenario *s, sqlite3_stmt *st);
 } scans[] = {
-    {"SELECT thread_id, time FROM run_events WHERE run_id = ?1 AND kind = 'call_aborted'"
-     " ORDER BY time",
+    {"SELECT thread_id, time, kind, seq, object, arg FROM run_events WHERE run_id = ?1"
+     " AND kind IN ('preempt', 'call_aborted', 'no_progress') ORDER BY time, seq",
      feed_event},
-    {"SELECT thread_id, release_time, start_time, finish_time, deadline_time, response, missed"
-     " FROM run_jobs WHERE run_id = ?1",
+    {"SELECT thread_id, release_time, start_time, finish_time, deadline_time, response, missed,"
+     " job FROM run_jobs WHERE run_id = ?1",
      feed_job},
     {"SELECT thread_id, sc_thread_id, start_time, end_time FROM run_slices WHERE run_id = ?1",
      feed_slice},
     {"SELECT thread_id, sc_thread_id, time, kind FROM run_budget_events WHERE run_id = ?1"
      " AND kind IN ('throttle', 'replenish', 'timeout_fault', 'emergency') ORDER BY time, seq",
      feed_budget},
-    {"SELECT arrival, delivered, lost, handler, handler_start FROM run_irqs WHERE run_id = ?1",
+    {"SELECT arrival, delivered, lost, handler, handler_start, device FROM run_irqs"
+     " WHERE run_id = ?1",
      feed_irq},
 };
 
-int tacc_scan(sqlite3 *db, int64_t run_id, uint32_t n_threads, cycles_t duration, struct tacc *a,
-              char *err, size_t err_len)
+int tacc_scan(sqlite3 *db, int64_t run_id, uint32_t n_threads, const struct scenario *s,
+              cycles_t duration, struct tacc *a, char *err, size_t err_len)
 {
-    if (tacc_init(a, n_threads, duration) != 0) {
+    if (tacc_init(a, n_threads, s ? s->n_devices : 0, duration) != 0) {
         snprintf(err, err_len, "mcsim: out of memory");
         return -1;
     }
@@ -118,7 +138,7 @@ int tacc_scan(sqlite3 *db, int64_t run_id, uint32_t n_threads, cycles_t duration
         }
         sqlite3_bind_int64(st, 1, run_id);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-            scans[i].feed(a, st);
+            scans[i].feed(a, s, st);
         sqlite3_finalize(st);
         if (rc != SQLITE_DONE) {
             snprintf(err, err_len, "mcsim: %s", sqlite3_errmsg(db));

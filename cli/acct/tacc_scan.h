@@ -17,11 +17,13 @@
 /*
  * Accumulate run `run_id` of `db` (a connection with the run_* views), of
  * `n_threads` threads (the root task included) and `duration` cycles, into
- * *a (tacc_init'd here; release it with tacc_release). Returns 0, or -1
- * with "mcsim: why" in err (an SQL error, out of memory), *a released.
+ * *a (tacc_init'd here; release it with tacc_release); interrupts are
+ * counted by device when `s`, the run's scenario, names its devices (NULL:
+ * not). Returns 0, or -1 with "mcsim: why" in err (an SQL error, out of
+ * memory), *a released.
  */
-int tacc_scan(sqlite3 *db, int64_t run_id, uint32_t n_threads, cycles_t duration, struct tacc *a,
-              char *err, size_t err_len);
+int tacc_scan(sqlite3 *db, int64_t run_id, uint32_t n_threads, const struct scenario *s,
+              cycles_t duration, struct tacc *a, char *err, size_t err_len);
 
 /*
  * The window checks `want` asks for (twin.h) of run `run_id` of scenario

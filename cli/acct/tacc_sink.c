@@ -27,7 +27,7 @@ static int tee_run_begin(void *self, const struct scenario *s, const struct sink
     int rc = t->inner.ops->run_begin(t->inner.self, s, m);
 
     tacc_tee_release(t);
-    if (rc == 0 && tacc_init(&t->acc, s->n_threads + 1, m->duration) == 0) {
+    if (rc == 0 && tacc_init(&t->acc, s->n_threads + 1, s->n_devices, m->duration) == 0) {
         t->begun = true;
         win_begin(t, s, m->duration);
     }

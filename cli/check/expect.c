@@ -1,6 +1,6 @@
 /*
  * Expectations evaluated from a recorded run (expect.h): the dispatch,
- * deadlines and worst response times (each one query on the run's rows),
+ * deadlines and worst response times (from the run's accounting),
  * recording and printing. Counts are in expect_count.c, budget: respected
  * in expect_budget.c.
  */
@@ -104,34 +104,12 @@ const char *expect_thread_name(const struct expect_run *run, uint32_t thread)
     return thread < run->s->n_threads ? run->s->threads[thread].name : "?";
 }
 
-/* ---- deadlines: met / missed ---- */
-
-/* The SQL condition on j.thread_id selecting the expectation's threads;
- * allocated, NULL when out of memory. */
-static char *expect_set_sql(const struct scn_expect *e, const struct scenario *s)
+const char *expect_id_name(const struct expect_run *run, uint32_t id)
 {
-    size_t size = 128 + 12 * (size_t)e->thread_count;
-    char *sql = malloc(size);
-    size_t at = 0;
-
-    if (!sql)
-        return NULL;
-    if (e->thread_count) {
-        at += (size_t)snprintf(sql, size, " AND j.thread_id IN (");
-        for (uint32_t i = 0; i < e->thread_count; i++)
-            at += (size_t)snprintf(sql + at, size - at, "%s%u", i ? ", " : "",
-                                   s->thread_refs[e->thread_first + i] + 1);
-        snprintf(sql + at, size - at, ")");
-    } else if (e->criticality != SCN_NONE) {
-        snprintf(sql, size,
-                 " AND j.thread_id IN (SELECT thread_id FROM threads"
-                 " WHERE run_id = ?1 AND criticality_rank >= %u)",
-                 e->criticality);
-    } else {
-        sql[0] = '\0';
-    }
-    return sql;
+    return id == 0 ? EXPECT_ROOT_NAME : expect_thread_name(run, id - 1);
 }
+
+/* ---- deadlines: met / missed ---- */
 
 /* Who the expectation covers, for its detail: "control, sensor". */
 static void expect_set_name(const struct expect_run *run, const struct scn_expect *e, char *buf,
@@ -153,53 +131,17 @@ static void expect_set_name(const struct expect_run *run, const struct scn_expec
     }
 }
 
-/* "; first: job 7 of control released at 70ms finished 80.000123ms,
- * deadline 80ms": the failed job with the earliest deadline. */
-static int expect_first_miss(struct expect_run *run, const char *set, char *buf, size_t n)
-{
-    sqlite3_stmt *st = expect_prepare(
-        run,
-        "SELECT t.name, j.job, j.release_time, j.finish_time, j.deadline_time FROM run_jobs j"
-        " JOIN threads t ON t.run_id = j.run_id AND t.thread_id = j.thread_id"
-        " WHERE j.run_id = ?1%s AND " EXPECT_MISSED_SQL
-        " ORDER BY j.deadline_time, j.thread_id, j.job LIMIT 1",
-        set);
-    bool row;
-    int rc;
-
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)run->duration);
-    rc = expect_step(run, st, &row);
-    buf[0] = '\0';
-    if (rc == 0 && row) {
-        char rel[32], fin[32], dl[32];
-
-        expect_fmt_time(rel, sizeof rel, sqlite3_column_int64(st, 2), run->cpu_hz);
-        expect_fmt_time(fin, sizeof fin, sqlite3_column_int64(st, 3), run->cpu_hz);
-        expect_fmt_time(dl, sizeof dl, sqlite3_column_int64(st, 4), run->cpu_hz);
-        snprintf(buf, n, "; first: job %lld of %s released at %s %s%s, deadline %s",
-                 sqlite3_column_int64(st, 1), (const char *)sqlite3_column_text(st, 0), rel,
-                 sqlite3_column_type(st, 3) == SQLITE_NULL ? "unfinished" : "finished ",
-                 sqlite3_column_type(st, 3) == SQLITE_NULL ? "" : fin, dl);
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
 /* The run's accounting: the one given, else the tables scanned once
  * (tacc_scan); NULL after setting the diagnostic. */
-static const struct tacc *expect_acc(struct expect_run *run)
+const struct tacc *expect_acc(struct expect_run *run)
 {
-    if (!run->acc && tacc_scan(run->db, run->run_id, run->s->n_threads + 1, run->duration,
+    if (!run->acc && tacc_scan(run->db, run->run_id, run->s->n_threads + 1, run->s, run->duration,
                                &run->scanned, run->errmsg, run->errmsg_size) == 0)
         run->acc = &run->scanned;
     return run->acc;
 }
 
-/* Whether thread `id` (0: the root task) is one of the expectation's: as
- * expect_set_sql selects them. */
-static bool expect_in_set(const struct scn_expect *e, const struct scenario *s, uint32_t id)
+bool expect_in_set(const struct scn_expect *e, const struct scenario *s, uint32_t id)
 {
     if (e->thread_count) {
         for (uint32_t i = 0; i < e->thread_count; i++)
@@ -213,44 +155,67 @@ static bool expect_in_set(const struct scn_expect *e, const struct scenario *s, 
 }
 
 /* The set's jobs, those failed (DB_JOB_FAILED_SQL) and the releases lost
- * with their interrupt (jobs that failed), from the run's accounting. */
-static int expect_deadline_counts(struct expect_run *run, const struct scn_expect *e,
-                                  int64_t *jobs, int64_t *missed, int64_t *lost)
+ * with their interrupt (jobs that failed), from the run's accounting; and
+ * the set's failed job of the earliest deadline (one without a deadline
+ * first), then thread, then job: *first (its thread in *who), NULL if none
+ * failed. */
+static void expect_deadline_counts(const struct tacc *a, const struct scenario *s,
+                                   const struct scn_expect *e, int64_t *jobs, int64_t *missed,
+                                   int64_t *lost, const struct tacc_job_ref **first,
+                                   uint32_t *who)
 {
-    const struct tacc *a = expect_acc(run);
-
     *jobs = *missed = *lost = 0;
-    if (!a)
-        return -1;
+    *first = NULL;
     for (uint32_t i = 0; i < a->n; i++) {
-        if (!expect_in_set(e, run->s, i))
+        const struct tacc_job_ref *j = &a->t[i].first_failed;
+
+        if (!expect_in_set(e, s, i))
             continue;
         *jobs += a->t[i].jobs + a->t[i].lost;
         *missed += a->t[i].failed + a->t[i].lost;
         *lost += a->t[i].lost;
+        if (j->job >= 0 && (!*first || (j->deadline != (*first)->deadline &&
+                                        (j->deadline == SINK_NO_TIME ||
+                                         ((*first)->deadline != SINK_NO_TIME &&
+                                          j->deadline < (*first)->deadline))))) {
+            *first = j;
+            *who = i;
+        }
     }
-    return 0;
+}
+
+/* "; first: job 7 of control released at 70ms finished 80.000123ms,
+ * deadline 80ms" (a deadline that does not exist as 0). */
+static void expect_first_miss(const struct expect_run *run, const struct tacc_job_ref *j,
+                              uint32_t who, char *buf, size_t n)
+{
+    char rel[32], fin[32], dl[32];
+    bool unfinished = j->finish == SINK_NO_TIME;
+
+    expect_fmt_time(rel, sizeof rel, (int64_t)j->release, run->cpu_hz);
+    expect_fmt_time(fin, sizeof fin, unfinished ? 0 : (int64_t)j->finish, run->cpu_hz);
+    expect_fmt_time(dl, sizeof dl, j->deadline == SINK_NO_TIME ? 0 : (int64_t)j->deadline,
+                    run->cpu_hz);
+    snprintf(buf, n, "; first: job %lld of %s released at %s %s%s, deadline %s",
+             (long long)j->job, expect_id_name(run, who), rel,
+             unfinished ? "unfinished" : "finished ", unfinished ? "" : fin, dl);
 }
 
 static int expect_deadlines(struct expect_run *run, const struct scn_expect *e,
                             struct expect_result *out)
 {
-    char who[EXPECT_WHO_MAX], first[EXPECT_DETAIL_MAX];
-    char *set = expect_set_sql(e, run->s);
+    char who[EXPECT_WHO_MAX], first[EXPECT_DETAIL_MAX] = "";
+    const struct tacc *a = expect_acc(run);
+    const struct tacc_job_ref *j;
     int64_t jobs = 0, missed = 0, lost = 0;
-    int rc;
+    uint32_t thread = 0;
 
-    if (!set) {
-        snprintf(run->errmsg, run->errmsg_size, "mcsim: out of memory");
+    if (!a)
         return -1;
-    }
     expect_set_name(run, e, who, sizeof who);
-    rc = expect_deadline_counts(run, e, &jobs, &missed, &lost);
-    if (rc == 0 && missed > lost)
-        rc = expect_first_miss(run, set, first, sizeof first);
-    free(set);
-    if (rc != 0)
-        return -1;
+    expect_deadline_counts(a, run->s, e, &jobs, &missed, &lost, &j, &thread);
+    if (missed > lost && j)
+        expect_first_miss(run, j, thread, first, sizeof first);
     out->passed = e->kind == EXPECT_DEADLINES_MET ? missed == 0 : missed > 0;
     if (jobs == 0)
         expect_detail(out, "no jobs of %s", who);
@@ -269,30 +234,32 @@ static int expect_deadlines(struct expect_run *run, const struct scn_expect *e,
 
 /* ---- max_response ---- */
 
-/* The worst finished job (?3 = thread, or -1 for all) and the earliest
- * unfinished one, whose response is at least duration - release. */
-static int expect_worst_response(struct expect_run *run, int64_t thread, bool unfinished,
-                                 int64_t *job, int64_t *response)
+/* Of thread `id` (or every thread, id -1): the worst finished job (the
+ * lowest numbered of equals; job -1 if none) and the earliest released
+ * unfinished one (then by thread), whose response is at least duration -
+ * release. */
+static void expect_worst_response(const struct tacc *a, int64_t id, cycles_t duration,
+                                  int64_t *job, int64_t *response, int64_t *ujob,
+                                  int64_t *ubound)
 {
-    sqlite3_stmt *st = expect_prepare(
-        run, unfinished ? "SELECT j.job, ?2 - j.release_time FROM run_jobs j WHERE j.run_id = ?1"
-                          " AND (?3 < 0 OR j.thread_id = ?3) AND j.finish_time IS NULL"
-                          " ORDER BY j.release_time, j.thread_id LIMIT 1"
-                        : "SELECT j.job, j.response FROM run_jobs j WHERE j.run_id = ?1"
-                          " AND (?3 < 0 OR j.thread_id = ?3) AND j.response IS NOT NULL"
-                          " ORDER BY j.response DESC, j.job LIMIT 1");
-    bool row;
-    int rc;
+    const struct tacc_job_ref *u = NULL;
 
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)run->duration);
-    sqlite3_bind_int64(st, 3, thread);
-    rc = expect_step(run, st, &row);
-    *job = rc == 0 && row ? sqlite3_column_int64(st, 0) : -1;
-    *response = rc == 0 && row ? sqlite3_column_int64(st, 1) : -1;
-    sqlite3_finalize(st);
-    return rc;
+    *job = *response = -1;
+    for (uint32_t i = 0; i < a->n; i++) {
+        const struct tacc_thread *t = &a->t[i];
+
+        if (id >= 0 && (int64_t)i != id)
+            continue;
+        if (t->worst_job >= 0 &&
+            (t->worst > *response || (t->worst == *response && t->worst_job < *job))) {
+            *response = t->worst;
+            *job = t->worst_job;
+        }
+        if (t->unfinished.job >= 0 && (!u || t->unfinished.release < u->release))
+            u = &t->unfinished;
+    }
+    *ujob = u ? u->job : -1;
+    *ubound = u ? (int64_t)duration - (int64_t)u->release : -1;
 }
 
 static int expect_max_response(struct expect_run *run, const struct scn_expect *e,
@@ -302,10 +269,11 @@ static int expect_max_response(struct expect_run *run, const struct scn_expect *
     const char *who = e->thread == SCN_NONE ? "all threads" : expect_thread_name(run, e->thread);
     int64_t job, worst, ujob, ubound, limit = (int64_t)e->at_most_time;
     char t_worst[32], t_limit[32], t_bound[32];
+    const struct tacc *a = expect_acc(run);
 
-    if (expect_worst_response(run, thread, false, &job, &worst) != 0 ||
-        expect_worst_response(run, thread, true, &ujob, &ubound) != 0)
+    if (!a)
         return -1;
+    expect_worst_response(a, thread, run->duration, &job, &worst, &ujob, &ubound);
     expect_fmt_time(t_worst, sizeof t_worst, worst, run->cpu_hz);
     expect_fmt_time(t_limit, sizeof t_limit, limit, run->cpu_hz);
     expect_fmt_time(t_bound, sizeof t_bound, ubound, run->cpu_hz);

@@ -1,11 +1,11 @@
 /*
  * Expectations (docs/scenario-format.md "Expectations"), evaluated from a
- * recorded run alone: every verdict is an SQL query on the run's rows in
- * the tables of cli/db/db.h, or, for `deadlines:`, the run's accounting
- * (acct/tacc.h: its rows accumulated as `mcsim run` recorded them, or one
- * scan of the tables for `mcsim check`), so `mcsim run` (right after
- * recording) and `mcsim check DB` (any time later) share one
- * implementation and agree.
+ * recorded run alone: every verdict is made from the run's accounting
+ * (acct/tacc.h: deadlines, max_response, count, and the progress
+ * guarantee) or its checks over windows of time (acct/twin.h: budget:
+ * respected), each accumulated from the run's rows, as `mcsim run`
+ * recorded them or from one scan of the tables (`mcsim check DB`, any time
+ * later): one implementation, fed two ways, that agree (unit.tacc).
  * The scenario supplies only the expectations themselves, notification
  * contexts (budget: respected) and which threads wait on a device's
  * notification (count of irq with a thread filter).
@@ -59,10 +59,10 @@ int expect_evaluate(sqlite3 *db, int64_t run_id, const struct scenario *s, cycle
                     struct expect_result *out, char *errmsg, size_t errmsg_size);
 
 /*
- * The same, `deadlines:` counting the jobs of `acc`, the run's accounting
- * accumulated as it was recorded (acct/tacc_sink.h: `mcsim run`); with acc
- * NULL (expect_evaluate) from one scan of the run's tables (tacc_scan),
- * made when the first `deadlines:` needs it.
+ * The same from `acc`, the run's accounting accumulated as it was recorded
+ * (acct/tacc_sink.h: `mcsim run`) or scanned by the caller; with acc NULL
+ * (expect_evaluate) from one scan of the run's tables (tacc_scan), made
+ * when the first expectation other than budget: respected needs it.
  */
 struct tacc;
 int expect_evaluate_acc(sqlite3 *db, int64_t run_id, const struct scenario *s,
@@ -90,12 +90,12 @@ void expect_print(FILE *f, const struct scenario *s, const struct expect_result 
 /* Print the verdict on one expectation, as expect_print does. */
 void expect_print_one(FILE *f, const struct scn_expect *e, const struct expect_result *r);
 
-/* The progress guarantee: passed unless a thread had its system call
- * restarted SINK_PROGRESS_RESTARTS times in a row (a no_progress event);
- * the detail names the first such thread, its context's budget, what a
- * kernel entry consumed and MIN_BUDGET. 0, or -1 on an SQLite error. */
-int expect_progress(sqlite3 *db, int64_t run_id, const struct scenario *s,
-                    struct expect_result *out);
+/* The progress guarantee of the run whose accounting is `a` (acct/tacc.h,
+ * of scenario `s`): passed unless a thread had its system call restarted
+ * SINK_PROGRESS_RESTARTS times in a row (a no_progress event); the detail
+ * names the first such thread, its context's budget, what a kernel entry
+ * consumed and MIN_BUDGET. */
+void expect_progress(const struct tacc *a, const struct scenario *s, struct expect_result *out);
 
 /* The number of verdicts that apply and failed: the run's exit status is
  * 1 when it is not 0. */

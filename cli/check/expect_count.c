@@ -1,12 +1,11 @@
 /*
- * count expectations (expect.h): how often an event happened, each kind
- * counted in the table that records it.
+ * count expectations (expect.h): how often an event happened, from the
+ * run's accounting (acct/tacc.h: each kind counted as the table that
+ * records it holds it).
  */
 #include "expect_int.h"
 
 #include <stdio.h>
-
-#include "db/db.h"
 
 static const char *const expect_event_name[EV_COUNT] = {
 #define X(id, name) [id] = name,
@@ -33,94 +32,48 @@ static bool expect_steps_wait(const struct scenario *s, uint32_t first, uint32_t
 }
 
 /*
- * Interrupts of one device, or of every device (device NULL), taken or
- * lost.
- */
-static int expect_count_device(struct expect_run *run, const char *device, bool lost, int64_t *n)
-{
-    sqlite3_stmt *st = expect_prepare(run,
-                                      "SELECT count(*) FROM run_irqs WHERE run_id = ?1"
-                                      " AND (?2 IS NULL OR device = ?2) AND %s",
-                                      lost ? "lost = 1" : "delivered IS NOT NULL");
-
-    if (!st)
-        return -1;
-    if (device)
-        sqlite3_bind_text(st, 2, device, -1, SQLITE_STATIC);
-    return expect_query_int(run, st, n);
-}
-
-/*
- * irq / irq_lost. With a thread filter, the interrupts of the devices
- * whose notification the thread waits on.
+ * irq / irq_lost: of one device, or of every device. With a thread filter,
+ * the interrupts of the devices whose notification the thread waits on.
  * NEEDSWORK: that is "the thread woken" only while one thread waits on
  * each device's notification; telling which of several waiters a signal
  * woke needs the engine to record it in the irqs table.
  */
-static int expect_count_irqs(struct expect_run *run, const struct scn_expect *e, int64_t *n)
+static int64_t expect_count_irqs(const struct expect_run *run, const struct tacc *a,
+                                 const struct scn_expect *e)
 {
     const struct scenario *s = run->s;
-    const struct scn_thread *t;
+    bool lost = e->event == EV_IRQ_LOST;
+    int64_t n = 0;
 
-    *n = 0;
-    if (e->thread == SCN_NONE)
-        return expect_count_device(run, e->device == SCN_NONE ? NULL : s->devices[e->device].name,
-                                   e->event == EV_IRQ_LOST, n);
-    t = &s->threads[e->thread];
-    for (uint32_t d = 0; d < s->n_devices; d++) {
-        int64_t k;
-
+    if (e->thread == SCN_NONE && e->device == SCN_NONE)
+        return lost ? a->irqs_lost : a->irqs_delivered;
+    for (uint32_t d = 0; d < s->n_devices && d < a->n_devices; d++) {
         if ((e->device != SCN_NONE && d != e->device) ||
-            !expect_steps_wait(s, t->prog_first, t->prog_count, s->devices[d].notification, 0))
+            (e->thread != SCN_NONE &&
+             !expect_steps_wait(s, s->threads[e->thread].prog_first,
+                                s->threads[e->thread].prog_count, s->devices[d].notification, 0)))
             continue;
-        if (expect_count_device(run, s->devices[d].name, e->event == EV_IRQ_LOST, &k) != 0)
-            return -1;
-        *n += k;
+        n += lost ? a->dev[d].lost : a->dev[d].delivered;
     }
-    return 0;
+    return n;
 }
 
-/* Rows of budget_events or events of a kind, or jobs, for ?3 = the thread
- * it happened to (-1: any). */
-static int expect_count_rows(struct expect_run *run, const struct scn_expect *e, int64_t *n)
+/* Budget events or events of a kind, failed jobs (a release lost with its
+ * interrupt is one) or jobs given (not the releases lost), of the thread
+ * the expectation names or of any. */
+static int64_t expect_count_rows(const struct tacc *a, const struct scn_expect *e)
 {
-    const char *sql;
-    sqlite3_stmt *st;
+    uint32_t id = e->thread == SCN_NONE ? 0 : e->thread + 1;
+    uint32_t last = e->thread == SCN_NONE ? a->n : id + 1;
+    int64_t n = 0;
 
-#define LOST_RELEASES                                                                              \
-    "(SELECT count(*) FROM run_irqs i WHERE i.run_id = ?1 AND i.lost = 1"                          \
-    " AND i.handler IS NOT NULL AND (?3 < 0 OR i.handler = ?3))"
-    switch (e->event) {
-    case EV_THROTTLE:
-    case EV_REPLENISH:
-    case EV_TIMEOUT_FAULT:
-    case EV_EMERGENCY:
-        sql = "SELECT count(*) FROM run_budget_events WHERE run_id = ?1 AND kind = ?2"
-              " AND (?3 < 0 OR thread_id = ?3)";
-        break;
-    case EV_PREEMPT:
-    case EV_CALL_ABORTED:
-        sql = "SELECT count(*) FROM run_events WHERE run_id = ?1 AND kind = ?2"
-              " AND " DB_EVENTS_SCHED_KINDS " AND (?3 < 0 OR thread_id = ?3)";
-        break;
-    /* a release lost with its interrupt is a failed job */
-    case EV_DEADLINE_MISS:
-        sql = "SELECT count(*) + " LOST_RELEASES " FROM run_jobs j WHERE j.run_id = ?1 AND "
-              EXPECT_MISSED_SQL " AND (?3 < 0 OR j.thread_id = ?3)";
-        break;
-    default: /* EV_JOB: the jobs the thread was given (not the releases lost) */
-        sql =
-            "SELECT count(*) FROM run_jobs j WHERE j.run_id = ?1 AND (?3 < 0 OR j.thread_id = ?3)";
-        break;
-    }
-    if (!(st = expect_prepare(run, "%s", sql)))
-        return -1;
-    if (e->event == EV_DEADLINE_MISS || e->event == EV_JOB)
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)run->duration);
-    else
-        sqlite3_bind_text(st, 2, expect_event_name[e->event], -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, e->thread == SCN_NONE ? -1 : (int64_t)e->thread + 1);
-    return expect_query_int(run, st, n);
+    if (e->event != EV_DEADLINE_MISS && e->event != EV_JOB)
+        return e->thread == SCN_NONE ? a->counted[e->event]
+               : id < a->n           ? a->t[id].counted[e->event]
+                                     : 0;
+    for (uint32_t i = id; i < last && i < a->n; i++)
+        n += e->event == EV_JOB ? a->t[i].jobs : a->t[i].failed + a->t[i].lost;
+    return n;
 }
 
 /* "throttle of net_driver: 12 (at least 1)" */
@@ -151,11 +104,13 @@ static void expect_count_detail(const struct expect_run *run, const struct scn_e
 
 int expect_count(struct expect_run *run, const struct scn_expect *e, struct expect_result *out)
 {
+    const struct tacc *a = expect_acc(run);
     int64_t n;
-    bool irq = e->event == EV_IRQ || e->event == EV_IRQ_LOST;
 
-    if ((irq ? expect_count_irqs(run, e, &n) : expect_count_rows(run, e, &n)) != 0)
+    if (!a)
         return -1;
+    n = e->event == EV_IRQ || e->event == EV_IRQ_LOST ? expect_count_irqs(run, a, e)
+                                                      : expect_count_rows(a, e);
     out->passed = (!e->has_at_least || (n >= 0 && (uint64_t)n >= e->at_least)) &&
                   (!e->has_at_most || (uint64_t)n <= e->at_most);
     expect_count_detail(run, e, n, out);

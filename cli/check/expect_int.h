@@ -16,18 +16,6 @@
 #include "db/db.h"
 #include "expect.h"
 
-/*
- * A job failed when it missed its deadline (the engine says so, it
- * finished after its deadline, completion == deadline being met, or it is
- * unfinished and its deadline fell inside the run: the run covers
- * [0, duration), so a deadline at exactly `duration` has not passed;
- * docs/scenario-format.md "Time", "Jobs") or its call was aborted (it did
- * not do its work). Releases lost with their interrupt are failed jobs
- * too, counted apart (summary/tstats.h). For run_jobs as `j`, with ?2
- * bound to the run's duration.
- */
-#define EXPECT_MISSED_SQL DB_JOB_FAILED_SQL
-
 #define EXPECT_WHO_MAX 128
 
 /* The run being evaluated, as its `runs` row describes it. */
@@ -42,8 +30,9 @@ struct expect_run {
     uint64_t timer_hz;  /* contexts hold whole ticks of this rate */
     char *errmsg;
     size_t errmsg_size;
-    /* the run's accounting (deadlines:): accumulated as it was recorded,
-     * or NULL until expect_acc scans the tables into `scanned` */
+    /* the run's accounting (every kind but budget: respected): accumulated
+     * as it was recorded, or NULL until expect_acc scans the tables into
+     * `scanned` */
     const struct tacc *acc;
     struct tacc scanned;
 };
@@ -74,6 +63,20 @@ void expect_detail(struct expect_result *out, const char *fmt, ...);
 
 /* The scenario name of thread index `thread` ("?" if out of range). */
 const char *expect_thread_name(const struct expect_run *run, uint32_t thread);
+
+/* The name of thread id `id` (0: the root task, EXPECT_ROOT_NAME), as the
+ * threads table records it. */
+#define EXPECT_ROOT_NAME "(root)" /* db_sink's name of the root task */
+const char *expect_id_name(const struct expect_run *run, uint32_t id);
+
+/* The run's accounting (acct/tacc.h), from which every verdict but
+ * budget: respected's is made: the one given, else the tables scanned once
+ * (tacc_scan); NULL after setting the diagnostic. */
+const struct tacc *expect_acc(struct expect_run *run);
+
+/* Whether thread id `id` (0: the root task) is one of a deadlines
+ * expectation's: its threads, its criticality and above, or all. */
+bool expect_in_set(const struct scn_expect *e, const struct scenario *s, uint32_t id);
 
 /* Evaluate a count expectation (expect_count.c) for an applicable run. */
 int expect_count(struct expect_run *run, const struct scn_expect *e, struct expect_result *out);

@@ -89,19 +89,20 @@ static void print_overheads(FILE *f, sqlite3 *db, int64_t run_id, uint64_t cpu_h
 }
 
 /* A thread that made no progress (the MIN_BUDGET restart loop), if any. */
-static void print_progress(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s)
+static void print_progress(FILE *f, const struct scenario *s, const struct tacc *acc)
 {
     struct expect_result r = {0};
 
-    if (expect_progress(db, run_id, s, &r) == 0 && !r.passed)
+    expect_progress(acc, s, &r);
+    if (!r.passed)
         fprintf(f, "no progress: %s\n", r.detail);
 }
 
 /* Jobs and misses per criticality level (the per-thread accounting summed:
  * releases lost and aborted jobs count as missed), and the run's totals
  * of budget events and interrupts. */
-static void print_totals(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s,
-                         const struct tstats_run *ts, const struct tacc *acc)
+static void print_totals(FILE *f, const struct scenario *s, const struct tstats_run *ts,
+                         const struct tacc *acc)
 {
     fprintf(f, "jobs:");
     for (uint32_t lvl = 0; lvl < s->n_levels; lvl++) {
@@ -120,7 +121,7 @@ static void print_totals(FILE *f, sqlite3 *db, int64_t run_id, const struct scen
             "\nbudget: %" PRId64 " throttles, %" PRId64 " timeout faults; irqs: %" PRId64
             " delivered, %" PRId64 " lost\n",
             acc->throttles, acc->timeout_faults, acc->irqs_delivered, acc->irqs_lost);
-    print_progress(f, db, run_id, s);
+    print_progress(f, s, acc);
 }
 
 void summary_print(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *s,
@@ -132,7 +133,7 @@ void summary_print(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *
 
     print_header(f, s, r, run_id, db_path);
     if (!acc) {
-        if (tacc_scan(db, run_id, s->n_threads + 1, s->duration, &scanned, err, sizeof err) != 0) {
+        if (tacc_scan(db, run_id, s->n_threads + 1, s, s->duration, &scanned, err, sizeof err) != 0) {
             fprintf(f, "(no per-thread summary: %s)\n", err);
             return;
         }
@@ -144,7 +145,7 @@ void summary_print(FILE *f, sqlite3 *db, int64_t run_id, const struct scenario *
             tacc_release(&scanned);
         return;
     }
-    print_totals(f, db, run_id, s, &ts, acc ? acc : &scanned);
+    print_totals(f, s, &ts, acc ? acc : &scanned);
     if (!acc)
         tacc_release(&scanned);
     tstats_print_table(f, &ts);

@@ -169,7 +169,7 @@ int tstats_from(sqlite3 *db, int64_t run_id, const struct tacc *acc, struct tsta
     if (!acc) {
         uint32_t n = out->n ? (uint32_t)out->threads[out->n - 1].thread_id + 1 : 1;
 
-        if (tacc_scan(db, run_id, n, out->duration, &scanned, err, err_len) != 0) {
+        if (tacc_scan(db, run_id, n, NULL, out->duration, &scanned, err, err_len) != 0) {
             tstats_release(out);
             return -1;
         }

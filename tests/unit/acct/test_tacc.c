@@ -42,6 +42,10 @@ struct reach {
      * window is a sporadic context's, holds a grant, is counted in ticks;
      * contexts diagnosed fragmented, their throttles counted */
     int64_t contexts, sporadic, over, worst_granted, coarse, fragmented, fragment_throttles;
+    /* every expectation kind asked of every run (same_kinds): verdicts
+     * compared; those naming a failed job, an unfinished job, a worst
+     * response; counts above 0 by kind; runs with a thread stuck */
+    int64_t verdicts, first_missed, unfinished, worst, counted[EV_COUNT], stuck;
 };
 
 static void assert_same_thread(const char *what, uint32_t i, const struct tacc_thread *x,
@@ -94,7 +98,7 @@ static void assert_same(const char *what, const struct tacc *x, const struct tac
 /* The scenario's verdicts with `deadlines:` counted from the rows as they
  * were recorded (mcsim run) and from the tables (mcsim check). */
 static void same_verdicts(const char *what, struct db *db, const struct scenario *s,
-                          const struct tacc *live)
+                          const struct tacc *live, struct reach *reach)
 {
     struct expect_result *x = calloc(s->n_expects + 1, sizeof *x);
     struct expect_result *y = calloc(s->n_expects + 1, sizeof *y);
@@ -110,12 +114,100 @@ static void same_verdicts(const char *what, struct db *db, const struct scenario
     for (uint32_t i = 0; i < s->n_expects; i++) {
         if (x[i].passed != y[i].passed || x[i].applicable != y[i].applicable ||
             strcmp(x[i].detail, y[i].detail) != 0)
-            fail_msg("%s: expectation %u: live %d %d \"%s\", scanned %d %d \"%s\"", what, i,
-                     x[i].applicable, x[i].passed, x[i].detail, y[i].applicable, y[i].passed,
-                     y[i].detail);
+            fail_msg("%s: %s: live %d %d \"%s\", scanned %d %d \"%s\"", what,
+                     s->expects[i].text, x[i].applicable, x[i].passed, x[i].detail,
+                     y[i].applicable, y[i].passed, y[i].detail);
+        if (reach) {
+            const struct scn_expect *e = &s->expects[i];
+
+            reach->verdicts++;
+            reach->first_missed += strstr(x[i].detail, "; first: job") != NULL;
+            reach->unfinished += strstr(x[i].detail, " unfinished after ") != NULL;
+            reach->worst += strstr(x[i].detail, "worst response of") != NULL;
+            reach->counted[e->event] += e->kind == EXPECT_COUNT && !strstr(x[i].detail, ": 0 (");
+        }
     }
     free(x);
     free(y);
+}
+
+/* Expectation k of e, of `kind`, every thread, device and scheduler's. */
+static struct scn_expect *add(struct scn_expect *e, size_t *k, enum scn_expect_kind kind)
+{
+    struct scn_expect *x = &e[*k];
+
+    *x = (struct scn_expect){.kind = kind,
+                             .scheduler = SCN_ANY_SCHEDULER,
+                             .criticality = SCN_NONE,
+                             .thread = SCN_NONE,
+                             .device = SCN_NONE};
+    snprintf(x->text, sizeof x->text, "#%zu", *k);
+    (*k)++;
+    return x;
+}
+
+/* Every expectation kind the live accounting evaluates, asked of run
+ * `s` whatever it expects, live and scanned (same_verdicts): deadlines
+ * met of all threads and of each level, missed of each thread; the worst response of
+ * each thread against 1ns and 1000s (the unfinished and the finished
+ * jobs named); a count of each event of any thread, of each thread, and
+ * for interrupts of each device (waking each thread); and the progress
+ * guarantee. */
+static void same_kinds(const char *what, struct db *db, const struct scenario *s,
+                       const struct tacc *live, const struct tacc *scanned, struct reach *r)
+{
+    uint32_t n = s->n_threads, d = s->n_devices;
+    size_t cap = 1 + n + s->n_levels + 2 * n + EV_COUNT * (1 + n) + 2 * d * (1 + n);
+    struct scn_expect *e = calloc(cap, sizeof *e);
+    uint32_t *refs = calloc(n + 1, sizeof *refs);
+    struct scenario all = *s;
+    struct expect_result px, py;
+    struct scn_expect *x;
+    size_t k = 0;
+
+    assert_non_null(e);
+    assert_non_null(refs);
+    for (uint32_t i = 0; i < n; i++)
+        refs[i] = i;
+    add(e, &k, EXPECT_DEADLINES_MET);
+    for (uint32_t i = 0; i < n; i++) {
+        x = add(e, &k, EXPECT_DEADLINES_MISSED);
+        x->thread_first = i;
+        x->thread_count = 1;
+    }
+    for (uint32_t l = 0; l < s->n_levels; l++)
+        add(e, &k, EXPECT_DEADLINES_MET)->criticality = l;
+    for (uint32_t i = 0; i < n; i++) {
+        x = add(e, &k, EXPECT_MAX_RESPONSE);
+        x->thread = i;
+        x->at_most_time = 1;
+        x = add(e, &k, EXPECT_MAX_RESPONSE);
+        x->thread = i;
+        x->at_most_time = 1000 * s->cpu_hz;
+    }
+    for (int ev = 0; ev < EV_COUNT; ev++) {
+        bool irq = ev == EV_IRQ || ev == EV_IRQ_LOST;
+
+        for (uint32_t dv = 0; dv <= (irq ? d : 0); dv++)
+            for (uint32_t t = 0; t <= n; t++) {
+                x = add(e, &k, EXPECT_COUNT);
+                x->event = (enum scn_count_event)ev;
+                x->thread = t < n ? t : SCN_NONE;
+                x->device = dv < d && irq ? dv : SCN_NONE;
+            }
+    }
+    assert_true(k <= cap);
+    all.expects = e;
+    all.n_expects = (uint32_t)k;
+    all.thread_refs = refs;
+    same_verdicts(what, db, &all, live, r);
+    expect_progress(live, s, &px);
+    expect_progress(scanned, s, &py);
+    if (px.passed != py.passed || strcmp(px.detail, py.detail) != 0)
+        fail_msg("%s: progress: live \"%s\", scanned \"%s\"", what, px.detail, py.detail);
+    r->stuck += !px.passed;
+    free(e);
+    free(refs);
 }
 
 static void assert_same_window(const char *what, const struct bwin_window *x,
@@ -252,11 +344,12 @@ static void compare_one(const char *path, uint8_t scheduler, bool full, void *ct
     const struct tacc *live = tacc_tee_result(&tee);
     if (!live)
         fail_msg("%s: no accounting accumulated", what);
-    if (tacc_scan(db_sqlite(db), db_run_id(db), s.n_threads + 1, s.duration, &scanned, err,
+    if (tacc_scan(db_sqlite(db), db_run_id(db), s.n_threads + 1, &s, s.duration, &scanned, err,
                   sizeof err) != 0)
         fail_msg("%s: %s", what, err);
     assert_same(what, live, &scanned);
-    same_verdicts(what, db, &s, live);
+    same_verdicts(what, db, &s, live, NULL);
+    same_kinds(what, db, &s, live, &scanned, r);
     same_windows(what, db, &s, live, r);
     r->runs++;
     for (uint32_t i = 0; i < live->n; i++) {
@@ -287,6 +380,7 @@ static void test_tacc_live_equals_scan(void **state)
     scnload_corpus_run(compare_one, &r);
     compare_one(MCSIM_SOURCE_DIR "/tests/data/run/coarse_timer.yaml", SCHED_MCS, false, &r);
     compare_one(MCSIM_SOURCE_DIR "/tests/data/run/coarse_timer.yaml", SCHED_MCS, true, &r);
+    compare_one(MCSIM_SOURCE_DIR "/tests/data/run/no_progress.yaml", SCHED_MCS, false, &r);
     print_message("%d runs: %lld jobs, %lld aborted, %lld releases lost, %lld throttles"
                   " (%lld cycles), %lld timeout faults, %lld grants, %lld interrupts handled,"
                   " %lld threads charged other than their cpu\n",
@@ -299,7 +393,17 @@ static void test_tacc_live_equals_scan(void **state)
                   (long long)r.contexts, (long long)r.over, (long long)r.sporadic,
                   (long long)r.worst_granted, (long long)r.coarse, (long long)r.fragmented,
                   (long long)r.fragment_throttles);
+    print_message("every kind: %lld verdicts, %lld naming a failed job, %lld an unfinished one,"
+                  " %lld a worst response; %lld runs with a thread stuck; counts above 0:",
+                  (long long)r.verdicts, (long long)r.first_missed, (long long)r.unfinished,
+                  (long long)r.worst, (long long)r.stuck);
+    for (int ev = 0; ev < EV_COUNT; ev++)
+        print_message(" %lld", (long long)r.counted[ev]);
+    print_message("\n");
     /* the corpus reaches every figure, so each comparison can fail */
+    assert_true(r.first_missed > 0 && r.unfinished > 0 && r.worst > 0 && r.stuck > 0);
+    for (int ev = 0; ev < EV_COUNT; ev++)
+        assert_true(r.counted[ev] > 0);
     assert_true(r.runs >= 80);
     assert_true(r.aborted > 0);
     assert_true(r.lost > 0);
