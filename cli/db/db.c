@@ -89,9 +89,10 @@ static bool db_header_empty(const struct db_header *h)
     return h->app_id == 0 && h->objects == 0;
 }
 
-/* BEGIN IMMEDIATE takes the write lock before looking again, so that of
- * two mcsim processes creating the same new file one creates the schema
- * and the other finds it. The page size takes effect only in a file that
+/* A new file gets the latest schema in one go (db_schema_new_sql, then
+ * the stats views). BEGIN IMMEDIATE takes the write lock before looking
+ * again, so that of two mcsim processes creating the same new file one
+ * creates the schema and the other finds it. The page size takes effect only in a file that
  * has no page yet, so it is set outside the transaction, which would
  * create one: pages of 16 KiB rather than 4 make a recorded run write
  * and read back a quarter as many pages through the log (a quarter of
@@ -108,11 +109,8 @@ static int db_create_schema(struct db *db)
         return -1;
     if (db_read_header(db, &h) != 0)
         return db_fail(db);
-    if (db_header_empty(&h) &&
-        (db_exec(db, db_schema_v1_sql) != 0 || db_exec(db, db_schema_v2_sql) != 0 ||
-         db_exec(db, db_schema_v3_sql) != 0 || db_exec(db, db_schema_v4_sql) != 0 ||
-         db_exec(db, db_schema_v5_sql) != 0 || db_exec(db, db_schema_stats_sql) != 0 ||
-         db_exec(db, pragmas) != 0))
+    if (db_header_empty(&h) && (db_exec(db, db_schema_new_sql) != 0 ||
+                                db_exec(db, db_schema_stats_sql) != 0 || db_exec(db, pragmas) != 0))
         return db_fail(db);
     if (db_exec(db, "COMMIT") != 0)
         return db_fail(db);
@@ -234,6 +232,24 @@ const char *db_failure_advice(const struct db *db)
     return advice_of(db->code);
 }
 
+/* mcsim uses SQLite from one thread (its parallel sweeps are processes):
+ * without the library's mutexes and its memory statistics (which take a
+ * mutex at every allocation) SQLite's calls cost fewer instructions
+ * (bench/rm10.yaml's recorded run: 11 M of 493 M). Only possible before
+ * SQLite initializes, so done before the first open (db_open,
+ * db_open_read); if something initialized it earlier, the defaults stay
+ * (SQLITE_MISUSE, ignored): slower, not different. */
+void db_sqlite_config(void)
+{
+    static bool done;
+
+    if (done)
+        return;
+    done = true;
+    sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int db_open(const char *path, struct db **out, char *errmsg, size_t errmsg_size)
 {
     const char *advice;
@@ -247,6 +263,7 @@ int db_open(const char *path, struct db **out, char *errmsg, size_t errmsg_size)
         return -1;
     }
     db->run_id = -1;
+    db_sqlite_config();
     /* NOMUTEX: a handle is used by one thread at a time, so SQLite need
      * not lock the connection at every call (a few percent of recording,
      * where every row is several calls). */

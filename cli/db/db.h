@@ -48,8 +48,6 @@
 #define DB_SCHEMA_VERSION 5
 #define DB_APPLICATION_ID 0x6d63736d /* "mcsm" */
 #define DB_BATCH_ROWS 100000
-#define DB_ROWS_PER_INSERT 32 /* trace rows of a block inserted by one statement */
-#define DB_INSERT_SIZES 6     /* its statements: 1, 2, 4, ... DB_ROWS_PER_INSERT (2^5) rows */
 #define DB_ARENA_ROWS 16384   /* trace rows held before they are written in blocks */
 #define DB_BLOCK_ROWS 512     /* the most rows of a block: what a window query reads past */
 #define DB_ERRMSG_MAX 512

@@ -147,44 +147,48 @@ void db_carry_add(struct db *db, enum db_row_kind k, uint32_t i)
     }
 }
 
-/* The five columns of a refill carried at carried[2 i + at]: NULL if none. */
-static void bind_refill(const struct db_arena *ar, sqlite3_stmt *st, int p, uint32_t i, int at)
+/* The five columns from v->val[c] on of the refill carried at
+ * carried[2 i + at]: NULL if none. */
+static void refill_fill(const struct db_arena *ar, uint32_t i, int at, struct db_row_vals *v, int c)
 {
-    uint32_t c = ar->carried[2 * i + (uint32_t)at];
+    uint32_t n = ar->carried[2 * i + (uint32_t)at];
+    const struct sink_refill *r;
 
-    if (!c) {
+    if (!n) {
         for (int k = 0; k < 5; k++)
-            sqlite3_bind_null(st, p + k);
+            v->type[c + k] = DB_VAL_NULL;
         return;
     }
-    const struct sink_refill *r = &ar->row[c - 1].refill;
-    db_bind_u64(st, p, r->head_time);
-    db_bind_u64(st, p + 1, r->head_amount);
-    sqlite3_bind_int64(st, p + 2, r->count);
-    sqlite3_bind_int64(st, p + 3, r->max);
-    db_bind_u64(st, p + 4, ar->seq[c - 1]);
+    r = &ar->row[n - 1].refill;
+    db_val_u64(v, c, r->head_time);
+    db_val_u64(v, c + 1, r->head_amount);
+    db_val_u64(v, c + 2, r->count);
+    db_val_u64(v, c + 3, r->max);
+    db_val_u64(v, c + 4, ar->seq[n - 1]);
 }
 
-void db_carry_bind(const struct db *db, sqlite3_stmt *st, int first, enum db_row_kind k,
-                   uint32_t i)
+void db_carry_fill(const struct db *db, enum db_row_kind k, uint32_t i, struct db_row_vals *v,
+                   int c)
 {
     const struct db_arena *ar = &db->arena;
+    uint32_t n;
+    const struct sink_irq *q;
 
     if (k == ROW_SLICE) {
-        bind_refill(ar, st, first, i, 0);
-        bind_refill(ar, st, first + 5, i, 1);
+        refill_fill(ar, i, 0, v, c);
+        refill_fill(ar, i, 1, v, c + 5);
         return;
     }
-    uint32_t c = ar->carried[2 * i];
-    if (!c) {
-        for (int n = 0; n < 5; n++)
-            sqlite3_bind_null(st, first + n);
+    n = ar->carried[2 * i];
+    if (!n) {
+        for (int j = 0; j < 5; j++)
+            v->type[c + j] = DB_VAL_NULL;
         return;
     }
-    const struct sink_irq *q = &ar->row[c - 1].irq;
-    db_bind_text(st, first, db->s->devices[q->device].name);
-    sqlite3_bind_int64(st, first + 1, q->line);
-    db_bind_time(st, first + 2, q->delivered);
-    db_bind_time(st, first + 3, q->handler_start);
-    db_bind_u64(st, first + 4, ar->seq[c - 1]);
+    q = &ar->row[n - 1].irq;
+    db_val_text(v, c, db->s->devices[q->device].name);
+    db_val_u64(v, c + 1, q->line);
+    db_val_time(v, c + 2, q->delivered);
+    db_val_time(v, c + 3, q->handler_start);
+    db_val_u64(v, c + 4, ar->seq[n - 1]);
 }

@@ -17,6 +17,8 @@
  * struct db.st. */
 enum db_stmt { ST_RUN, ST_THREAD, ST_EXPECT, ST_FINISH, ST_REFILL, ST_KSTATS, ST_FILE, ST_COUNT };
 
+struct db_row_vals; /* one held row's values (below) */
+
 /* The trace rows, queued per table (db_rows.c). */
 enum db_row_kind { ROW_SLICE, ROW_JOB, ROW_BUDGET, ROW_IRQ, ROW_EVENT, ROW_REFILL, ROW_KINDS };
 
@@ -61,10 +63,15 @@ struct db_arena {
     uint32_t n_keys, cap_keys;
     uint32_t *hash; /* index in keys + 1, or 0; hash_cap is a power of two */
     uint32_t hash_cap;
-    /* insert[k][i]: INSERT of 2^i rows into table k, prepared when first
-     * needed (db_rows_insert) */
-    sqlite3_stmt *insert[ROW_KINDS][DB_INSERT_SIZES];
+    /* insert[k]: INSERT into table k of the rows of mcsim_rows, prepared
+     * when first needed (db_rows_insert) */
+    sqlite3_stmt *insert[ROW_KINDS];
     sqlite3_stmt *block; /* INSERT of a trace_blocks row */
+    /* the rows mcsim_rows gives (db_vrows.c): arena rows vt_idx[0 ..
+     * vt_n), of table vt_kind */
+    const uint32_t *vt_idx;
+    uint32_t vt_n;
+    enum db_row_kind vt_kind;
     /* db_carry.c: carried[2 i], carried[2 i + 1]: the rows row i carries
      * (index + 1, or 0): a slice's refills at its start and its end, a
      * job's interrupt (the first); cand_refill[2 c], [2 c + 1]: the latest
@@ -85,10 +92,11 @@ struct db {
     const struct scenario *s;   /* the run in progress, NULL between runs */
     int64_t run_id;
     int64_t created_at;
-    uint32_t pending; /* rows in the open batch, queued ones included */
-    bool failed;      /* the run in progress hit an error: refuse the rest */
-    int code;         /* SQLite's extended code of the last error (db_sqlite_error) */
+    uint32_t pending;  /* rows in the open batch, queued ones included */
+    bool failed;       /* the run in progress hit an error: refuse the rest */
+    int code;          /* SQLite's extended code of the last error (db_sqlite_error) */
     bool defer_finish; /* run_end leaves finished = 0: db_finish_run marks it */
+    bool vrows;        /* mcsim_rows is known to the connection (db_vrows_register) */
 };
 
 /* The schema, by version (db_schema.c): every version applies to the
@@ -97,8 +105,13 @@ extern const char db_schema_v1_sql[];
 extern const char db_schema_v2_sql[];
 extern const char db_schema_v3_sql[];
 extern const char db_schema_v4_sql[];
-extern const char db_schema_v5_sql[]; /* db_schema_v5.c */
+extern const char db_schema_v5_sql[];    /* db_schema_v5.c */
+extern const char db_schema_new_sql[];   /* a new file: versions 1 to 5 in one (db_schema_v5.c) */
 extern const char db_schema_stats_sql[]; /* the stats views: applied after the last version */
+
+/* SQLite's process-wide settings for mcsim (db.c): once, before the
+ * first connection. */
+void db_sqlite_config(void);
 
 /* Set db->errmsg to "mcsim: PATH: " and the formatted text. */
 void db_error(struct db *db, const char *fmt, ...);
@@ -144,18 +157,62 @@ void db_rows_release(struct db *db);
  * written); db_carry_add looks at arena row i as db_rows_add holds it: a
  * refill or an interrupt becomes a candidate, a slice or a job carries
  * the candidates that match it (their key_of becomes DB_KEY_CARRIED and
- * their key loses a row). db_carry_bind binds a slice's or a job's carried
- * columns from parameter `first` on.
+ * their key loses a row). db_carry_fill sets a slice's or a job's
+ * carried columns, from v's column c on.
  */
 int db_carry_alloc(struct db *db, uint32_t slots);
 void db_carry_reset(struct db *db);
 void db_carry_add(struct db *db, enum db_row_kind k, uint32_t i);
-void db_carry_bind(const struct db *db, sqlite3_stmt *st, int first, enum db_row_kind k,
-                   uint32_t i);
+void db_carry_fill(const struct db *db, enum db_row_kind k, uint32_t i, struct db_row_vals *v,
+                   int c);
 void db_carry_free(struct db_arena *ar);
 
+/* The values of one held row, as mcsim_rows gives them (db_vrows.c). */
+enum db_val_type { DB_VAL_NULL, DB_VAL_INT, DB_VAL_TEXT };
+
+#define DB_ROW_COLS_MAX 16 /* the most columns after run_id: slice_rows' */
+
+struct db_row_vals {
+    uint8_t type[DB_ROW_COLS_MAX]; /* enum db_val_type */
+    union {
+        int64_t i;
+        const char *s; /* not copied: alive until the run ends */
+    } val[DB_ROW_COLS_MAX];
+};
+
+/* Set column c of v (db_row_cols.c): as db_bind_* bind them (the sink's
+ * "none" values are NULL). */
+void db_val_u64(struct db_row_vals *v, int c, uint64_t x);
+void db_val_time(struct db_row_vals *v, int c, cycles_t t);
+void db_val_thread(struct db_row_vals *v, int c, uint32_t thread);
+void db_val_text(struct db_row_vals *v, int c, const char *text);
+
+/* A trace table as the arena's rows fill it (db_row_cols.c): its columns
+ * after run_id, and the function that gives arena row i's values of
+ * them, every one of columns 0 .. ncols - 1. */
+struct db_row_table {
+    const char *name;
+    const char *columns;
+    int ncols; /* not counting run_id */
+    bool seq;  /* the table has the recorder's seq column (its fill function gives it) */
+    void (*fill)(const struct db *db, uint32_t i, struct db_row_vals *v);
+};
+
+extern const struct db_row_table db_row_tables[ROW_KINDS];
+
+/* budget_events.kind of each enum sink_budget_kind */
+extern const char *const db_budget_kind[];
+
 /*
- * Bind parameter i of st (db_rows.c): a u64 as SQLite's int64 (cycle
+ * The virtual table mcsim_rows (db_vrows.c): db_vrows_register makes it
+ * known to the connection (once); its rows are then the arena rows that
+ * db->arena.vt_idx and vt_n name, its columns c0 .. c15 those of
+ * db_row_tables[vt_kind]. -1 and the diagnostic on failure.
+ */
+int db_vrows_register(struct db *db);
+
+/*
+ * Bind parameter i of st (db_row_cols.c): a u64 as SQLite's int64 (cycle
  * counts stay below 2^63; an object word above it is stored as its two's
  * complement); a time or a thread, NULL for the sink's SINK_NO_TIME and
  * SINK_NO_THREAD; a text or NULL, not copied (SQLITE_STATIC): it must

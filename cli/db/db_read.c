@@ -91,7 +91,10 @@ static char *immutable_uri(const char *path)
 
 static int open_as(const char *name, int flags, sqlite3 **sq)
 {
-    int rc = sqlite3_open_v2(name, sq, flags | SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    int rc;
+
+    db_sqlite_config();
+    rc = sqlite3_open_v2(name, sq, flags | SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
 
     if (rc == SQLITE_OK)
         sqlite3_busy_timeout(*sq, 5000); /* a recorder may be appending to the file */

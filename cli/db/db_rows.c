@@ -17,187 +17,20 @@
  * and its rows by rowid, so the queries of a thread or a context still
  * read only that thread's or context's rows (the run_* views, db.c).
  *
- * The rows of a block are inserted DB_ROWS_PER_INSERT at a time by one
- * multi-row INSERT: a statement's fixed cost (opening a cursor per table
- * and index, starting and halting the VM, resetting) is paid once. The
- * rest of a block goes in by the statements of 16, 8, ... 1 rows its
- * count has bits for: a statement per count up to DB_ROWS_PER_INSERT cost
- * more to prepare (32 statements a table, 56 M instructions a run of
- * bench/rm10.yaml) than it saved.
+ * The rows of a block are inserted by one statement, INSERT ... SELECT
+ * from the virtual table mcsim_rows (eponymous: it exists on mcsim's own
+ * connection only, never in the file), whose rows are the block's arena
+ * rows and whose columns read them where they are (a row's values set
+ * once, when the cursor reaches it). Binding each value as a parameter of
+ * a multi-row INSERT cost a call into SQLite and a copy of the value per
+ * column, and a statement per 32 rows: bench/rm10.yaml's 65,544 rows cost
+ * 51 M instructions more that way (of 460 M for the whole run).
  */
 #include "db_int.h"
 
-_Static_assert(1u << (DB_INSERT_SIZES - 1) == DB_ROWS_PER_INSERT,
-               "DB_INSERT_SIZES statements, the largest of DB_ROWS_PER_INSERT rows");
-
 #include <stdio.h>
-
-/* A table's columns after run_id, which is ?1 of every row. */
-struct db_row_table {
-    const char *name;
-    const char *columns;
-    int ncols; /* not counting run_id */
-    bool seq;  /* the table has the recorder's seq column (the bind function binds it) */
-    /* bind arena row i's columns as parameters base + 2 .. base + ncols + 1 */
-    void (*bind)(const struct db *db, sqlite3_stmt *st, int base, uint32_t i);
-};
-
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- binding: the sink's "none" values become NULL ---- */
-
-void db_bind_u64(sqlite3_stmt *st, int i, uint64_t v)
-{
-    sqlite3_bind_int64(st, i, (sqlite3_int64)v);
-}
-
-void db_bind_time(sqlite3_stmt *st, int i, cycles_t t)
-{
-    if (t == SINK_NO_TIME)
-        sqlite3_bind_null(st, i);
-    else
-        db_bind_u64(st, i, t);
-}
-
-void db_bind_thread(sqlite3_stmt *st, int i, uint32_t thread)
-{
-    if (thread == SINK_NO_THREAD)
-        sqlite3_bind_null(st, i);
-    else
-        sqlite3_bind_int64(st, i, thread);
-}
-
-/* A copy of the text per row would be a malloc, a memcpy and a free. */
-void db_bind_text(sqlite3_stmt *st, int i, const char *text)
-{
-    if (text)
-        sqlite3_bind_text(st, i, text, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, i);
-}
-
-/* Every parameter is bound for every row: bindings outlive a reset, and
- * the queue's statements keep theirs (run_id, bound once per run). The
- * texts bound are a scenario's names and trace kind names, alive until
- * the run ends; every queued row is inserted before run_end returns. */
-static void bind_slice(const struct db *db, sqlite3_stmt *st, int b, uint32_t i)
-{
-    const struct sink_slice *r = &db->arena.row[i].slice;
-    bool ntfn = r->sc_thread == SINK_NO_THREAD && r->sc_notification != SINK_NO_THREAD;
-
-    db_bind_thread(st, b + 2, r->thread);
-    db_bind_thread(st, b + 3, r->sc_thread);
-    db_bind_text(st, b + 4, ntfn ? db->s->notifications[r->sc_notification].name : NULL);
-    db_bind_time(st, b + 5, r->start);
-    db_bind_time(st, b + 6, r->end);
-    db_bind_u64(st, b + 7, db->arena.seq[i]);
-    db_carry_bind(db, st, b + 8, ROW_SLICE, i);
-}
-
-static void bind_job(const struct db *db, sqlite3_stmt *st, int b, uint32_t i)
-{
-    const struct sink_job *r = &db->arena.row[i].job;
-
-    db_bind_thread(st, b + 2, r->thread);
-    sqlite3_bind_int64(st, b + 3, r->job);
-    db_bind_time(st, b + 4, r->release);
-    db_bind_time(st, b + 5, r->start);
-    db_bind_time(st, b + 6, r->finish);
-    db_bind_time(st, b + 7, r->deadline);
-    db_bind_time(st, b + 8, r->response);
-    sqlite3_bind_int(st, b + 9, r->missed);
-    db_bind_u64(st, b + 10, db->arena.seq[i]);
-    db_carry_bind(db, st, b + 11, ROW_JOB, i);
-}
-
-static const char *const db_budget_kind[] = {
-    [BUDGET_EXHAUSTED] = "exhausted", [BUDGET_THROTTLE] = "throttle",
-    [BUDGET_REPLENISH] = "replenish", [BUDGET_TIMEOUT_FAULT] = "timeout_fault",
-    [BUDGET_EMERGENCY] = "emergency",
-};
-
-bool db_budget_kind_valid(enum sink_budget_kind kind)
-{
-    return (unsigned)kind < sizeof db_budget_kind / sizeof db_budget_kind[0];
-}
-
-static void bind_budget(const struct db *db, sqlite3_stmt *st, int b, uint32_t i)
-{
-    const struct sink_budget_event *r = &db->arena.row[i].budget;
-
-    db_bind_thread(st, b + 2, r->thread);
-    db_bind_thread(st, b + 3, r->sc_thread);
-    db_bind_time(st, b + 4, r->time);
-    db_bind_text(st, b + 5, db_budget_kind[r->kind]);
-    db_bind_u64(st, b + 6, r->amount);
-    db_bind_u64(st, b + 7, db->arena.seq[i]);
-}
-
-static void bind_irq(const struct db *db, sqlite3_stmt *st, int b, uint32_t i)
-{
-    const struct sink_irq *r = &db->arena.row[i].irq;
-
-    db_bind_text(st, b + 2, db->s->devices[r->device].name);
-    sqlite3_bind_int64(st, b + 3, r->line);
-    db_bind_time(st, b + 4, r->arrival);
-    db_bind_time(st, b + 5, r->delivered);
-    sqlite3_bind_int(st, b + 6, r->lost);
-    db_bind_thread(st, b + 7, r->handler);
-    db_bind_time(st, b + 8, r->handler_start);
-    db_bind_u64(st, b + 9, db->arena.seq[i]);
-}
-
-static void bind_event(const struct db *db, sqlite3_stmt *st, int b, uint32_t i)
-{
-    const struct sink_event *r = &db->arena.row[i].event;
-
-    db_bind_u64(st, b + 2, r->seq);
-    db_bind_time(st, b + 3, r->time);
-    db_bind_text(st, b + 4, r->kind);
-    db_bind_thread(st, b + 5, r->thread);
-    db_bind_u64(st, b + 6, r->object);
-    db_bind_u64(st, b + 7, r->arg);
-    if (r->arg2 == SINK_NO_ARG)
-        sqlite3_bind_null(st, b + 8);
-    else
-        db_bind_u64(st, b + 8, r->arg2);
-}
-
-static void bind_refill(const struct db *db, sqlite3_stmt *st, int b, uint32_t i)
-{
-    const struct sink_refill *r = &db->arena.row[i].refill;
-
-    db_bind_thread(st, b + 2, r->thread);
-    db_bind_thread(st, b + 3, r->sc_thread);
-    db_bind_time(st, b + 4, r->time);
-    db_bind_u64(st, b + 5, r->head_time);
-    db_bind_u64(st, b + 6, r->head_amount);
-    sqlite3_bind_int64(st, b + 7, r->count);
-    sqlite3_bind_int64(st, b + 8, r->max);
-    db_bind_u64(st, b + 9, db->arena.seq[i]);
-}
-
-static const struct db_row_table db_row_tables[ROW_KINDS] = {
-    [ROW_SLICE] = {"slice_rows",
-                   "thread_id, sc_thread_id, sc_notification, start_time, end_time, seq,"
-                   " start_head_time, start_head_amount, start_count, start_capacity, start_seq,"
-                   " end_head_time, end_head_amount, end_count, end_capacity, end_seq",
-                   16, true, bind_slice},
-    [ROW_JOB] = {"job_rows",
-                 "thread_id, job, release_time, start_time, finish_time, deadline_time,"
-                 " response, missed, seq, irq_device, irq_line, irq_delivered, irq_handler_start,"
-                 " irq_seq",
-                 14, true, bind_job},
-    [ROW_BUDGET] = {"budget_events", "thread_id, sc_thread_id, time, kind, amount, seq", 6, true,
-                    bind_budget},
-    [ROW_IRQ] = {"irq_rows", "device, line, arrival, delivered, lost, handler, handler_start, seq",
-                 8, true, bind_irq},
-    [ROW_EVENT] = {"events", "seq, time, kind, thread_id, object, arg, arg2", 7, false, bind_event},
-    [ROW_REFILL] = {"refill_rows",
-                    "thread_id, sc_thread_id, time, head_time, head_amount, count, capacity, seq",
-                    8, true, bind_refill},
-};
 
 /* trace_blocks.tbl of each table's blocks: version 4's names. */
 static const char *const db_block_tbl[ROW_KINDS] = {
@@ -338,18 +171,15 @@ static int db_key_find(struct db *db, const struct db_block_key *key, uint32_t *
  * inserts several rows must be able to undo its own rows, so SQLite keeps
  * a statement journal of every page it changes. A failure fails the whole
  * run anyway: db_fail rolls the open batch back. */
-static int db_rows_sql(const struct db_row_table *t, int rows, char *sql, size_t size)
+static int db_rows_sql(const struct db_row_table *t, char *sql, size_t size)
 {
-    size_t n = (size_t)snprintf(sql, size, "INSERT OR FAIL INTO %s (run_id, %s) VALUES", t->name,
+    size_t n = (size_t)snprintf(sql, size, "INSERT OR FAIL INTO %s (run_id, %s) SELECT ?1", t->name,
                                 t->columns);
 
-    for (int r = 0; r < rows && n < size; r++) {
-        n += (size_t)snprintf(sql + n, size - n, "%s(?1", r ? ", " : " ");
-        for (int c = 0; c < t->ncols && n < size; c++)
-            n += (size_t)snprintf(sql + n, size - n, ", ?%d", 2 + r * t->ncols + c);
-        if (n < size)
-            n += (size_t)snprintf(sql + n, size - n, ")");
-    }
+    for (int c = 0; c < t->ncols && n < size; c++)
+        n += (size_t)snprintf(sql + n, size - n, ", c%d", c);
+    if (n < size)
+        n += (size_t)snprintf(sql + n, size - n, " FROM mcsim_rows");
     return n < size ? 0 : -1;
 }
 
@@ -383,7 +213,7 @@ int db_rows_begin(struct db *db, uint32_t threads)
 {
     struct db_arena *ar = &db->arena;
 
-    if (db_arena_alloc(db) != 0 || db_carry_alloc(db, threads) != 0)
+    if (db_arena_alloc(db) != 0 || db_carry_alloc(db, threads) != 0 || db_vrows_register(db) != 0)
         return -1;
     if (!ar->block &&
         db_prepare_sql(db,
@@ -393,9 +223,8 @@ int db_rows_begin(struct db *db, uint32_t threads)
                        &ar->block) != 0)
         return -1;
     for (int k = 0; k < ROW_KINDS; k++)
-        for (int m = 0; m < DB_INSERT_SIZES; m++)
-            if (ar->insert[k][m])
-                sqlite3_bind_int64(ar->insert[k][m], 1, db->run_id);
+        if (ar->insert[k])
+            sqlite3_bind_int64(ar->insert[k], 1, db->run_id);
     sqlite3_bind_int64(ar->block, 1, db->run_id);
     ar->n = 0;
     ar->n_keys = 0;
@@ -405,20 +234,18 @@ int db_rows_begin(struct db *db, uint32_t threads)
     return 0;
 }
 
-/* The statement that inserts m = 2^i rows (1 <= m <= DB_ROWS_PER_INSERT)
- * into table k, prepared when first needed, with the run id bound; NULL
- * after an error. */
-static sqlite3_stmt *db_rows_insert(struct db *db, enum db_row_kind k, uint32_t i)
+/* The statement that inserts mcsim_rows' rows into table k, prepared
+ * when first needed, with the run id bound; NULL after an error. */
+static sqlite3_stmt *db_rows_insert(struct db *db, enum db_row_kind k)
 {
     const struct db_row_table *t = &db_row_tables[k];
-    sqlite3_stmt **st = &db->arena.insert[k][i];
-    uint32_t m = 1u << i;
-    char sql[DB_ROWS_PER_INSERT * 160 + 256];
+    sqlite3_stmt **st = &db->arena.insert[k];
+    char sql[512 + 8 * DB_ROW_COLS_MAX];
 
     if (*st)
         return *st;
-    if (db_rows_sql(t, (int)m, sql, sizeof sql) != 0) {
-        db_error(db, "internal error: the INSERT of %u rows into %s is too long", m, t->name);
+    if (db_rows_sql(t, sql, sizeof sql) != 0) {
+        db_error(db, "internal error: the INSERT into %s is too long", t->name);
         return NULL;
     }
     if (db_prepare_sql(db, sql, st) != 0)
@@ -472,32 +299,25 @@ static int db_block_write(struct db *db, const struct db_block_state *b, const u
 {
     struct db_arena *ar = &db->arena;
     enum db_row_kind k = (enum db_row_kind)b->key.table;
-    const struct db_row_table *t = &db_row_tables[k];
+    sqlite3_stmt *st = db_rows_insert(db, k);
     cycles_t lo = SINK_NO_TIME, hi = 0;
-    uint32_t i = 0;
 
-    while (i < n) {
-        uint32_t size = DB_INSERT_SIZES - 1; /* the largest 2^size <= the rows left */
-        while ((1u << size) > n - i)
-            size--;
-        uint32_t m = 1u << size;
-        sqlite3_stmt *st = db_rows_insert(db, k, size);
+    if (!st)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        cycles_t rlo, rhi;
 
-        if (!st)
-            return -1;
-        for (uint32_t j = 0; j < m; j++, i++) {
-            cycles_t rlo, rhi;
-
-            t->bind(db, st, (int)j * t->ncols, idx[i]);
-            db_row_times(k, &ar->row[idx[i]], &rlo, &rhi);
-            if (rlo < lo)
-                lo = rlo;
-            if (rhi != SINK_NO_TIME && rhi > hi)
-                hi = rhi;
-        }
-        if (db_rows_step(db, st) != 0)
-            return -1;
+        db_row_times(k, &ar->row[idx[i]], &rlo, &rhi);
+        if (rlo < lo)
+            lo = rlo;
+        if (rhi != SINK_NO_TIME && rhi > hi)
+            hi = rhi;
     }
+    ar->vt_kind = k;
+    ar->vt_idx = idx;
+    ar->vt_n = n;
+    if (db_rows_step(db, st) != 0)
+        return -1;
     return db_block_row(db, b, sqlite3_last_insert_rowid(db->sq), n, lo, hi);
 }
 
@@ -563,9 +383,8 @@ void db_rows_discard(struct db *db)
     if (ar->cand_refill)
         db_carry_reset(db);
     for (int k = 0; k < ROW_KINDS; k++)
-        for (int m = 0; m < DB_INSERT_SIZES; m++)
-            if (ar->insert[k][m])
-                sqlite3_clear_bindings(ar->insert[k][m]);
+        if (ar->insert[k])
+            sqlite3_clear_bindings(ar->insert[k]);
     if (ar->block)
         sqlite3_clear_bindings(ar->block);
 }
@@ -575,8 +394,7 @@ void db_rows_release(struct db *db)
     struct db_arena *ar = &db->arena;
 
     for (int k = 0; k < ROW_KINDS; k++)
-        for (int m = 0; m < DB_INSERT_SIZES; m++)
-            sqlite3_finalize(ar->insert[k][m]);
+        sqlite3_finalize(ar->insert[k]);
     sqlite3_finalize(ar->block);
     ar->block = NULL;
     free(ar->row);

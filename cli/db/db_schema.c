@@ -1,10 +1,12 @@
 /*
- * The schema of an mcsim database, by version (db.c applies them: all of
- * them to a new file, the missing ones to an older file when it is
- * opened; version 5 is db_schema_v5.c, and the stats views,
- * db_schema_stats_sql, come after the last).
+ * The schema of an mcsim database, by version (db.c applies the missing
+ * ones to an older file when it is opened; version 5 is db_schema_v5.c,
+ * and the stats views, db_schema_stats_sql, come after the last). A new
+ * file gets db_schema_new_sql (db_schema_v5.c), the objects the versions
+ * leave, made in one go from the same SQL (db_schema_sql.h).
  */
 #include "db_int.h"
+#include "db_schema_sql.h"
 
 /* Schema version 1: the schema of DESIGN.md, plus runs.trace,
  * threads.sporadic and expectations.applicable. The trace tables (slices,
@@ -14,21 +16,8 @@
  * kind; a primary key on jobs); they cost a run appended to such a file
  * its recording speed, not its results. */
 const char db_schema_v1_sql[] =
-    "CREATE TABLE runs ("
-    " run_id INTEGER PRIMARY KEY, scenario TEXT NOT NULL, path TEXT, sha256 TEXT,"
-    " seed INTEGER NOT NULL, duration INTEGER NOT NULL, cpu_hz INTEGER NOT NULL,"
-    " timer_hz INTEGER NOT NULL,"
-    " scheduler TEXT NOT NULL CHECK (scheduler = 'mcs' OR scheduler = 'classic'),"
-    " hal TEXT NOT NULL, version TEXT NOT NULL, created_at TEXT NOT NULL,"
-    " finished INTEGER NOT NULL DEFAULT 0 CHECK (finished = 0 OR finished = 1),"
-    " trace TEXT CHECK (trace = 'sched' OR trace = 'full'));"
-    "CREATE TABLE threads ("
-    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER NOT NULL,"
-    " name TEXT NOT NULL, priority INTEGER NOT NULL, criticality TEXT,"
-    " criticality_rank INTEGER, budget INTEGER, period INTEGER, deadline INTEGER,"
-    " passive INTEGER NOT NULL CHECK (passive = 0 OR passive = 1),"
-    " sporadic INTEGER NOT NULL DEFAULT 0 CHECK (sporadic = 0 OR sporadic = 1),"
-    " PRIMARY KEY (run_id, thread_id));"
+    DB_SQL_RUNS
+    DB_SQL_THREADS
     "CREATE TABLE slices ("
     " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER,"
     " sc_thread_id INTEGER, sc_notification TEXT,"
@@ -38,32 +27,14 @@ const char db_schema_v1_sql[] =
     " job INTEGER NOT NULL, release_time INTEGER NOT NULL, start_time INTEGER,"
     " finish_time INTEGER, deadline_time INTEGER, response INTEGER,"
     " missed INTEGER NOT NULL CHECK (missed = 0 OR missed = 1));"
-    /* CHECKs are written as OR-ed equalities, not IN lists: SQLite
-     * evaluates a constant IN list by building a temporary index at every
-     * insert, a third of the cost of recording a row. */
-    "CREATE TABLE budget_events ("
-    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER,"
-    " sc_thread_id INTEGER, time INTEGER NOT NULL,"
-    " kind TEXT NOT NULL CHECK (kind = 'exhausted' OR kind = 'throttle' OR"
-    " kind = 'replenish' OR kind = 'timeout_fault' OR kind = 'emergency'),"
-    " amount INTEGER NOT NULL);"
+    DB_SQL_BUDGET_EVENTS_V1_COLS ");"
     "CREATE TABLE irqs ("
     " run_id INTEGER NOT NULL REFERENCES runs (run_id), device TEXT NOT NULL,"
     " line INTEGER NOT NULL, arrival INTEGER NOT NULL, delivered INTEGER,"
     " lost INTEGER NOT NULL CHECK (lost = 0 OR lost = 1));"
-    "CREATE TABLE events ("
-    " run_id INTEGER NOT NULL REFERENCES runs (run_id), seq INTEGER NOT NULL,"
-    " time INTEGER NOT NULL, kind TEXT NOT NULL, thread_id INTEGER,"
-    " object INTEGER, arg INTEGER);"
-    "CREATE TABLE expectations ("
-    " run_id INTEGER NOT NULL REFERENCES runs (run_id), idx INTEGER NOT NULL,"
-    " text TEXT NOT NULL, passed INTEGER NOT NULL CHECK (passed = 0 OR passed = 1),"
-    " detail TEXT, applicable INTEGER NOT NULL DEFAULT 1 CHECK (applicable = 0 OR applicable = 1),"
-    " PRIMARY KEY (run_id, idx));"
-    "CREATE TABLE final_refills ("
-    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER NOT NULL,"
-    " idx INTEGER NOT NULL, time INTEGER NOT NULL, amount INTEGER NOT NULL,"
-    " PRIMARY KEY (run_id, thread_id, idx));";
+    DB_SQL_EVENTS_V1_COLS ");"
+    DB_SQL_EXPECTATIONS
+    DB_SQL_FINAL_REFILLS;
 
 /*
  * Schema version 2, applied to a new file after version 1 and to a
@@ -80,14 +51,8 @@ const char db_schema_v1_sql[] =
 const char db_schema_v2_sql[] =
     "ALTER TABLE irqs ADD COLUMN handler INTEGER;"
     "ALTER TABLE irqs ADD COLUMN handler_start INTEGER;"
-    "CREATE TABLE kernel_stats ("
-    " run_id INTEGER NOT NULL REFERENCES runs (run_id), thread_id INTEGER,"
-    " kind TEXT NOT NULL CHECK (kind = 'syscall' OR kind = 'irq' OR kind = 'timer' OR kind = "
-    "'exit'),"
-    " entries INTEGER NOT NULL, cycles INTEGER NOT NULL, decisions INTEGER NOT NULL,"
-    " decision_cycles INTEGER NOT NULL, sched_cycles INTEGER NOT NULL,"
-    " timer_programs INTEGER NOT NULL, timer_cycles INTEGER NOT NULL);"
-    "CREATE TABLE scenario_files (sha256 TEXT PRIMARY KEY, text TEXT NOT NULL);";
+    DB_SQL_KERNEL_STATS
+    DB_SQL_SCENARIO_FILES;
 
 /* run_stats' columns after jobs and misses (versions 3 and 4). */
 #define RUN_STATS_REST                                                                             \
@@ -134,8 +99,9 @@ const char db_schema_v2_sql[] =
  *
  * Version 3 also made the stats and run_stats views again over the run_*
  * views, and run_slices, run_jobs and run_irqs. Versions 4 and 5 are
- * applied with version 3 to every file (a new one, or an older one when it
- * is upgraded), and version 5 makes those three views again over its own
+ * applied with version 3 to every older file when it is upgraded (and a
+ * new file gets what they leave), and version 5 makes those three views
+ * again over its own
  * tables, and the stats views after them (db_schema_stats_sql), so version
  * 3 makes none of them any more (their parsing and dropping cost a new
  * file instructions for nothing); a file written as version 3 keeps its own.
@@ -157,18 +123,8 @@ const char db_schema_v3_sql[] =
     " thread_id INTEGER, sc_thread_id INTEGER, device TEXT, kind TEXT,"
     " first_row INTEGER NOT NULL, last_row INTEGER NOT NULL,"
     " min_time INTEGER, max_time INTEGER);"
-    "CREATE INDEX trace_blocks_by_thread ON trace_blocks (run_id, tbl, thread_id, max_time);"
-    "CREATE INDEX trace_blocks_by_context ON trace_blocks (run_id, tbl, sc_thread_id, kind, "
-    "max_time);"
-    "CREATE INDEX trace_blocks_by_device ON trace_blocks (run_id, tbl, device, max_time);"
-    "CREATE VIEW run_budget_events AS SELECT b.run_id AS run_id, e.thread_id AS thread_id,"
-    " b.sc_thread_id AS sc_thread_id, e.time AS time, b.kind AS kind, e.amount AS amount,"
-    " e.seq AS seq,"
-    " b.min_time AS block_start, b.max_time AS block_end, e.rowid AS row"
-    " FROM trace_blocks b JOIN budget_events e ON e.rowid BETWEEN b.first_row AND b.last_row"
-    " WHERE b.tbl = 'budget_events' AND e.run_id = b.run_id"
-    " AND e.sc_thread_id IS b.sc_thread_id AND e.kind = b.kind"
-    " AND (b.sc_thread_id IS NOT NULL OR e.thread_id IS b.thread_id);"
+    DB_SQL_TRACE_BLOCKS_INDEXES
+    DB_SQL_RUN_BUDGET_EVENTS
     "CREATE VIEW run_events AS SELECT b.run_id AS run_id, e.seq AS seq, e.time AS time,"
     " b.kind AS kind, b.thread_id AS thread_id, e.object AS object, e.arg AS arg,"
     " b.min_time AS block_start, b.max_time AS block_end, e.rowid AS row"
@@ -229,7 +185,6 @@ const char db_schema_v3_sql[] =
 #define ST_KCYCLES                                                                                 \
     "(SELECT coalesce(sum(k.cycles), 0) FROM kernel_stats k WHERE k.run_id = t.run_id"             \
     "  AND k.thread_id = t.thread_id)"
-#define ST_HZ "r.cpu_hz"
 
 /*
  * Schema version 4:
@@ -264,27 +219,12 @@ const char db_schema_v4_sql[] =
     " seq INTEGER);"
     "PRAGMA legacy_alter_table = ON;"
     "ALTER TABLE trace_blocks RENAME TO trace_blocks_v3;"
-    "CREATE TABLE trace_blocks ("
-    " run_id INTEGER NOT NULL REFERENCES runs (run_id),"
-    " tbl TEXT NOT NULL CHECK (tbl = 'slices' OR tbl = 'jobs' OR tbl = 'budget_events' OR"
-    " tbl = 'irqs' OR tbl = 'events' OR tbl = 'refills'),"
-    " thread_id INTEGER, sc_thread_id INTEGER, device TEXT, kind TEXT,"
-    " first_row INTEGER NOT NULL, last_row INTEGER NOT NULL,"
-    " min_time INTEGER, max_time INTEGER);"
+    DB_SQL_TRACE_BLOCKS
     "INSERT INTO trace_blocks SELECT * FROM trace_blocks_v3 ORDER BY rowid;"
     "DROP TABLE trace_blocks_v3;"
     "PRAGMA legacy_alter_table = OFF;"
-    "CREATE INDEX trace_blocks_by_thread ON trace_blocks (run_id, tbl, thread_id, max_time);"
-    "CREATE INDEX trace_blocks_by_context ON trace_blocks (run_id, tbl, sc_thread_id, kind, "
-    "max_time);"
-    "CREATE INDEX trace_blocks_by_device ON trace_blocks (run_id, tbl, device, max_time);"
-    "CREATE VIEW run_events AS SELECT b.run_id AS run_id, e.seq AS seq, e.time AS time,"
-    " b.kind AS kind, b.thread_id AS thread_id, e.object AS object, e.arg AS arg,"
-    " e.arg2 AS arg2, b.min_time AS block_start, b.max_time AS block_end, e.rowid AS row"
-    " FROM trace_blocks b JOIN events e ON e.rowid BETWEEN b.first_row AND b.last_row"
-    " WHERE b.tbl = 'events' AND e.run_id = b.run_id AND e.thread_id IS b.thread_id"
-    " AND e.kind = b.kind;"
-    "";
+    DB_SQL_TRACE_BLOCKS_INDEXES
+    DB_SQL_RUN_EVENTS;
 
 /*
  * The stats and run_stats views (made by version 4, and since version 5
@@ -292,11 +232,29 @@ const char db_schema_v4_sql[] =
  * them once, and an upgraded file drops and makes them again once).
  */
 const char db_schema_stats_sql[] =
-    "CREATE VIEW stats AS SELECT t.run_id, t.thread_id, t.name, t.criticality,"
+    /* each figure once, in cycles, in the inner SELECT; the outer adds the
+     * nanoseconds of the durations from those columns (the figures written
+     * out again in each DB_NS made the view's text 20 KB, whose parsing
+     * cost a new file 14 M instructions) */
+    "CREATE VIEW stats AS SELECT run_id, thread_id, name, criticality, n_jobs + lost AS jobs,"
+    " failed + lost AS misses, lost, aborted_jobs, worst_response, avg_response, cpu, charged,"
+    " throttled, timeout_faults, irqs_handled, worst_irq_latency, avg_irq_latency,"
+    " kernel_entries, kernel_cycles,"
+    /* clang-format off */
+    " " DB_NS("worst_response", "hz") " AS worst_response_ns,"
+    " " DB_NS("avg_response", "hz") " AS avg_response_ns,"
+    " " DB_NS("cpu", "hz") " AS cpu_ns,"
+    " " DB_NS("charged", "hz") " AS charged_ns,"
+    " " DB_NS("throttled", "hz") " AS throttled_ns,"
+    " " DB_NS("worst_irq_latency", "hz") " AS worst_irq_latency_ns,"
+    " " DB_NS("avg_irq_latency", "hz") " AS avg_irq_latency_ns,"
+    " " DB_NS("kernel_cycles", "hz") " AS kernel_ns"
+    /* clang-format on */
+    " FROM (SELECT t.run_id AS run_id, t.thread_id AS thread_id, t.name AS name,"
+    " t.criticality AS criticality,"
     " (SELECT count(*) FROM run_jobs j WHERE j.run_id = t.run_id AND j.thread_id = t.thread_id)"
-    "  + " ST_LOST " AS jobs,"
-    " " ST_FAILED " + " ST_LOST " AS misses,"
-    " " ST_LOST " AS lost, " ST_ABORTED " AS aborted_jobs,"
+    "  AS n_jobs,"
+    " " ST_FAILED " AS failed, " ST_LOST " AS lost, " ST_ABORTED " AS aborted_jobs,"
     " " ST_WORST " AS worst_response, " ST_MEAN " AS avg_response,"
     " " ST_CPU " AS cpu, " ST_CHARGED " AS charged, " ST_THROTTLED " AS throttled,"
     " " DB_THREAD_TIMEOUT_FAULTS " AS timeout_faults,"
@@ -305,21 +263,11 @@ const char db_schema_stats_sql[] =
     " " ST_IRQ_WORST " AS worst_irq_latency, " ST_IRQ_MEAN " AS avg_irq_latency,"
     " (SELECT coalesce(sum(k.entries), 0) FROM kernel_stats k WHERE k.run_id = t.run_id"
     "  AND k.thread_id = t.thread_id) AS kernel_entries,"
-    " " ST_KCYCLES " AS kernel_cycles,"
-    /* clang-format off */
-    " " DB_NS(ST_WORST, ST_HZ) " AS worst_response_ns,"
-    " " DB_NS(ST_MEAN, ST_HZ) " AS avg_response_ns,"
-    " " DB_NS(ST_CPU, ST_HZ) " AS cpu_ns,"
-    " " DB_NS(ST_CHARGED, ST_HZ) " AS charged_ns,"
-    " " DB_NS(ST_THROTTLED, ST_HZ) " AS throttled_ns,"
-    " " DB_NS(ST_IRQ_WORST, ST_HZ) " AS worst_irq_latency_ns,"
-    " " DB_NS(ST_IRQ_MEAN, ST_HZ) " AS avg_irq_latency_ns,"
-    " " DB_NS(ST_KCYCLES, ST_HZ) " AS kernel_ns"
-    " FROM threads t JOIN runs r ON r.run_id = t.run_id;"
+    " " ST_KCYCLES " AS kernel_cycles, r.cpu_hz AS hz"
+    " FROM threads t JOIN runs r ON r.run_id = t.run_id);"
     "CREATE VIEW run_stats AS SELECT r.run_id, r.scenario, r.scheduler,"
     " (SELECT sum(s.jobs) FROM stats s WHERE s.run_id = r.run_id) AS jobs,"
     " (SELECT sum(s.misses) FROM stats s WHERE s.run_id = r.run_id) AS misses," RUN_STATS_REST;
-    /* clang-format on */
 
 /*
  * The run_* views of a file older than version 3 opened read-only (it

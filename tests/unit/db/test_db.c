@@ -26,6 +26,7 @@
 #include <mcsim/bootinfo.h>
 
 #include "db/db.h"
+#include "db/db_int.h"
 #include "db_versions.h"
 #include "null_sink.h"
 #include "sqlq.h"
@@ -517,13 +518,13 @@ static void test_db_batches(void **state)
     db_close(db);
 }
 
-/* Trace rows of every kind, interleaved, more than fill a queue twice:
+/* Trace rows of every kind, interleaved, more than fill a block twice:
  * each table holds them all, in the order written (rowid i + 1 is row i),
- * whether a full queue or the rest inserted them (no interrupt is carried
+ * whether a full block or the rest inserted them (no interrupt is carried
  * on a job: each comes after the job of its arrival). */
 static void test_db_queued_rows(void **state)
 {
-    enum { N = 2 * DB_ROWS_PER_INSERT + 3 };
+    enum { N = 2 * DB_BLOCK_ROWS + 3 };
     struct scenario s;
     char path[256], want[64];
     struct db *db;
@@ -733,6 +734,40 @@ static void test_db_upgrade_v1(void **state)
     db_close(db);
 }
 
+/* A new file's schema (db_schema_new_sql, made in one go) is the one that
+ * versions 1 to 5 leave when a version-1 file made by version 1's SQL
+ * itself is upgraded: the same objects, with the same text, in the same
+ * order (sqlite_master's rowid order, which `.dump` follows). */
+static void test_db_new_schema_is_the_upgraded_one(void **state)
+{
+    const char *master = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid";
+    char path[256], old[256], pragmas[128];
+    struct db *db;
+    sqlite3 *sq;
+    char *fresh, *upgraded;
+
+    (void)state;
+    db_path(path, sizeof path, "fresh.db");
+    db = open_db(path);
+    fresh = sqlq_rows(db_sqlite(db), master);
+    db_close(db);
+    db_path(old, sizeof old, "v1_sql.db");
+    assert_int_equal(sqlite3_open(old, &sq), SQLITE_OK);
+    snprintf(pragmas, sizeof pragmas, "PRAGMA application_id = %d; PRAGMA user_version = 1;",
+             DB_APPLICATION_ID);
+    assert_int_equal(sqlite3_exec(sq, db_schema_v1_sql, NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(sq, pragmas, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(sq);
+    db = open_db(old);
+    upgraded = sqlq_rows(db_sqlite(db), master);
+    sqlq_assert_rows(db_sqlite(db), "PRAGMA user_version", "5\n");
+    db_close(db);
+    assert_string_equal(fresh, upgraded);
+    assert_non_null(strstr(fresh, "view|stats|stats|CREATE VIEW stats AS"));
+    free(fresh);
+    free(upgraded);
+}
+
 /* kernel_stats rows, the scenario's text (once per distinct file) and the
  * stats views over them. */
 static void test_db_kernel_stats_and_file(void **state)
@@ -876,6 +911,7 @@ int main(void)
         cmocka_unit_test(test_db_refuses_other_files),
         cmocka_unit_test(test_db_empty_file),
         cmocka_unit_test(test_db_upgrade_v1),
+        cmocka_unit_test(test_db_new_schema_is_the_upgraded_one),
         cmocka_unit_test(test_db_kernel_stats_and_file),
         cmocka_unit_test(test_db_misuse),
         cmocka_unit_test(test_db_null_sink),
