@@ -122,8 +122,8 @@ static bool unchanged(const struct an_ctx *c, const struct an_clock *k, uint32_t
                 return false;
     /* a message-woken thread's releases: its senders' bounds, at any level */
     for (uint32_t j = c->t[i].sender, d = 0; j != SCN_NONE && d <= c->n; j = c->t[j].sender, d++)
-        if (k->bound_at[j] >= b)
-            return false;
+        if (k->bound_at[j] >= b || (c->t[j].bgsend && k->lag_at[j] >= b))
+            return false; /* a background sender's rate: its lag */
     for (uint32_t j = 0; j < c->n; j++) {
         const struct an_thread *t = &c->t[j];
         bool above = t->prio >= l;
@@ -206,7 +206,7 @@ static void passes(struct an_ctx *c, const uint32_t *o, struct an_clock *k,
                 /* its arrivals (a message-woken thread's shift) are read
                  * wherever its lag is, and under mcs as a client's by the
                  * faults and the payments of its servers, at any level */
-                if (was.arr.shift != c->t[i].arr.shift)
+                if (was.arr.shift != c->t[i].arr.shift || was.arr.slag != c->t[i].arr.slag)
                     k->lag_at[i] = k->safe_at = k->now;
             }
         }

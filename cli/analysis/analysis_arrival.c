@@ -110,6 +110,8 @@ static cycles_t base_delta(const struct an_arrivals *a, uint64_t q)
 {
     if (q <= 1)
         return 0;
+    if (a->rate)
+        return an_rate_delta(a, q); /* a background sender's (analysis_background.c) */
     switch (a->kind) {
     case ARRIVAL_PERIODIC: {
         cycles_t span = an_mul(q - 1, a->period);
@@ -217,6 +219,8 @@ static uint64_t base_eta(const struct an_arrivals *a, cycles_t d)
 
 uint64_t an_eta(const struct an_arrivals *a, cycles_t d)
 {
+    if (a->rate) /* a background sender's sends (analysis_background.c) */
+        return d == 0 ? 0 : an_rate_eta(a, an_add(d, a->shift));
     /* the common case without saturation: ceil((d + J + shift) / T) */
     if (a->kind == ARRIVAL_PERIODIC && d < AN_SMALL && a->jitter < AN_SMALL &&
         a->shift < AN_SMALL)
@@ -235,7 +239,14 @@ struct an_line an_arrival_line(const struct an_arrivals *a)
     struct an_line l = {0.0, 0.0};
     /* a message-woken thread's shift only adds arrivals: it may be left out */
     double shift = a->shift < AN_SMALL ? (double)a->shift : 0.0;
-    if (a->kind == ARRIVAL_PERIODIC && a->period > 0 && a->jitter < AN_SMALL) {
+    if (a->rate) {
+        /* ceil(d / l_t) >= d / l_t, floor(S(d) / l_s) + 1 >= d (b + E) / (T l_s) */
+        double t = a->lt > 0 && a->lt < AN_SMALL ? 1.0 / (double)a->lt : -1.0;
+        double c = a->ls > 0 && a->sper > 0 && a->slag != AN_INF && a->sbud < AN_SMALL
+                       ? (double)a->sbud / ((double)a->sper * (double)a->ls)
+                       : -1.0;
+        l.s = t < 0.0 ? (c < 0.0 ? 0.0 : c) : (c < 0.0 || t < c ? t : c);
+    } else if (a->kind == ARRIVAL_PERIODIC && a->period > 0 && a->jitter < AN_SMALL) {
         l.s = 1.0 / (double)a->period;
         l.a = ((double)a->jitter + shift) / (double)a->period;
     } else if (a->kind == ARRIVAL_SPORADIC && a->min > 0) {

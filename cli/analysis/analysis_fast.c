@@ -77,7 +77,7 @@ struct an_fast {
  * sporadic forms (ceil((t + J) / T), ceil(t / min)); false for others. */
 static bool eta_form(const struct an_arrivals *a, cycles_t *add, cycles_t *per)
 {
-    if (a->shift != 0)
+    if (a->shift != 0 || a->rate)
         return false; /* a message-woken thread's: an_eta */
     if (a->kind == ARRIVAL_PERIODIC && a->period > 0 && a->period < FAST_PARAM &&
         a->jitter < FAST_PARAM) {

@@ -42,6 +42,11 @@ struct an_arrivals {
      * signal, analysis_message.c); 0 for a device. eta and delta below
      * include it: eta(d) = eta_0(d + shift), delta(q) = delta_0(q) - shift. */
     cycles_t shift;
+    /* A background sender's sends (analysis_background.c), `rate`: eta_0(d)
+     * = min(ceil(d / lt), floor(ceil((d + slag) / sper) sbud / ls) + 1),
+     * the second only with sper > 0 and slag < AN_INF. */
+    bool rate;
+    cycles_t lt, ls, sper, sbud, slag;
 };
 
 /* eta(d): the most arrivals in any half-open window of length d (0 for
@@ -95,6 +100,11 @@ struct an_source {
 struct an_comp {
     uint32_t dev;
     cycles_t shift;
+    /* A background sender's sends (analysis_background.c), `rate`: eta_0(d)
+     * = min(ceil(d / lt), floor(ceil((d + slag) / sper) sbud / ls) + 1),
+     * the second only with sper > 0 and slag < AN_INF. */
+    bool rate;
+    cycles_t lt, ls, sper, sbud, slag;
 };
 
 #define AN_MAX_COMPS 16u /* components of one stream, more: not bounded */
@@ -121,6 +131,9 @@ struct an_thread {
                                   its own jobs are bounded, as an interferer it is
                                   always ready */
     bool yields;               /* background: loop [job [...], yield] */
+    bool bgsend;               /* SHAPE_OTHER, one loop of compute, signal, nbsend,
+                                  send and yield (in jobs or not) that sends:
+                                  arr is its sends' rate (analysis_background.c) */
     bool has_jobs;
     bool may_call;             /* its program has a call step somewhere */
     bool calls_known;          /* SHAPE_OTHER whose every call is to a modelled
@@ -261,6 +274,15 @@ cycles_t an_throttled_fixed_point(const struct an_win *w, cycles_t base, cycles_
 bool an_critical_instant(const struct an_ctx *c, uint32_t i, uint32_t level);
 void an_keep_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
                    cycles_t theta, bool ahead, struct analysis_thread *out);
+
+/* Background senders (analysis_background.c): an_background_shape marks
+ * a SHAPE_OTHER thread that is one and sets the rate of its sends (arr);
+ * an_background_holds says whether step k is in its loop; eta_0 and
+ * delta_0 of such a rate (analysis_arrival.c's for arr.rate). */
+void an_background_shape(struct an_ctx *c, uint32_t i);
+bool an_background_holds(const struct an_ctx *c, uint32_t i, uint32_t k);
+uint64_t an_rate_eta(const struct an_arrivals *a, cycles_t d);
+cycles_t an_rate_delta(const struct an_arrivals *a, uint64_t q);
 
 /* Blocking sends (analysis_send.c): a job's wakes (its release, its
  * returns from servers and from its blocking sends); whether r is woken

@@ -81,6 +81,8 @@ static uint32_t job_holder(const struct an_ctx *c, uint32_t k)
         const struct an_thread *t = &c->t[i];
         if (t->shape == SHAPE_DEVICE && k >= t->job_first && k < t->job_first + t->job_count)
             return i;
+        if (an_background_holds(c, i, k))
+            return i; /* a background sender's loop (analysis_background.c) */
     }
     return SCN_NONE;
 }
@@ -113,7 +115,8 @@ static const char *unlinked(const struct an_ctx *c, uint32_t i)
     const struct scenario *s = c->s;
     const struct an_thread *t = &c->t[i];
     uint32_t x;
-    if (t->sender != SCN_NONE && c->t[t->sender].shape != SHAPE_DEVICE)
+    if (t->sender != SCN_NONE && c->t[t->sender].shape != SHAPE_DEVICE &&
+        !c->t[t->sender].bgsend)
         return "woken by a message of a thread that is not modelled";
     if (t->shape == SHAPE_SERVE)
         return an_serve_unlinked(c, i);
@@ -176,7 +179,7 @@ int an_message_link(struct an_ctx *c)
             t->shape = SHAPE_DEVICE;
             t->device = SCN_NONE;
             t->sender = sd;
-            t->send_min = before(c, sd, at);
+            t->send_min = c->t[sd].bgsend ? 0 : before(c, sd, at);
             t->blocking = step(c->s, at)->kind == STEP_SEND; /* analysis_send.c */
             changed = true;
         }
@@ -206,22 +209,32 @@ int an_message_link(struct an_ctx *c)
 bool an_message_arrivals(struct an_ctx *c, uint32_t i)
 {
     struct an_thread *t = &c->t[i];
-    cycles_t shift = 0, old = t->arr.shift;
+    cycles_t shift = 0, old = t->arr.shift, old_lag = t->arr.slag;
     uint32_t j = i;
     for (uint32_t d = 0; c->t[j].sender != SCN_NONE && d <= c->n; d++) {
-        const struct an_thread *sd = &c->t[c->t[j].sender];
-        cycles_t b = sd->bound;
+        uint32_t up = c->t[j].sender;
+        cycles_t b = c->t[up].bound;
+        if (c->t[up].bgsend) {
+            j = up; /* its sends' own rate: released at them */
+            break;
+        }
         if (b == AN_INF)
             shift = AN_INF;
         else
             shift = an_add(shift, b > c->t[j].send_min ? b - c->t[j].send_min : 0);
-        j = c->t[j].sender;
+        j = up;
     }
-    if (c->t[j].device == SCN_NONE)
+    if (c->t[j].bgsend) {
+        /* a background sender's rate, with its context's lag as now known */
+        c->t[j].arr.slag = c->t[j].sporadic ? c->t[j].lag : 0;
+        t->arr = c->t[j].arr;
+    } else if (c->t[j].device != SCN_NONE) {
+        t->arr = c->dev[c->t[j].device];
+    } else {
         return false; /* not reached: chains start at a device thread */
-    t->arr = c->dev[c->t[j].device];
+    }
     t->arr.shift = shift;
-    return old != shift;
+    return old != shift || old_lag != t->arr.slag;
 }
 
 /*

@@ -510,6 +510,8 @@ int an_model(struct an_ctx *c)
         else
             device_shape(s, th, t);
     }
+    for (uint32_t i = 0; i < c->n; i++)
+        an_background_shape(c, i); /* a loop whose sends wake others */
     link_calls(c);
     if (an_message_link(c) != 0)
         return -1;

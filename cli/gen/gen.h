@@ -109,6 +109,10 @@ struct gen_knobs {
      * by a blocking `send` (the sender waits until it is taken) instead of
      * an `nbsend`. */
     uint32_t send_share;
+    /* Background senders (default 0, own streams "gen:bgsend:I"): of the
+     * message threads of one sender, this share is woken by a background
+     * thread's job instead (drawn when there is one). */
+    uint32_t bgsend_share;
 };
 
 /* One thread's context as drawn (budget == period: round-robin). */

@@ -340,6 +340,29 @@ static void draw_serve(const struct gen_knobs *k, uint64_t seed, struct gen_syst
     }
 }
 
+/* Background senders (knob bgsend_share), from their own streams: a
+ * message thread of one sender is woken by a background thread's job. */
+static void draw_bgsends(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
+{
+    for (uint32_t i = 0; i < g->n_threads && k->bgsend_share > 0; i++) {
+        struct gen_job_thread *t = &g->threads[i];
+        uint32_t senders[GEN_MAX_THREADS], n = 0;
+        struct rng r;
+        char name[48];
+        if (t->driver != GEN_MESSAGE || t->sender2 != SCN_NONE)
+            continue;
+        snprintf(name, sizeof name, "gen:bgsend:%u", i);
+        gen_stream(&r, seed, name);
+        if (!chance(&r, k->bgsend_share))
+            continue;
+        for (uint32_t j = 0; j < g->n_threads; j++)
+            if (g->threads[j].driver == GEN_BACKGROUND)
+                senders[n++] = j;
+        if (n > 0)
+            t->sender = senders[rng_uniform(&r, 0, n - 1)];
+    }
+}
+
 /* Blocking sends (knob send_share), from their own streams: a message
  * thread woken through an endpoint by one sender gets a `send`. */
 static void draw_sends(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
@@ -420,8 +443,9 @@ static int check_knobs(const struct gen_knobs *k, char *why, size_t why_len)
     else if (k->periods == 0)
         bad = "periods must be at least 1";
     else if (k->message_share > 1000 || k->background_share > 1000 || k->serve_share > 1000 ||
-             k->send_share > 1000)
-        bad = "message_share, background_share, serve_share and send_share are per mille";
+             k->send_share > 1000 || k->bgsend_share > 1000)
+        bad = "message_share, background_share, serve_share, send_share and bgsend_share are "
+              "per mille";
     else if (k->classic_tick && (k->tick_min == 0 || k->tick_min > k->tick_max))
         bad = "0 < tick_min <= tick_max";
     if (bad)
@@ -459,6 +483,7 @@ int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *g, cha
     }
     draw_messages(k, seed, g);
     draw_serve(k, seed, g);
+    draw_bgsends(k, seed, g);
     draw_sends(k, seed, g);
     draw_tick(k, seed, g);
     for (uint32_t s = 0; s < g->n_servers; s++)

@@ -1,5 +1,6 @@
 /*
- * cli/analysis: blocking sends (docs/analysis.md, "Blocking sends"), on
+ * cli/analysis: blocking sends and background senders (docs/analysis.md,
+ * "Blocking sends", "Background senders"), on
  * small scenarios of tests/data/analysis/ whose bounds are computed by
  * hand below and asserted exactly, and simulated: every observed worst
  * response is within its bound.
@@ -102,11 +103,46 @@ static void test_send_up(void **state)
     scenario_release(&s);
 }
 
+/* bg_send.yaml, zero kernel costs: feeder (prio 20, budget 2ms/10ms,
+ * constant bandwidth) is one loop [compute 1ms; signal tick_n], always
+ * ready; handler (prio 10, 3ms) waits on tick_n; logger (prio 5, 1ms
+ * every 60ms) is a device thread. feeder's signals: l_t = l_s = 1ms (no
+ * kernel costs), S(d) = ceil(d / 10ms) 2ms, so eta(d) = min(ceil(d /
+ * 1ms), 2 ceil(d / 10ms) + 1) and delta(2) = 1ms, delta(3) = 2ms, delta(4)
+ * = delta(5) = 10ms + 1 cycle, delta(6) = 20ms + 1 cycle.
+ *  - handler (mcs): feeder interferes by its budget, 2 ceil(w / 10ms)
+ *    (an always-ready thread: no critical instant). Two-job bound: 6 +
+ *    2 = 8ms. Busy window: w(1) = 5, w(2) = 8 (bound 7), w(3) = 9 + 4 =
+ *    13 (bound 11 > 8: the two-job bound is kept). R = 8ms.
+ *  - logger (mcs): w = 1 + 2 ceil(w / 10) + 3 min(eta(w) + 2, eta(w +
+ *    8ms)): 1 -> 1 + 2 + 3 x 3 = 12 -> 1 + 4 + 3 x 5 = 20 -> 1 + 4 + 21 =
+ *    26 -> 1 + 6 + 27 = 34 -> 1 + 8 + 33 = 42 -> 1 + 10 + 33 = 44 -> 1 +
+ *    10 + 39 = 50 -> 50ms (feeder 10ms, handler 13 jobs).
+ *  - classic: nothing bounds feeder's CPU time, so nothing below it is
+ *    bounded (its rate alone would bound handler's arrivals). */
+static void test_bg_send(void **state)
+{
+    static const char *const names[] = {"handler", "logger"};
+    static const cycles_t mcs[] = {8 * MS, 50 * MS};
+    struct scenario s;
+    struct analysis_result r;
+    (void)state;
+    scnload_must(DATA "bg_send.yaml", &s);
+    ancheck_bounds(&s, SCHED_MCS, names, mcs, 2);
+    /* classic: handler and logger starve (feeder never blocks) */
+    assert_int_equal(analysis_run(&s, SCHED_CLASSIC, &r), 0);
+    for (uint32_t k = 0; k < 2; k++)
+        assert_int_equal(r.threads[scenario_find_thread(&s, names[k])].bound, ANALYSIS_NO_BOUND);
+    analysis_release(&r);
+    scenario_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_send_down),
         cmocka_unit_test(test_send_up),
+        cmocka_unit_test(test_bg_send),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

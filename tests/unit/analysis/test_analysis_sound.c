@@ -308,6 +308,8 @@ static void test_analysis_sound_random(void **state)
     k.serve_share = 300;
     /* blocking sends: half the recv threads of one sender */
     k.send_share = 500;
+    /* background senders: 30% of the single-sender message threads */
+    k.bgsend_share = 300;
     sound(&k, env_or("MCSIM_SOUND_FIRST", 0), env_or("MCSIM_SOUND_SCENARIOS", 150),
           env_or("MCSIM_SOUND_SEEDS", 2));
 }
