@@ -435,8 +435,8 @@ static void before_trap(struct uworld *w, struct uthread *t)
     t->signal_set = UINT32_MAX;
     if (op->kind == OP_SIGNAL) {
         uworld_signal_made(w, t, op->a);
-    } else if (op->kind == OP_WAIT || op->kind == OP_SERVE_RECV || op->kind == OP_INIT_WAIT ||
-               op->kind == OP_POLL) {
+    } else if (w->watch_delivery && (op->kind == OP_WAIT || op->kind == OP_SERVE_RECV ||
+                                     op->kind == OP_INIT_WAIT || op->kind == OP_POLL)) {
         uworld_wait_made(t);
     } else if (op->kind == OP_CALL) {
         inherit_note_call(w, t, op);

@@ -115,7 +115,7 @@ bool uworld_take_signal(struct uworld *w, struct uthread *t, uint32_t ntfn)
     /* the root task's start notification is not a scenario notification */
     if (ntfn >= w->s->n_notifications)
         return false;
-    if (t->has_wake) {
+    if (w->watch_delivery && t->has_wake) { /* not watched: t's line is not read */
         t->hint = t->wake_release;
         t->has_wake = false;
         return true;
