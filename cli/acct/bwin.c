@@ -257,10 +257,10 @@ static void sporadic_due(struct bwin_ctx *c, const struct bwin_clock *clk, int64
 /* c may have a window ending at t: look at it when lim reaches t. */
 static void ctx_lower(struct bwin *b, struct bwin_ctx *c, int64_t t)
 {
-    if (t < c->due)
+    if (t < c->due) {
         c->due = t;
-    if (t < b->due)
-        b->due = t;
+        dueq_set(&b->q, (uint32_t)(c - b->ctx), t);
+    }
 }
 
 static void ctx_due(struct bwin *b, struct bwin_ctx *c)
@@ -290,7 +290,7 @@ int bwin_init(struct bwin *b, const struct bwin_clock *c, uint32_t n_threads, ui
     for (uint32_t i = 0; i < n_ntfns; i++)
         b->by_ntfn[i] = -1;
     b->lim = INT64_MIN / 4;
-    b->due = INT64_MAX;
+    dueq_init(&b->q);
     return 0;
 }
 
@@ -301,7 +301,7 @@ int bwin_add(struct bwin *b, const struct bwin_def *d)
                     : d->thread < 0 && d->ntfn < b->n_ntfns                ? &b->by_ntfn[d->ntfn]
                                                                            : NULL;
 
-    if (!grow_one(&b->ctx, &b->cap, b->n, sizeof *b->ctx)) {
+    if (!grow_one(&b->ctx, &b->cap, b->n, sizeof *b->ctx) || !dueq_add(&b->q)) {
         b->failed = true;
         return -1;
     }
@@ -339,6 +339,7 @@ void bwin_release(struct bwin *b)
     free(b->ctx);
     free(b->by_thread);
     free(b->by_ntfn);
+    dueq_release(&b->q);
     memset(b, 0, sizeof *b);
 }
 
@@ -424,14 +425,13 @@ void bwin_advance(struct bwin *b, cycles_t time)
     if (lim <= b->lim)
         return;
     b->lim = lim;
-    if (lim < b->due)
-        return;
-    b->due = INT64_MAX;
-    for (size_t i = 0; i < b->n; i++) {
-        if (b->ctx[i].due <= lim)
-            ctx_due(b, &b->ctx[i]);
-        if (b->ctx[i].due < b->due)
-            b->due = b->ctx[i].due;
+    /* each context with a window ending by lim, once: its windows to lim
+     * evaluated, it is next due after lim */
+    while (dueq_min(&b->q) <= lim) {
+        uint32_t i = dueq_top(&b->q);
+
+        ctx_due(b, &b->ctx[i]);
+        dueq_set(&b->q, i, b->ctx[i].due > lim ? b->ctx[i].due : lim + 1);
     }
 }
 

@@ -50,6 +50,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dueq.h"
 #include "scenario.h"
 #include "sink.h"
 
@@ -103,7 +104,7 @@ struct bwin {
     int32_t *by_ntfn;   /* by notification index */
     uint32_t n_ntfns;
     int64_t lim;        /* ticks: every window ending at or before it is final */
-    int64_t due;        /* ticks: no context has a window ending before it */
+    struct dueq q;      /* ticks: when each context has its next window ending */
     size_t held_max;    /* the most slices and grants one context held at once */
     bool failed;        /* out of memory */
 };

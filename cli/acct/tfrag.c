@@ -41,7 +41,7 @@ int tfrag_init(struct tfrag *f, uint32_t n_threads, uint64_t min_budget)
     memset(f, 0, sizeof *f);
     f->n_threads = n_threads;
     f->min_budget = min_budget;
-    f->due = INT64_MAX;
+    dueq_init(&f->q);
     f->by_thread = malloc((n_threads ? n_threads : 1) * sizeof *f->by_thread);
     if (!f->by_thread)
         return -1;
@@ -54,7 +54,7 @@ int tfrag_add(struct tfrag *f, int64_t thread, const char *name, int64_t budget,
 {
     struct tfrag_ctx *c;
 
-    if (!grow_one(&f->ctx, &f->cap, f->n, sizeof *f->ctx)) {
+    if (!grow_one(&f->ctx, &f->cap, f->n, sizeof *f->ctx) || !dueq_add(&f->q)) {
         f->failed = true;
         return -1;
     }
@@ -78,6 +78,7 @@ void tfrag_release(struct tfrag *f)
     }
     free(f->ctx);
     free(f->by_thread);
+    dueq_release(&f->q);
     memset(f, 0, sizeof *f);
 }
 
@@ -151,8 +152,8 @@ void tfrag_throttle(struct tfrag *f, uint32_t sc_thread, cycles_t time)
         return;
     }
     c->open[c->n_open++] = (struct tfrag_open){t, capacity, paid};
-    if (t < f->due)
-        f->due = t;
+    if (t < dueq_key(&f->q, (uint32_t)(c - f->ctx)))
+        dueq_set(&f->q, (uint32_t)(c - f->ctx), t);
 }
 
 void tfrag_refill(struct tfrag *f, uint32_t sc_thread, cycles_t time, uint32_t count,
@@ -190,20 +191,16 @@ static void close_due(struct tfrag *f, struct tfrag_ctx *c, int64_t now)
     }
 }
 
-void tfrag_advance(struct tfrag *f, cycles_t time)
+void tfrag_close(struct tfrag *f, cycles_t time)
 {
-    if (time <= f->now)
-        return;
-    f->now = time;
-    if ((int64_t)time < f->due)
-        return;
-    f->due = INT64_MAX;
-    for (size_t i = 0; i < f->n; i++) {
+    /* each context with a throttle by `time`, once: those closed, it is
+     * next due at its first throttle after */
+    while (dueq_min(&f->q) <= (int64_t)time) {
+        uint32_t i = dueq_top(&f->q);
         struct tfrag_ctx *c = &f->ctx[i];
 
         close_due(f, c, (int64_t)time);
-        if (c->ohead < c->n_open && c->open[c->ohead].time < f->due)
-            f->due = c->open[c->ohead].time;
+        dueq_set(&f->q, i, c->ohead < c->n_open ? c->open[c->ohead].time : DUEQ_NEVER);
     }
 }
 

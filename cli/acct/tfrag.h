@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dueq.h"
 #include "sink.h"
 
 /* One context's diagnosis. */
@@ -52,7 +53,7 @@ struct tfrag {
     uint32_t n_threads;
     uint64_t min_budget;
     cycles_t now;       /* every row fed from now on lies at or after it */
-    int64_t due;        /* no open throttle lies before it */
+    struct dueq q;      /* by context: its first open throttle */
     size_t held_max;    /* the most slices and open throttles one context held */
     bool failed;        /* out of memory */
 };
@@ -72,8 +73,17 @@ void tfrag_throttle(struct tfrag *f, uint32_t sc_thread, cycles_t time);
 void tfrag_refill(struct tfrag *f, uint32_t sc_thread, cycles_t time, uint32_t count,
                   uint32_t capacity);
 
-/* Every row fed from now on lies at or after `time` (a slice: starts). */
-void tfrag_advance(struct tfrag *f, cycles_t time);
+/* Every row fed from now on lies at or after `time` (a slice: starts);
+ * the throttles due by then are counted or not (tfrag_close). */
+void tfrag_close(struct tfrag *f, cycles_t time);
+static inline void tfrag_advance(struct tfrag *f, cycles_t time)
+{
+    if (time <= f->now)
+        return;
+    f->now = time;
+    if (dueq_min(&f->q) <= (int64_t)time)
+        tfrag_close(f, time);
+}
 /* The run ended. */
 void tfrag_end(struct tfrag *f);
 
