@@ -288,6 +288,7 @@ int analysis_run(const struct scenario *s, uint8_t scheduler, struct analysis_re
     k.bound_at = k.began + (c.n ? c.n : 1);
     k.lag_at = k.bound_at + (c.n ? c.n : 1);
     passes(&c, o, &k, r);
+    an_ppc_results(&c, r); /* from the callers' final bounds */
     free(k.began);
     free(o);
     ctx_release(&c);

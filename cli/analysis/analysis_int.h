@@ -168,6 +168,9 @@ struct an_thread {
     cycles_t work;             /* W: compute + server compute + syscalls x E_max */
     uint32_t p_eff;            /* lowest priority the job runs at */
     /* SHAPE_SERVER */
+    bool ppc;                  /* a Microkit PD's serve loop with an endpoint
+                                  (analysis_ppc.c): its protected handlers are
+                                  requests; each run is a job of its own */
     uint32_t endpoint;
     cycles_t server_compute;   /* per request, its own */
     uint32_t nested;           /* server it calls, SCN_NONE */
@@ -304,6 +307,19 @@ cycles_t an_blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uint32_
 /* The most jobs of message-woken thread j that run in the window of
  * w->i's jobs when j's chain of senders starts at w->i; AN_INF otherwise. */
 uint64_t an_message_jobs(const struct an_win *w, uint32_t j);
+
+/* Protected procedures (analysis_ppc.c): an_ppc_shape makes a passive
+ * thread whose program is a serve loop with an endpoint SHAPE_SERVER (or
+ * SHAPE_OTHER with the rule it breaks); an_ppc_results, after the passes,
+ * bounds the jobs of such a server by its callers' final bounds. */
+void an_ppc_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t);
+void an_ppc_results(const struct an_ctx *c, struct analysis_result *r);
+
+/* Device d signals notification o and has arrivals (an empty `at` list
+ * never fires); how many steps of `kind` use `object` (serve steps: their
+ * notification; analysis_serve_link.c). */
+bool an_device_fires(const struct scenario *s, uint32_t d, uint32_t o);
+uint32_t an_steps_using(const struct scenario *s, enum scn_step_kind kind, uint32_t object);
 
 /* Build the model of every thread (analysis_model.c); -1 out of memory
  * (c->visits and c->hvisits are then freed by the caller too). */

@@ -503,6 +503,10 @@ int an_model(struct an_ctx *c)
         t->may_call = has_step(s, th->prog_first, th->prog_count, STEP_CALL);
         if (th->prog_count == 1 && step(s, th->prog_first)->kind == STEP_HANDLE_TIMEOUTS)
             t->shape = SHAPE_HANDLER;
+        else if (th->passive && th->prog_count == 1 &&
+                 step(s, th->prog_first)->kind == STEP_SERVE &&
+                 step(s, th->prog_first)->object != SCN_NONE)
+            an_ppc_shape(c, i, t); /* protected procedures (analysis_ppc.c) */
         else if (th->passive)
             server_shape(s, th, t);
         else if (th->timeout_endpoint != SCN_NONE)

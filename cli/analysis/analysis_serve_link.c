@@ -62,8 +62,7 @@ static uint64_t dev_badge(const struct scenario *s, uint32_t d)
     return s->devices[d].badge ? s->devices[d].badge : (uint64_t)d + 1;
 }
 
-/* How many steps of `kind` use `object` (serve steps: their notification). */
-static uint32_t uses(const struct scenario *s, enum scn_step_kind kind, uint32_t object)
+uint32_t an_steps_using(const struct scenario *s, enum scn_step_kind kind, uint32_t object)
 {
     uint32_t n = 0;
     for (uint32_t k = 0; k < s->n_steps; k++)
@@ -88,13 +87,13 @@ static bool object_own(const struct an_ctx *c, uint32_t i)
         for (uint32_t k = 0; k < s->n_steps; k++)
             if (step(s, k)->kind == STEP_HANDLE_TIMEOUTS && step(s, k)->timeouts.endpoint == o)
                 return false;
-        return uses(s, STEP_RECV, o) == 1 && uses(s, STEP_REPLY_RECV, o) == 0 &&
-               uses(s, STEP_CALL, o) == 0 && uses(s, STEP_SEND, o) == 0 &&
-               uses(s, STEP_SERVE, o) == 0 && uses(s, STEP_NBSEND, o) > 0;
+        return an_steps_using(s, STEP_RECV, o) == 1 && an_steps_using(s, STEP_REPLY_RECV, o) == 0 &&
+               an_steps_using(s, STEP_CALL, o) == 0 && an_steps_using(s, STEP_SEND, o) == 0 &&
+               an_steps_using(s, STEP_SERVE, o) == 0 && an_steps_using(s, STEP_NBSEND, o) > 0;
     }
-    return !s->notifications[o].sc.present && uses(s, STEP_POLL, o) == 0 &&
-           uses(s, STEP_WAIT, o) == (serve ? 0u : 1u) &&
-           uses(s, STEP_SERVE, o) == (serve ? 1u : 0u);
+    return !s->notifications[o].sc.present && an_steps_using(s, STEP_POLL, o) == 0 &&
+           an_steps_using(s, STEP_WAIT, o) == (serve ? 0u : 1u) &&
+           an_steps_using(s, STEP_SERVE, o) == (serve ? 1u : 0u);
 }
 
 /* The thread (and its stream, SCN_NONE for a SHAPE_DEVICE job) whose job or
@@ -166,9 +165,7 @@ static bool feeds(uint64_t badge, uint32_t bit)
     return (badge >> bit) & 1u;
 }
 
-/* Device d signals notification o and has arrivals (an empty `at` list
- * never fires). */
-static bool fires(const struct scenario *s, uint32_t d, uint32_t o)
+bool an_device_fires(const struct scenario *s, uint32_t d, uint32_t o)
 {
     return s->devices[d].notification == o &&
            !(s->devices[d].kind == ARRIVAL_AT && s->devices[d].at_count == 0);
@@ -185,7 +182,7 @@ static int add_stream(struct an_ctx *c, uint32_t i, uint32_t bit, uint32_t first
     bool endpoint = kind == STEP_NBSEND;
     struct an_stream *st;
     for (uint32_t d = 0; d < s->n_devices && !endpoint; d++)
-        n += fires(s, d, o) && feeds(dev_badge(s, d), bit);
+        n += an_device_fires(s, d, o) && feeds(dev_badge(s, d), bit);
     for (uint32_t k = 0; k < s->n_steps; k++)
         n += step(s, k)->kind == kind && step(s, k)->object == o &&
              (endpoint || feeds(step(s, k)->badge, bit));
@@ -202,7 +199,7 @@ static int add_stream(struct an_ctx *c, uint32_t i, uint32_t bit, uint32_t first
     st->src_first = c->n_srcs;
     st->inf = true;
     for (uint32_t d = 0; d < s->n_devices && !endpoint; d++)
-        if (fires(s, d, o) && feeds(dev_badge(s, d), bit)) {
+        if (an_device_fires(s, d, o) && feeds(dev_badge(s, d), bit)) {
             struct an_source *x = &c->srcs[c->n_srcs++];
             x->dev = d;
             x->sender = x->stream = SCN_NONE;

@@ -28,7 +28,8 @@
  *   - (knobs) a thread woken by a message of an earlier thread's job, and
  *     a background thread loop [job [...]], always ready;
  *   - a passive server: recv E; loop [compute; call E2?; reply_recv E],
- *     nested calls only to servers drawn later (no cycles);
+ *     nested calls only to servers drawn later (no cycles); (knob) or a
+ *     Microkit PD's serve: {endpoint: E, protected: {0: [...], 1: [...]}};
  *   - a timeout handler per policy used: handle_timeouts on its endpoint,
  *     at the highest priority.
  */
@@ -113,6 +114,12 @@ struct gen_knobs {
      * message threads of one sender, this share is woken by a background
      * thread's job instead (drawn when there is one). */
     uint32_t bgsend_share;
+    /* Microkit protected procedures (default 0, own streams "gen:ppc:K"):
+     * of the servers without a timeout handler, this share is written as a
+     * passive PD's serve loop with an endpoint (protected handler 0: the
+     * server's compute and nested call; handler 1: half of it), its
+     * callers calling with badge (thread index mod 2). */
+    uint32_t ppc_share;
 };
 
 /* One thread's context as drawn (budget == period: round-robin). */
@@ -166,6 +173,8 @@ struct gen_server {
     uint32_t nested;            /* server it calls, SCN_NONE if none */
     enum gen_policy policy;     /* its timeout endpoint's handler */
     cycles_t emergency;         /* GEN_EMERGENCY: the grant */
+    bool ppc;                   /* a serve loop with an endpoint (ppc_share) */
+    cycles_t min1, max1;        /* ppc: protected handler 1's compute */
 };
 
 struct gen_system {

@@ -379,6 +379,25 @@ static void draw_sends(const struct gen_knobs *k, uint64_t seed, struct gen_syst
     }
 }
 
+/* Servers written as Microkit serve loops (knob ppc_share), from their
+ * own streams: only those without a timeout handler (a Microkit PD has
+ * none). */
+static void draw_ppc(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
+{
+    for (uint32_t idx = 0; idx < g->n_servers && k->ppc_share > 0; idx++) {
+        struct gen_server *s = &g->servers[idx];
+        struct rng r;
+        char name[48];
+        snprintf(name, sizeof name, "gen:ppc:%u", idx);
+        gen_stream(&r, seed, name);
+        if (!chance(&r, k->ppc_share) || s->policy != GEN_NO_HANDLER)
+            continue;
+        s->ppc = true;
+        s->max1 = s->max / 2 ? s->max / 2 : 1;
+        s->min1 = s->min / 2 ? s->min / 2 : 1;
+    }
+}
+
 static void draw_tick(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
 {
     struct rng r;
@@ -443,9 +462,9 @@ static int check_knobs(const struct gen_knobs *k, char *why, size_t why_len)
     else if (k->periods == 0)
         bad = "periods must be at least 1";
     else if (k->message_share > 1000 || k->background_share > 1000 || k->serve_share > 1000 ||
-             k->send_share > 1000 || k->bgsend_share > 1000)
-        bad = "message_share, background_share, serve_share, send_share and bgsend_share are "
-              "per mille";
+             k->send_share > 1000 || k->bgsend_share > 1000 || k->ppc_share > 1000)
+        bad = "message_share, background_share, serve_share, send_share, bgsend_share and "
+              "ppc_share are per mille";
     else if (k->classic_tick && (k->tick_min == 0 || k->tick_min > k->tick_max))
         bad = "0 < tick_min <= tick_max";
     if (bad)
@@ -488,6 +507,7 @@ int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *g, cha
     draw_tick(k, seed, g);
     for (uint32_t s = 0; s < g->n_servers; s++)
         draw_server(k, seed, s, k->period_min, g);
+    draw_ppc(k, seed, g);
     set_budgets(g);
     g->duration = pmax * k->periods;
     return 0;

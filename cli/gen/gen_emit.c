@@ -96,6 +96,16 @@ static void emit_context(struct strbuf *o, const struct gen_context *sc)
         sb_puts(o, "    sporadic: true\n");
 }
 
+/* A call to server k: with a badge when it is a serve loop (ppc). */
+static void emit_call(const struct gen_system *g, uint32_t k, uint32_t badge, const char *indent,
+                      struct strbuf *o)
+{
+    if (g->servers[k].ppc)
+        sb_printf(o, "%s- call: {endpoint: e_s%u, badge: %u}\n", indent, k, badge);
+    else
+        sb_printf(o, "%s- call: e_s%u\n", indent, k);
+}
+
 static void emit_job_thread(const struct gen_system *g, uint32_t i, struct strbuf *o)
 {
     const struct gen_job_thread *t = &g->threads[i];
@@ -120,7 +130,7 @@ static void emit_job_thread(const struct gen_system *g, uint32_t i, struct strbu
         sb_puts(o, "          - job:\n");
     emit_compute(o, in, t->pre_min, t->pre_max);
     if (t->server != SCN_NONE) {
-        sb_printf(o, "              - call: e_s%u\n", t->server);
+        emit_call(g, t->server, i % 2, "              ", o);
         if (t->post_max > 0)
             emit_compute(o, "              ", t->post_min, t->post_max);
     }
@@ -150,10 +160,20 @@ static void emit_server(const struct gen_system *g, uint32_t k, struct strbuf *o
               s->priority);
     if (s->policy != GEN_NO_HANDLER)
         sb_printf(o, "    timeout_endpoint: f_%s\n", policy_names[s->policy]);
+    if (s->ppc) {
+        sb_printf(o, "    program:\n      - serve:\n          endpoint: e_s%u\n", k);
+        sb_puts(o, "          protected:\n            0:\n");
+        emit_compute(o, "              ", s->min, s->max);
+        if (s->nested != SCN_NONE)
+            emit_call(g, s->nested, 0, "              ", o);
+        sb_puts(o, "            1:\n");
+        emit_compute(o, "              ", s->min1, s->max1);
+        return;
+    }
     sb_printf(o, "    program:\n      - recv: e_s%u\n      - loop:\n", k);
     emit_compute(o, "          ", s->min, s->max);
     if (s->nested != SCN_NONE)
-        sb_printf(o, "          - call: e_s%u\n", s->nested);
+        emit_call(g, s->nested, 0, "          ", o);
     sb_printf(o, "          - reply_recv: e_s%u\n", k);
 }
 

@@ -183,6 +183,39 @@ static void test_equal_turns(void **state)
     scenario_release(&s);
 }
 
+/* ppc_passive.yaml, zero kernel costs (E = 0), round-robin contexts
+ * (never throttled), docs/analysis.md "Protected procedures": srv (prio
+ * 20) and db (25) are passive PDs serving protected procedures; srv's
+ * request is its longest handler, 2ms (badge 0; badge 1's is 1ms), plus
+ * its nested call to db, 0.5ms: r = 2.5ms, for either badge; srv's
+ * notified handler never runs (nothing signals srv_n). Devices every 10ms
+ * (hi, from 3.5ms) and 20ms (lo).
+ *  - hi (15): W = 1ms + 2.5ms = 3.5ms, level 15 (the servers are above);
+ *    lo's request runs at 20 above it: the one in progress when the
+ *    window starts, 2.5ms. w = 3.5 + 2.5 = 6ms.
+ *  - lo (5): W = 3 + 2.5 = 5.5ms; hi calls, so no critical instant: hi's
+ *    demand min(eta(w) + 2, eta(w + R_hi)) 3.5ms with R_hi = 6ms: 5.5 ->
+ *    eta(11.5) = 2: 12.5 -> eta(18.5) = 2: 12.5ms; delta(2) = 20ms >=
+ *    12.5ms: one job in the window.
+ *  - srv, db: each run of a protected handler is a job inside its
+ *    caller's (released at the call, ended before the reply), after the
+ *    caller's compute before the call and before its compute after it:
+ *    the worst caller's bound less its least compute, max(hi 6 - 1, lo
+ *    12.5 - 3) = 9.5ms (db is reached by both through srv).
+ * Observed: lo calls srv at 3ms (badge 1, 1ms), hi arrives at 3.5ms and
+ * waits for it until 4ms, then 1ms and srv + db 2.5ms: 4ms; lo 7.5ms. */
+static void test_ppc_passive(void **state)
+{
+    static const char *const names[] = {"db", "srv", "hi", "lo"};
+    static const cycles_t bounds[] = {9500 * US, 9500 * US, 6 * MS, 12500 * US};
+    struct scenario s;
+    (void)state;
+    scnload_must(DATA "ppc_passive.yaml", &s);
+    ancheck_bounds(&s, SCHED_MCS, names, bounds, 4);
+    ancheck_bounds(&s, SCHED_CLASSIC, names, bounds, 4);
+    scenario_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_message_up),
         cmocka_unit_test(test_equal_turns),
         cmocka_unit_test(test_serve_two),
+        cmocka_unit_test(test_ppc_passive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

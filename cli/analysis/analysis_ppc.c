@@ -1,0 +1,233 @@
+/*
+ * Protected procedures (docs/analysis.md, "Protected procedures"): a
+ * Microkit PD serving calls is a thread whose program is a `serve` step
+ * with an endpoint. A passive one runs each call's `protected` handler on
+ * the caller's donated context at its own priority, and the next receive
+ * (seL4_ReplyRecv) answers it: the passive server of `recv E; loop [...;
+ * reply_recv E]` (SHAPE_SERVER), its request the longest handler. Its
+ * notified handlers never run when nothing signals its notification (no
+ * device of it fires, no signal step names it); otherwise it is not
+ * modelled here.
+ *
+ * Each handler run is a job of the server (SCENARIO-FORMAT.md "Event
+ * loops": released when the call was sent, completed at the handler's
+ * last step, before the reply). The call is a step of a caller's job, and
+ * the handler ends before the reply returns to that job, so the server's
+ * job lies inside the caller's: its response is at most the caller's
+ * bound less the caller's least compute (done before the call or after
+ * the reply: a device or message-woken thread's compute_min). Nested
+ * calls alike: the job of a server called by a server lies
+ * inside the outer request, inside the first caller's job.
+ */
+#include "analysis/analysis_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct scn_step *step(const struct scenario *s, uint32_t k)
+{
+    return &s->steps[k];
+}
+
+static void other(struct an_thread *t, const char *why)
+{
+    t->shape = SHAPE_OTHER;
+    snprintf(t->why_other, sizeof t->why_other, "%s", why);
+}
+
+/* Nothing but this serve loop uses endpoint ep: no other receiver, no
+ * send or nbsend (only calls reach it), no timeout faults. */
+static bool endpoint_own(const struct scenario *s, uint32_t ep)
+{
+    uint32_t serves = 0;
+    for (uint32_t k = 0; k < s->n_steps; k++) {
+        const struct scn_step *b = step(s, k);
+        serves += b->kind == STEP_SERVE && b->object == ep;
+        if (b->kind == STEP_HANDLE_TIMEOUTS && b->timeouts.endpoint == ep)
+            return false;
+    }
+    for (uint32_t k = 0; k < s->n_threads; k++)
+        if (s->threads[k].timeout_endpoint == ep)
+            return false;
+    return serves == 1 && an_steps_using(s, STEP_RECV, ep) == 0 &&
+           an_steps_using(s, STEP_REPLY_RECV, ep) == 0 && an_steps_using(s, STEP_SEND, ep) == 0 &&
+           an_steps_using(s, STEP_NBSEND, ep) == 0;
+}
+
+/* Nothing signals notification n: no device of it fires, no signal step
+ * names it (its notified handlers never run). */
+static bool never_signalled(const struct scenario *s, uint32_t n)
+{
+    if (n == SCN_NONE)
+        return true;
+    for (uint32_t d = 0; d < s->n_devices; d++)
+        if (an_device_fires(s, d, n))
+            return false;
+    return an_steps_using(s, STEP_SIGNAL, n) == 0;
+}
+
+/* One protected handler: compute, at most one call, signal and nbsend
+ * (one kernel entry each); its request time without the nested server's
+ * into *r; false if it has another step. */
+static bool handler(const struct an_ctx *c, const struct scn_step *h, cycles_t *r,
+                    uint32_t *call)
+{
+    *r = 0;
+    *call = SCN_NONE;
+    for (uint32_t k = 0; k < h->body_count; k++) {
+        const struct scn_step *b = step(c->s, h->body_first + k);
+        if (b->kind == STEP_COMPUTE)
+            *r = an_add(*r, b->max);
+        else if (b->kind == STEP_SIGNAL || b->kind == STEP_NBSEND)
+            *r = an_add(*r, c->e_max);
+        else if (b->kind == STEP_CALL && *call == SCN_NONE)
+            *call = b->object;
+        else
+            return false;
+    }
+    return true;
+}
+
+void an_ppc_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t)
+{
+    const struct scenario *s = c->s;
+    const struct scn_thread *x = &s->threads[th];
+    const struct scn_step *sv = step(s, x->prog_first);
+    if (x->timeout_endpoint != SCN_NONE) {
+        other(t, "a serve loop with an endpoint and a timeout endpoint");
+        return;
+    }
+    if (!endpoint_own(s, sv->object)) {
+        other(t, "a serve loop whose endpoint has another receiver, a send or timeout faults");
+        return;
+    }
+    if (!never_signalled(s, sv->ntfn)) {
+        other(t, "a passive serve loop whose notification is signalled (notified handlers on "
+                 "its context)");
+        return;
+    }
+    t->endpoint = sv->object;
+    t->nested = SCN_NONE;
+    t->server_compute = 0;
+    for (uint32_t k = 0; k < sv->body_count; k++) {
+        const struct scn_step *h = step(s, sv->body_first + k);
+        cycles_t r;
+        uint32_t call;
+        if (h->kind != STEP_ON_PROTECTED)
+            continue; /* a notified handler: never runs */
+        if (!handler(c, h, &r, &call) ||
+            (call != SCN_NONE && t->nested != SCN_NONE && call != t->nested)) {
+            other(t, "a protected handler with steps other than compute, signal, nbsend, one "
+                     "call to one server");
+            return;
+        }
+        if (call != SCN_NONE)
+            t->nested = call; /* an endpoint for now, a thread after link */
+        if (r > t->server_compute)
+            t->server_compute = r;
+    }
+    t->ppc = true;
+    t->shape = SHAPE_SERVER;
+}
+
+/* Does any step of thread j's program (bodies included) call endpoint ep? */
+static bool calls(const struct scenario *s, uint32_t first, uint32_t count, uint32_t ep)
+{
+    for (uint32_t k = 0; k < count; k++) {
+        const struct scn_step *b = step(s, first + k);
+        if (b->kind == STEP_CALL && b->object == ep)
+            return true;
+        if (b->body_count > 0 && calls(s, b->body_first, b->body_count, ep))
+            return true;
+    }
+    return false;
+}
+
+/* Every caller of server k is known: a thread that visits it (c->visits,
+ * nested chains included), or a modelled server whose own callers are
+ * all known. */
+static bool callers_known(const struct an_ctx *c, uint32_t k, uint32_t depth)
+{
+    const struct scenario *s = c->s;
+    if (depth > c->n)
+        return false;
+    for (uint32_t j = 0; j < c->n; j++) {
+        const struct scn_thread *th = &s->threads[j];
+        if (j == k || !calls(s, th->prog_first, th->prog_count, c->t[k].endpoint))
+            continue;
+        if (c->t[j].shape == SHAPE_SERVER && c->t[j].nested == k) {
+            if (!callers_known(c, j, depth + 1))
+                return false;
+        } else if (!an_visits(c, j, k)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The job of ppc server k: its request, bounded by the worst final bound
+ * of a thread whose job visits it. */
+static void ppc_job(const struct an_ctx *c, uint32_t k, struct analysis_result *r)
+{
+    struct analysis_thread *out = &r->threads[k];
+    const struct scn_thread *th = &c->s->threads[k];
+    uint32_t worst = SCN_NONE;
+    memset(out, 0, sizeof *out);
+    out->thread = k;
+    out->bound = AN_INF;
+    out->has_deadline = th->has_deadline;
+    out->deadline = th->deadline;
+    if (!callers_known(c, k, 0)) {
+        out->verdict = ANALYSIS_UNKNOWN;
+        out->work = an_request(c, k);
+        snprintf(out->reason, sizeof out->reason, "%s",
+                 "its jobs are requests of callers whose programs are not modelled");
+        return;
+    }
+    for (uint32_t j = 0; j < c->n; j++) {
+        cycles_t b = r->threads[j].bound;
+        if (j == k || c->t[j].shape == SHAPE_SERVER || !an_visits(c, j, k))
+            continue;
+        /* the caller computes at least compute_min of its own around its calls */
+        if (b != AN_INF && c->t[j].shape == SHAPE_DEVICE)
+            b = b > c->t[j].compute_min ? b - c->t[j].compute_min : 0;
+        if (worst == SCN_NONE || b > out->bound) {
+            worst = j;
+            out->bound = b;
+        }
+    }
+    if (worst == SCN_NONE) {
+        /* its callers are servers nothing reaches, or none */
+        out->verdict = ANALYSIS_NO_JOBS;
+        snprintf(out->reason, sizeof out->reason, "%s",
+                 "nothing calls it: its protected handlers never run");
+        return;
+    }
+    out->work = an_request(c, k);
+    for (uint32_t j = 0; j < c->n; j++)
+        if (j != k && c->t[j].shape != SHAPE_SERVER && an_visits(c, j, k))
+            out->may_throttle |= r->threads[j].may_throttle;
+    if (out->bound == AN_INF) {
+        out->verdict = ANALYSIS_UNKNOWN;
+        snprintf(out->reason, sizeof out->reason,
+                 "its jobs are requests of %s, which has no bound", c->s->threads[worst].name);
+        return;
+    }
+    out->n_terms = 1;
+    out->terms[0].kind = TERM_OWN;
+    out->terms[0].thread = worst;
+    out->terms[0].cycles = out->bound;
+    snprintf(out->terms[0].text, sizeof out->terms[0].text,
+             "within a job of its caller %s, less its own least compute",
+             c->s->threads[worst].name);
+    out->worst_job = 1;
+    out->verdict = !out->has_deadline || out->bound <= out->deadline ? ANALYSIS_SCHEDULABLE
+                                                                     : ANALYSIS_UNSCHEDULABLE;
+}
+
+void an_ppc_results(const struct an_ctx *c, struct analysis_result *r)
+{
+    for (uint32_t k = 0; k < c->n; k++)
+        if (c->t[k].shape == SHAPE_SERVER && c->t[k].ppc)
+            ppc_job(c, k, r);
+}
