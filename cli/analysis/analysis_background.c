@@ -20,11 +20,6 @@
  */
 #include "analysis/analysis_int.h"
 
-static const struct scn_step *step(const struct scenario *s, uint32_t k)
-{
-    return &s->steps[k];
-}
-
 /* Adds steps [first, first + count) to the least iteration (*c compute,
  * *n system calls); false if one is not a background sender's step (a
  * `job`'s body one level down). */
@@ -32,7 +27,7 @@ static bool iteration(const struct scenario *s, uint32_t first, uint32_t count, 
                       cycles_t *c, uint64_t *n, bool *sends)
 {
     for (uint32_t k = first; k < first + count; k++) {
-        const struct scn_step *b = step(s, k);
+        const struct scn_step *b = an_step(s, k);
         switch (b->kind) {
         case STEP_COMPUTE:
             *c = an_add(*c, b->min);
@@ -61,7 +56,7 @@ void an_background_shape(struct an_ctx *c, uint32_t i)
 {
     const struct scenario *s = c->s;
     const struct scn_thread *th = &s->threads[i];
-    const struct scn_step *loop = step(s, th->prog_first);
+    const struct scn_step *loop = an_step(s, th->prog_first);
     const struct scn_costs *k = &s->costs;
     struct an_thread *t = &c->t[i];
     cycles_t comp = 0;
@@ -86,11 +81,11 @@ void an_background_shape(struct an_ctx *c, uint32_t i)
 bool an_background_holds(const struct an_ctx *c, uint32_t i, uint32_t k)
 {
     const struct scenario *s = c->s;
-    const struct scn_step *loop = step(s, s->threads[i].prog_first);
+    const struct scn_step *loop = an_step(s, s->threads[i].prog_first);
     if (!c->t[i].bgsend)
         return false;
     for (uint32_t x = loop->body_first; x < loop->body_first + loop->body_count; x++) {
-        const struct scn_step *b = step(s, x);
+        const struct scn_step *b = an_step(s, x);
         if (x == k || (b->kind == STEP_JOB && k >= b->body_first &&
                        k < b->body_first + b->body_count))
             return true;

@@ -321,6 +321,16 @@ void an_ppc_results(const struct an_ctx *c, struct analysis_result *r);
 bool an_device_fires(const struct scenario *s, uint32_t d, uint32_t o);
 uint32_t an_steps_using(const struct scenario *s, enum scn_step_kind kind, uint32_t object);
 
+/* Step k of the scenario's step table. */
+static inline const struct scn_step *an_step(const struct scenario *s, uint32_t k)
+{
+    return &s->steps[k];
+}
+
+/* Thread t's program is none of the modelled shapes, for `why`
+ * (analysis_model.c). */
+void an_other(struct an_thread *t, const char *why);
+
 /* Build the model of every thread (analysis_model.c); -1 out of memory
  * (c->visits and c->hvisits are then freed by the caller too). */
 int an_model(struct an_ctx *c);

@@ -18,11 +18,6 @@
 
 #include <stdio.h>
 
-static const struct scn_step *step(const struct scenario *s, uint32_t k)
-{
-    return &s->steps[k];
-}
-
 /* How many steps of the scenario are of `kind` on `object` (a serve step:
  * its endpoint, or with `ntfn` its notification); *at: the last one. */
 static uint32_t steps_on(const struct scenario *s, enum scn_step_kind kind, uint32_t object,
@@ -30,7 +25,7 @@ static uint32_t steps_on(const struct scenario *s, enum scn_step_kind kind, uint
 {
     uint32_t n = 0;
     for (uint32_t k = 0; k < s->n_steps; k++) {
-        const struct scn_step *b = step(s, k);
+        const struct scn_step *b = an_step(s, k);
         if (b->kind == kind && (ntfn ? b->ntfn : b->object) == object) {
             n++;
             *at = k;
@@ -52,7 +47,7 @@ static uint32_t the_send(const struct an_ctx *c, uint32_t r)
             if (s->threads[k].timeout_endpoint == o)
                 return SCN_NONE;
         for (uint32_t k = 0; k < s->n_steps; k++)
-            if (step(s, k)->kind == STEP_HANDLE_TIMEOUTS && step(s, k)->timeouts.endpoint == o)
+            if (an_step(s, k)->kind == STEP_HANDLE_TIMEOUTS && an_step(s, k)->timeouts.endpoint == o)
                 return SCN_NONE;
         if (steps_on(s, STEP_RECV, o, false, &x) != 1 ||
             steps_on(s, STEP_REPLY_RECV, o, false, &x) != 0 ||
@@ -93,8 +88,8 @@ static cycles_t before(const struct an_ctx *c, uint32_t sender, uint32_t k)
 {
     cycles_t m = 0;
     for (uint32_t x = c->t[sender].job_first; x < k; x++)
-        if (step(c->s, x)->kind == STEP_COMPUTE)
-            m = an_add(m, step(c->s, x)->min);
+        if (an_step(c->s, x)->kind == STEP_COMPUTE)
+            m = an_add(m, an_step(c->s, x)->min);
     return m;
 }
 
@@ -123,7 +118,7 @@ static const char *unlinked(const struct an_ctx *c, uint32_t i)
     if (t->wait_ntfn != SCN_NONE && steps_on(s, STEP_SIGNAL, t->wait_ntfn, false, &x) != 0)
         return "its device's notification is signalled by a thread too";
     for (uint32_t k = t->job_first; k < t->job_first + t->job_count; k++) {
-        const struct scn_step *b = step(s, k);
+        const struct scn_step *b = an_step(s, k);
         bool found = false;
         if (b->kind != STEP_SIGNAL && b->kind != STEP_NBSEND && b->kind != STEP_SEND)
             continue;
@@ -148,7 +143,7 @@ static void signalled_too(struct an_ctx *c)
     uint32_t x;
     for (uint32_t i = 0; i < c->n; i++) {
         struct an_thread *t = &c->t[i];
-        const struct scn_step *p = step(c->s, c->s->threads[i].prog_first);
+        const struct scn_step *p = an_step(c->s, c->s->threads[i].prog_first);
         if (t->shape != SHAPE_DEVICE || t->device == SCN_NONE || t->wait_ntfn == SCN_NONE ||
             steps_on(c->s, STEP_SIGNAL, t->wait_ntfn, false, &x) == 0)
             continue;
@@ -180,7 +175,7 @@ int an_message_link(struct an_ctx *c)
             t->device = SCN_NONE;
             t->sender = sd;
             t->send_min = c->t[sd].bgsend ? 0 : before(c, sd, at);
-            t->blocking = step(c->s, at)->kind == STEP_SEND; /* analysis_send.c */
+            t->blocking = an_step(c->s, at)->kind == STEP_SEND; /* analysis_send.c */
             changed = true;
         }
         if (!changed)

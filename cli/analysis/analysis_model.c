@@ -23,12 +23,7 @@ static cycles_t longest_entry(const struct scn_costs *k)
            k->timer_program + k->tick;
 }
 
-static const struct scn_step *step(const struct scenario *s, uint32_t i)
-{
-    return &s->steps[i];
-}
-
-static void other(struct an_thread *t, const char *why)
+void an_other(struct an_thread *t, const char *why)
 {
     t->shape = SHAPE_OTHER;
     snprintf(t->why_other, sizeof t->why_other, "%s", why);
@@ -64,23 +59,23 @@ static uint32_t device_of(const struct scenario *s, uint32_t n)
 static void server_shape(const struct scenario *s, const struct scn_thread *th,
                          struct an_thread *t)
 {
-    const struct scn_step *p = step(s, th->prog_first), *loop;
+    const struct scn_step *p = an_step(s, th->prog_first), *loop;
     if (th->prog_count != 2 || p[0].kind != STEP_RECV || p[1].kind != STEP_LOOP) {
-        other(t, "a passive thread that is not recv; loop [...; reply_recv]");
+        an_other(t, "a passive thread that is not recv; loop [...; reply_recv]");
         return;
     }
     loop = &p[1];
     t->endpoint = p[0].object;
     t->nested = SCN_NONE;
     for (uint32_t k = 0; k < loop->body_count; k++) {
-        const struct scn_step *b = step(s, loop->body_first + k);
+        const struct scn_step *b = an_step(s, loop->body_first + k);
         bool last = k + 1 == loop->body_count;
         if (b->kind == STEP_COMPUTE && !last) {
             t->server_compute = an_add(t->server_compute, b->max);
         } else if (b->kind == STEP_CALL && !last && t->nested == SCN_NONE) {
             t->nested = b->object; /* an endpoint for now, a thread after link */
         } else if (!(last && b->kind == STEP_REPLY_RECV && b->object == t->endpoint)) {
-            other(t, "a server loop other than compute/one call then reply_recv");
+            an_other(t, "a server loop other than compute/one call then reply_recv");
             return;
         }
     }
@@ -96,7 +91,7 @@ static bool job_body(const struct scenario *s, const struct scn_step *job, struc
     t->job_first = job->body_first;
     t->job_count = job->body_count;
     for (uint32_t k = 0; k < job->body_count; k++) {
-        const struct scn_step *b = step(s, job->body_first + k);
+        const struct scn_step *b = an_step(s, job->body_first + k);
         if (b->kind == STEP_COMPUTE) {
             t->compute_max = an_add(t->compute_max, b->max);
             t->compute_min = an_add(t->compute_min, b->min);
@@ -116,9 +111,9 @@ static bool job_body(const struct scenario *s, const struct scn_step *job, struc
  * message if analysis_message.c finds its one sender; until then other. */
 static void message_shape(const struct scenario *s, const struct scn_step *b, struct an_thread *t)
 {
-    other(t, "woken by a message that no modelled thread's job sends (one signal or nbsend)");
+    an_other(t, "woken by a message that no modelled thread's job sends (one signal or nbsend)");
     if (!job_body(s, &b[1], t)) {
-        other(t, "a job with steps other than compute, call, signal, nbsend and send");
+        an_other(t, "a job with steps other than compute, call, signal, nbsend and send");
         return;
     }
     t->msg_object = b[0].object;
@@ -134,19 +129,19 @@ static void message_shape(const struct scenario *s, const struct scn_step *b, st
 static void serve_shape(const struct scenario *s, uint32_t th, const struct scn_step *sv,
                         struct an_thread *t)
 {
-    const struct scn_step *h = step(s, sv->body_first), *ack;
+    const struct scn_step *h = an_step(s, sv->body_first), *ack;
     struct scn_step job;
     if (sv->object != SCN_NONE || sv->ntfn == SCN_NONE || sv->body_count != 1 ||
         h->kind != STEP_ON_NOTIFIED || h->body_count == 0) {
-        other(t, "a serve loop with an endpoint, or a handler with a call or a wait");
+        an_other(t, "a serve loop with an endpoint, or a handler with a call or a wait");
         an_serve_candidate(s, th, t);
         return;
     }
-    ack = step(s, h->body_first + h->body_count - 1);
+    ack = an_step(s, h->body_first + h->body_count - 1);
     t->device = device_of(s, sv->ntfn);
     if (t->device == SCN_NONE || ack->kind != STEP_IRQ_ACK || ack->object != t->device ||
         h->count > SCN_MAX_BADGE_BIT || s->devices[t->device].badge != 1ull << h->count) {
-        other(t, "a serve handler with a call or a wait");
+        an_other(t, "a serve handler with a call or a wait");
         t->device = SCN_NONE;
         an_serve_candidate(s, th, t);
         return;
@@ -155,7 +150,7 @@ static void serve_shape(const struct scenario *s, uint32_t th, const struct scn_
     job = *h;
     job.body_count--;
     if (!job_body(s, &job, t)) {
-        other(t, "a serve handler with steps other than compute, call, signal, nbsend and send");
+        an_other(t, "a serve handler with steps other than compute, call, signal, nbsend and send");
         return;
     }
     t->shape = SHAPE_DEVICE;
@@ -172,9 +167,9 @@ static void serve_shape(const struct scenario *s, uint32_t th, const struct scn_
 static void background_shape(const struct scenario *s, const struct scn_step *job,
                              struct an_thread *t)
 {
-    other(t, "a background loop [job] (always ready)");
+    an_other(t, "a background loop [job] (always ready)");
     for (uint32_t k = 0; k < job->body_count; k++)
-        if (step(s, job->body_first + k)->kind != STEP_COMPUTE)
+        if (an_step(s, job->body_first + k)->kind != STEP_COMPUTE)
             return;
     if (!job_body(s, job, t))
         return;
@@ -186,46 +181,46 @@ static void background_shape(const struct scenario *s, const struct scn_step *jo
 static void device_shape(const struct scenario *s, const struct scn_thread *th,
                          struct an_thread *t)
 {
-    const struct scn_step *loop = step(s, th->prog_first), *b;
+    const struct scn_step *loop = an_step(s, th->prog_first), *b;
     if (th->prog_count == 1 && loop->kind == STEP_SERVE) {
         serve_shape(s, (uint32_t)(th - s->threads), loop, t);
         return;
     }
     if (th->prog_count == 1 && loop->kind == STEP_LOOP && !th->passive && th->start == 0 &&
         (loop->body_count == 1 ||
-         (loop->body_count == 2 && step(s, loop->body_first + 1)->kind == STEP_YIELD)) &&
-        step(s, loop->body_first)->kind == STEP_JOB) {
-        background_shape(s, step(s, loop->body_first), t);
+         (loop->body_count == 2 && an_step(s, loop->body_first + 1)->kind == STEP_YIELD)) &&
+        an_step(s, loop->body_first)->kind == STEP_JOB) {
+        background_shape(s, an_step(s, loop->body_first), t);
         t->yields = loop->body_count == 2;
         return;
     }
     if (th->prog_count == 1 && loop->kind == STEP_LOOP && loop->body_count == 2 &&
         !th->passive && th->start == 0) {
-        b = step(s, loop->body_first);
+        b = an_step(s, loop->body_first);
         if ((b[0].kind == STEP_WAIT || b[0].kind == STEP_RECV) && b[1].kind == STEP_JOB) {
             message_shape(s, b, t);
             return;
         }
     }
     if (th->prog_count != 1 || loop->kind != STEP_LOOP || loop->body_count != 3) {
-        other(t, "not loop [wait; job [...]; irq_ack]");
+        an_other(t, "not loop [wait; job [...]; irq_ack]");
         return;
     }
-    b = step(s, loop->body_first);
+    b = an_step(s, loop->body_first);
     if (b[0].kind != STEP_WAIT || b[1].kind != STEP_JOB || b[2].kind != STEP_IRQ_ACK) {
-        other(t, "not loop [wait; job [...]; irq_ack]");
+        an_other(t, "not loop [wait; job [...]; irq_ack]");
         return;
     }
     t->device = device_of(s, b[0].object);
     t->wait_ntfn = b[0].object;
     if (!job_body(s, &b[1], t)) {
-        other(t, "a job with steps other than compute, call, signal, nbsend and send");
+        an_other(t, "a job with steps other than compute, call, signal, nbsend and send");
         return;
     }
     /* woken by several devices, or signalled too: analysis_serve_link.c */
     t->serve_candidate = t->n_visits == 0;
     if (t->device == SCN_NONE || t->device != b[2].object) {
-        other(t, "its notification is not signalled by exactly the device it acknowledges");
+        an_other(t, "its notification is not signalled by exactly the device it acknowledges");
         t->device = SCN_NONE;
         t->msg_object = b[0].object;
         return;
@@ -238,7 +233,7 @@ static bool has_step(const struct scenario *s, uint32_t first, uint32_t count,
                      enum scn_step_kind kind)
 {
     for (uint32_t k = 0; k < count; k++) {
-        const struct scn_step *b = step(s, first + k);
+        const struct scn_step *b = an_step(s, first + k);
         if (b->kind == kind)
             return true;
         if ((b->kind == STEP_LOOP || b->kind == STEP_REPEAT || b->kind == STEP_JOB ||
@@ -285,7 +280,7 @@ static void link_handler(const struct an_ctx *c, uint32_t i)
     if (s->threads[i].timeout_endpoint == SCN_NONE)
         return;
     for (uint32_t h = 0; h < c->n; h++) {
-        const struct scn_step *p = step(s, s->threads[h].prog_first);
+        const struct scn_step *p = an_step(s, s->threads[h].prog_first);
         if (c->t[h].shape == SHAPE_HANDLER &&
             p->timeouts.endpoint == s->threads[i].timeout_endpoint) {
             t->handler = h;
@@ -303,7 +298,7 @@ static void link_calls(struct an_ctx *c)
         struct an_thread *t = &c->t[i];
         if (t->shape == SHAPE_SERVER && t->nested != SCN_NONE &&
             (t->nested = server_on(c, t->nested)) == SCN_NONE)
-            other(t, "calls an endpoint no modelled server receives on");
+            an_other(t, "calls an endpoint no modelled server receives on");
     }
     for (uint32_t i = 0; i < c->n; i++) {
         struct an_thread *t = &c->t[i];
@@ -311,7 +306,7 @@ static void link_calls(struct an_ctx *c)
         for (uint32_t v = 0; linked && v < t->n_visits; v++)
             if ((t->visits[v] = server_on(c, t->visits[v])) == SCN_NONE ||
                 c->t[t->visits[v]].shape != SHAPE_SERVER) {
-                other(t, "calls an endpoint no modelled server receives on");
+                an_other(t, "calls an endpoint no modelled server receives on");
                 t->msg_object = SCN_NONE;
                 linked = false;
             }
@@ -354,7 +349,7 @@ static bool collect_calls(const struct an_ctx *c, uint32_t first, uint32_t count
                           struct an_thread *t)
 {
     for (uint32_t k = 0; k < count; k++) {
-        const struct scn_step *b = step(c->s, first + k);
+        const struct scn_step *b = an_step(c->s, first + k);
         uint32_t sv, v;
         if (b->body_count > 0 && !collect_calls(c, b->body_first, b->body_count, t))
             return false;
@@ -379,7 +374,7 @@ static bool collect_calls(const struct an_ctx *c, uint32_t first, uint32_t count
 static bool only_steps(const struct scenario *s, uint32_t first, uint32_t count)
 {
     for (uint32_t k = 0; k < count; k++) {
-        const struct scn_step *b = step(s, first + k);
+        const struct scn_step *b = an_step(s, first + k);
         switch (b->kind) {
         case STEP_LOOP:
         case STEP_REPEAT:
@@ -501,16 +496,16 @@ int an_model(struct an_ctx *c)
                       has_step(s, th->prog_first, th->prog_count, STEP_ON_NOTIFIED) ||
                       has_step(s, th->prog_first, th->prog_count, STEP_ON_PROTECTED);
         t->may_call = has_step(s, th->prog_first, th->prog_count, STEP_CALL);
-        if (th->prog_count == 1 && step(s, th->prog_first)->kind == STEP_HANDLE_TIMEOUTS)
+        if (th->prog_count == 1 && an_step(s, th->prog_first)->kind == STEP_HANDLE_TIMEOUTS)
             t->shape = SHAPE_HANDLER;
         else if (th->passive && th->prog_count == 1 &&
-                 step(s, th->prog_first)->kind == STEP_SERVE &&
-                 step(s, th->prog_first)->object != SCN_NONE)
+                 an_step(s, th->prog_first)->kind == STEP_SERVE &&
+                 an_step(s, th->prog_first)->object != SCN_NONE)
             an_ppc_shape(c, i, t); /* protected procedures (analysis_ppc.c) */
         else if (th->passive)
             server_shape(s, th, t);
         else if (th->timeout_endpoint != SCN_NONE)
-            other(t, "a thread with a context and a timeout endpoint");
+            an_other(t, "a thread with a context and a timeout endpoint");
         else
             device_shape(s, th, t);
     }

@@ -24,24 +24,13 @@
 #include <stdio.h>
 #include <string.h>
 
-static const struct scn_step *step(const struct scenario *s, uint32_t k)
-{
-    return &s->steps[k];
-}
-
-static void other(struct an_thread *t, const char *why)
-{
-    t->shape = SHAPE_OTHER;
-    snprintf(t->why_other, sizeof t->why_other, "%s", why);
-}
-
 /* Nothing but this serve loop uses endpoint ep: no other receiver, no
  * send or nbsend (only calls reach it), no timeout faults. */
 static bool endpoint_own(const struct scenario *s, uint32_t ep)
 {
     uint32_t serves = 0;
     for (uint32_t k = 0; k < s->n_steps; k++) {
-        const struct scn_step *b = step(s, k);
+        const struct scn_step *b = an_step(s, k);
         serves += b->kind == STEP_SERVE && b->object == ep;
         if (b->kind == STEP_HANDLE_TIMEOUTS && b->timeouts.endpoint == ep)
             return false;
@@ -75,7 +64,7 @@ static bool handler(const struct an_ctx *c, const struct scn_step *h, cycles_t *
     *r = 0;
     *call = SCN_NONE;
     for (uint32_t k = 0; k < h->body_count; k++) {
-        const struct scn_step *b = step(c->s, h->body_first + k);
+        const struct scn_step *b = an_step(c->s, h->body_first + k);
         if (b->kind == STEP_COMPUTE)
             *r = an_add(*r, b->max);
         else if (b->kind == STEP_SIGNAL || b->kind == STEP_NBSEND)
@@ -92,17 +81,17 @@ void an_ppc_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t)
 {
     const struct scenario *s = c->s;
     const struct scn_thread *x = &s->threads[th];
-    const struct scn_step *sv = step(s, x->prog_first);
+    const struct scn_step *sv = an_step(s, x->prog_first);
     if (x->timeout_endpoint != SCN_NONE) {
-        other(t, "a serve loop with an endpoint and a timeout endpoint");
+        an_other(t, "a serve loop with an endpoint and a timeout endpoint");
         return;
     }
     if (!endpoint_own(s, sv->object)) {
-        other(t, "a serve loop whose endpoint has another receiver, a send or timeout faults");
+        an_other(t, "a serve loop whose endpoint has another receiver, a send or timeout faults");
         return;
     }
     if (!never_signalled(s, sv->ntfn)) {
-        other(t, "a passive serve loop whose notification is signalled (notified handlers on "
+        an_other(t, "a passive serve loop whose notification is signalled (notified handlers on "
                  "its context)");
         return;
     }
@@ -110,14 +99,14 @@ void an_ppc_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t)
     t->nested = SCN_NONE;
     t->server_compute = 0;
     for (uint32_t k = 0; k < sv->body_count; k++) {
-        const struct scn_step *h = step(s, sv->body_first + k);
+        const struct scn_step *h = an_step(s, sv->body_first + k);
         cycles_t r;
         uint32_t call;
         if (h->kind != STEP_ON_PROTECTED)
             continue; /* a notified handler: never runs */
         if (!handler(c, h, &r, &call) ||
             (call != SCN_NONE && t->nested != SCN_NONE && call != t->nested)) {
-            other(t, "a protected handler with steps other than compute, signal, nbsend, one "
+            an_other(t, "a protected handler with steps other than compute, signal, nbsend, one "
                      "call to one server");
             return;
         }
@@ -134,7 +123,7 @@ void an_ppc_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t)
 static bool calls(const struct scenario *s, uint32_t first, uint32_t count, uint32_t ep)
 {
     for (uint32_t k = 0; k < count; k++) {
-        const struct scn_step *b = step(s, first + k);
+        const struct scn_step *b = an_step(s, first + k);
         if (b->kind == STEP_CALL && b->object == ep)
             return true;
         if (b->body_count > 0 && calls(s, b->body_first, b->body_count, ep))

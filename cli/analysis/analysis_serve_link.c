@@ -12,11 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct scn_step *step(const struct scenario *s, uint32_t k)
-{
-    return &s->steps[k];
-}
-
 static struct an_stream *streams(const struct an_ctx *c, const struct an_thread *t)
 {
     return &c->streams[t->stream_first];
@@ -28,7 +23,7 @@ static struct an_stream *streams(const struct an_ctx *c, const struct an_thread 
 static bool body_ok(const struct scenario *s, uint32_t first, uint32_t count, bool acks)
 {
     for (uint32_t k = 0; k < count; k++) {
-        enum scn_step_kind kind = step(s, first + k)->kind;
+        enum scn_step_kind kind = an_step(s, first + k)->kind;
         if (kind != STEP_COMPUTE && kind != STEP_SIGNAL && kind != STEP_NBSEND &&
             !(acks && kind == STEP_IRQ_ACK))
             return false;
@@ -39,7 +34,7 @@ static bool body_ok(const struct scenario *s, uint32_t first, uint32_t count, bo
 void an_serve_candidate(const struct scenario *s, uint32_t th, struct an_thread *t)
 {
     const struct scn_thread *x = &s->threads[th];
-    const struct scn_step *sv = step(s, x->prog_first);
+    const struct scn_step *sv = an_step(s, x->prog_first);
     if (t->msg_object != SCN_NONE) {
         t->serve_candidate = true; /* a wait/recv loop (analysis_model.c checked its job) */
         return;
@@ -48,7 +43,7 @@ void an_serve_candidate(const struct scenario *s, uint32_t th, struct an_thread 
         sv->object != SCN_NONE || sv->ntfn == SCN_NONE || sv->body_count == 0)
         return;
     for (uint32_t k = 0; k < sv->body_count; k++) {
-        const struct scn_step *h = step(s, sv->body_first + k);
+        const struct scn_step *h = an_step(s, sv->body_first + k);
         if (h->kind != STEP_ON_NOTIFIED || h->count > SCN_MAX_BADGE_BIT ||
             !body_ok(s, h->body_first, h->body_count, true))
             return;
@@ -66,8 +61,8 @@ uint32_t an_steps_using(const struct scenario *s, enum scn_step_kind kind, uint3
 {
     uint32_t n = 0;
     for (uint32_t k = 0; k < s->n_steps; k++)
-        n += step(s, k)->kind == kind &&
-             (kind == STEP_SERVE ? step(s, k)->ntfn : step(s, k)->object) == object;
+        n += an_step(s, k)->kind == kind &&
+             (kind == STEP_SERVE ? an_step(s, k)->ntfn : an_step(s, k)->object) == object;
     return n;
 }
 
@@ -85,7 +80,7 @@ static bool object_own(const struct an_ctx *c, uint32_t i)
             if (s->threads[k].timeout_endpoint == o)
                 return false;
         for (uint32_t k = 0; k < s->n_steps; k++)
-            if (step(s, k)->kind == STEP_HANDLE_TIMEOUTS && step(s, k)->timeouts.endpoint == o)
+            if (an_step(s, k)->kind == STEP_HANDLE_TIMEOUTS && an_step(s, k)->timeouts.endpoint == o)
                 return false;
         return an_steps_using(s, STEP_RECV, o) == 1 && an_steps_using(s, STEP_REPLY_RECV, o) == 0 &&
                an_steps_using(s, STEP_CALL, o) == 0 && an_steps_using(s, STEP_SEND, o) == 0 &&
@@ -126,8 +121,8 @@ static cycles_t before(const struct scenario *s, uint32_t first, uint32_t k)
 {
     cycles_t m = 0;
     for (uint32_t x = first; x < k; x++)
-        if (step(s, x)->kind == STEP_COMPUTE)
-            m = an_add(m, step(s, x)->min);
+        if (an_step(s, x)->kind == STEP_COMPUTE)
+            m = an_add(m, an_step(s, x)->min);
     return m;
 }
 
@@ -136,7 +131,7 @@ static cycles_t body_work(const struct an_ctx *c, uint32_t first, uint32_t count
 {
     cycles_t w = an_mul(1 + extra, c->e_max);
     for (uint32_t k = 0; k < count; k++) {
-        const struct scn_step *b = step(c->s, first + k);
+        const struct scn_step *b = an_step(c->s, first + k);
         w = an_add(w, b->kind == STEP_COMPUTE ? b->max : c->e_max);
     }
     return w;
@@ -184,8 +179,8 @@ static int add_stream(struct an_ctx *c, uint32_t i, uint32_t bit, uint32_t first
     for (uint32_t d = 0; d < s->n_devices && !endpoint; d++)
         n += an_device_fires(s, d, o) && feeds(dev_badge(s, d), bit);
     for (uint32_t k = 0; k < s->n_steps; k++)
-        n += step(s, k)->kind == kind && step(s, k)->object == o &&
-             (endpoint || feeds(step(s, k)->badge, bit));
+        n += an_step(s, k)->kind == kind && an_step(s, k)->object == o &&
+             (endpoint || feeds(an_step(s, k)->badge, bit));
     if (n == 0)
         return 0; /* nothing releases it: it never runs */
     if (grow(c, 1, n) != 0)
@@ -208,8 +203,8 @@ static int add_stream(struct an_ctx *c, uint32_t i, uint32_t bit, uint32_t first
             t->extra = t->msg_object == SCN_NONE ? 2 : 1; /* a serve loop's device bit */
         }
     for (uint32_t k = 0; k < s->n_steps; k++)
-        if (step(s, k)->kind == kind && step(s, k)->object == o &&
-            (endpoint || feeds(step(s, k)->badge, bit))) {
+        if (an_step(s, k)->kind == kind && an_step(s, k)->object == o &&
+            (endpoint || feeds(an_step(s, k)->badge, bit))) {
             struct an_source *x = &c->srcs[c->n_srcs++];
             x->dev = SCN_NONE;
             x->sender = x->stream = SCN_NONE;
@@ -232,17 +227,17 @@ static int make_streams(struct an_ctx *c, uint32_t i)
     t->n_streams = 0;
     t->extra = 1;
     if (t->msg_object != SCN_NONE) {
-        const struct scn_step *loop = step(s, th->prog_first);
-        const struct scn_step *job = step(s, loop->body_first + 1);
+        const struct scn_step *loop = an_step(s, th->prog_first);
+        const struct scn_step *job = an_step(s, loop->body_first + 1);
         /* the wait (recv), and an irq_ack after the job */
         return add_stream(c, i, SCN_NONE, job->body_first, job->body_count,
                           loop->body_count == 3 ? 1 : 0);
     }
-    const struct scn_step *sv = step(s, th->prog_first);
+    const struct scn_step *sv = an_step(s, th->prog_first);
     for (uint32_t bit = 0; bit <= SCN_MAX_BADGE_BIT + 1; bit++) {
         uint32_t first = 0, count = 0;
         for (uint32_t k = 0; k < sv->body_count; k++) {
-            const struct scn_step *h = step(s, sv->body_first + k);
+            const struct scn_step *h = an_step(s, sv->body_first + k);
             if (h->count == bit) {
                 first = h->body_first;
                 count = h->body_count;
@@ -261,18 +256,18 @@ static bool acks_ok(const struct an_ctx *c, uint32_t i)
     const struct scenario *s = c->s;
     const struct an_thread *t = &c->t[i];
     uint32_t o = t->msg_object != SCN_NONE ? t->msg_object : t->wait_ntfn;
-    const struct scn_step *p = step(s, s->threads[i].prog_first);
+    const struct scn_step *p = an_step(s, s->threads[i].prog_first);
     if (t->msg_object != SCN_NONE) {
         if (p->body_count != 3)
             return true;
-        const struct scn_step *ack = step(s, p->body_first + 2);
+        const struct scn_step *ack = an_step(s, p->body_first + 2);
         return ack->kind == STEP_IRQ_ACK && !t->by_endpoint &&
                s->devices[ack->object].notification == o;
     }
     for (uint32_t k = 0; k < p->body_count; k++) {
-        const struct scn_step *h = step(s, p->body_first + k);
+        const struct scn_step *h = an_step(s, p->body_first + k);
         for (uint32_t x = 0; x < h->body_count; x++) {
-            const struct scn_step *b = step(s, h->body_first + x);
+            const struct scn_step *b = an_step(s, h->body_first + x);
             if (b->kind == STEP_IRQ_ACK && s->devices[b->object].notification != o)
                 return false;
         }
