@@ -11,6 +11,7 @@
 #include "analysis/analysis.h"
 #include "ancheck.h"
 #include "observe.h"
+#include "scnload.h"
 
 void ancheck_bounds(const struct scenario *s, uint8_t sched, const char *const *names,
                     const cycles_t *bounds, uint32_t n)
@@ -41,4 +42,14 @@ void ancheck_bounds(const struct scenario *s, uint8_t sched, const char *const *
         observe_release(&o);
     }
     analysis_release(&r);
+}
+
+void ancheck_file_both(const char *path, const char *const *names, const cycles_t *bounds,
+                       uint32_t n)
+{
+    struct scenario s;
+    scnload_must(path, &s);
+    ancheck_bounds(&s, SCHED_MCS, names, bounds, n);
+    ancheck_bounds(&s, SCHED_CLASSIC, names, bounds, n);
+    scenario_release(&s);
 }

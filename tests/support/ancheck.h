@@ -16,4 +16,9 @@
 void ancheck_bounds(const struct scenario *s, uint8_t sched, const char *const *names,
                     const cycles_t *bounds, uint32_t n);
 
+/* The same for the scenario in file `path`, under mcs and then classic,
+ * with the same bounds under both. */
+void ancheck_file_both(const char *path, const char *const *names, const cycles_t *bounds,
+                       uint32_t n);
+
 #endif /* MCSIM_TESTS_ANCHECK_H */

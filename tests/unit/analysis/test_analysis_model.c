@@ -57,12 +57,8 @@ static void test_message_chain(void **state)
 {
     static const char *const names[] = {"top", "driver", "app", "log", "sink"};
     static const cycles_t bounds[] = {1 * MS, 2 * MS, 3 * MS, 4500 * US, 14500 * US};
-    struct scenario s;
     (void)state;
-    scnload_must(DATA "message_chain.yaml", &s);
-    ancheck_bounds(&s, SCHED_MCS, names, bounds, 5);
-    ancheck_bounds(&s, SCHED_CLASSIC, names, bounds, 5);
-    scenario_release(&s);
+    ancheck_file_both(DATA "message_chain.yaml", names, bounds, 5);
 }
 
 /* message_up.yaml, zero kernel costs, round-robin contexts: client (1ms
@@ -83,12 +79,8 @@ static void test_message_up(void **state)
 {
     static const char *const names[] = {"logger", "client"};
     static const cycles_t bounds[] = {500 * US, 1500 * US};
-    struct scenario s;
     (void)state;
-    scnload_must(DATA "message_up.yaml", &s);
-    ancheck_bounds(&s, SCHED_MCS, names, bounds, 2);
-    ancheck_bounds(&s, SCHED_CLASSIC, names, bounds, 2);
-    scenario_release(&s);
+    ancheck_file_both(DATA "message_up.yaml", names, bounds, 2);
 }
 
 /* serve_two.yaml, zero kernel costs, round-robin contexts (docs/analysis.md
@@ -124,12 +116,8 @@ static void test_serve_two(void **state)
 {
     static const char *const names[] = {"top", "srv", "multi"};
     static const cycles_t bounds[] = {1 * MS, 4 * MS, 5 * MS};
-    struct scenario s;
     (void)state;
-    scnload_must(DATA "serve_two.yaml", &s);
-    ancheck_bounds(&s, SCHED_MCS, names, bounds, 3);
-    ancheck_bounds(&s, SCHED_CLASSIC, names, bounds, 3);
-    scenario_release(&s);
+    ancheck_file_both(DATA "serve_two.yaml", names, bounds, 3);
 }
 
 /* equal_turns.yaml, zero kernel costs: sensor (1ms every 40ms, prio 50,
@@ -208,12 +196,8 @@ static void test_ppc_passive(void **state)
 {
     static const char *const names[] = {"db", "srv", "hi", "lo"};
     static const cycles_t bounds[] = {9500 * US, 9500 * US, 6 * MS, 12500 * US};
-    struct scenario s;
     (void)state;
-    scnload_must(DATA "ppc_passive.yaml", &s);
-    ancheck_bounds(&s, SCHED_MCS, names, bounds, 4);
-    ancheck_bounds(&s, SCHED_CLASSIC, names, bounds, 4);
-    scenario_release(&s);
+    ancheck_file_both(DATA "ppc_passive.yaml", names, bounds, 4);
 }
 
 int main(void)

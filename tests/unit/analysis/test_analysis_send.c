@@ -95,12 +95,8 @@ static void test_send_up(void **state)
 {
     static const char *const names[] = {"logger", "client"};
     static const cycles_t bounds[] = {500 * US, 1500 * US};
-    struct scenario s;
     (void)state;
-    scnload_must(DATA "send_up.yaml", &s);
-    ancheck_bounds(&s, SCHED_MCS, names, bounds, 2);
-    ancheck_bounds(&s, SCHED_CLASSIC, names, bounds, 2);
-    scenario_release(&s);
+    ancheck_file_both(DATA "send_up.yaml", names, bounds, 2);
 }
 
 /* bg_send.yaml, zero kernel costs: feeder (prio 20, budget 2ms/10ms,
