@@ -184,6 +184,7 @@ struct an_busy {
     bool two;        /* the bound is two_jobs()'s */
     cycles_t theta;  /* the throttling in w */
     const char *why; /* no bound: why */
+    bool overload;   /* no bound: the window has no end (an_overload_reason) */
 };
 
 /* The busy window of the thread's own jobs; it gives up (no bound) once
@@ -207,7 +208,7 @@ static void busy_window(const struct an_win *w, cycles_t b, bool throttles, cycl
         cycles_t dq = an_delta(&t->arr, q);
         if (wq == AN_INF) {
             r->bound = AN_INF;
-            r->why = "overload: the busy window has no end below the horizon";
+            r->overload = true;
             return;
         }
         if (wq - (dq < wq ? dq : wq) >= r->bound || q == 1) {
@@ -218,7 +219,7 @@ static void busy_window(const struct an_win *w, cycles_t b, bool throttles, cycl
         }
         if (r->bound > cap) {
             r->bound = AN_INF;
-            r->why = "overload: the busy window has no end below the horizon";
+            r->overload = true;
             r->lose = true;
             return;
         }
@@ -318,7 +319,7 @@ static void two_jobs(const struct an_win *win, cycles_t b, struct an_busy *r)
         r->q = 2;
         r->theta = theta;
         r->two = true;
-        r->lose = r->lose || r->jobs == 0 || r->why != NULL;
+        r->lose = r->lose || r->jobs == 0 || r->why != NULL || r->overload;
     }
 }
 
@@ -351,6 +352,7 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
      * job's blocking: the CPU may idle or run lower threads meanwhile */
     b = an_add(b, sw);
     struct an_busy two;
+    cycles_t unthrottled;
     w.crit = an_critical_instant(c, i, t->p_eff);
     w.idle = idle || sw > 0;
     /* a client that may run out inside a server (no handler, inherit):
@@ -366,6 +368,7 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
     if (two.two && two.bound < r.bound)
         r = two;
     t->safe = r.bound != AN_INF && an_never_runs_out(&w, r.bound);
+    unthrottled = r.bound;
     if (!t->safe && c->mcs && !t->rr) {
         w.crit = false;
         w.idle = true;
@@ -380,7 +383,12 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
     out->may_throttle = !t->safe;
     out->may_lose_irq = r.lose || r.bound == AN_INF;
     if (r.bound == AN_INF) {
-        set_reason(out, "%s", r.why ? r.why : "no bound");
+        if (r.overload && unthrottled != AN_INF)
+            set_reason(out, "%s", AN_OWN_THROTTLING_UNBOUNDED);
+        else if (r.overload)
+            an_overload_reason(&w, out->reason, sizeof out->reason);
+        else
+            set_reason(out, "%s", r.why ? r.why : "no bound");
         return;
     }
     if (r.two)
@@ -416,7 +424,7 @@ static void background_bound(struct an_ctx *c, uint32_t i, struct analysis_threa
     wq = an_fixed_point(&w, t->work, 0, t->work, throttles, &theta);
     out->may_throttle = throttles;
     if (wq == AN_INF) {
-        set_reason(out, "%s", "overload: the busy window has no end below the horizon");
+        an_overload_reason(&w, out->reason, sizeof out->reason);
         return;
     }
     out->bound = wq;

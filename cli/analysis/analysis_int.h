@@ -441,6 +441,18 @@ cycles_t an_step_sums(const struct an_win *w, uint32_t n, bool fast, cycles_t t,
 cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, cycles_t need,
                         bool throttles, cycles_t *theta);
 
+/* Why the busy window of w has no end, into buf ("overload: ..."): the
+ * first interferer nothing bounds (named, with why), else the long-run
+ * share of the CPU its interferers and the kernel need when it reaches
+ * 100% (naming the largest), else the horizon (analysis_rta.c). */
+void an_overload_reason(const struct an_win *w, char *buf, size_t len);
+
+/* The reason of a window that ends without the thread's own throttling
+ * and not with it. */
+#define AN_OWN_THROTTLING_UNBOUNDED                                                                \
+    "its own throttling has no bound: each episode (2 periods - budget) per budget's worth of "    \
+    "work and charged kernel entries outgrows the window"
+
 /* A bound's composition, to be made once its pass is known to be kept. */
 struct an_pending {
     bool set;

@@ -340,3 +340,69 @@ cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, c
     *theta = th;
     return AN_INF;
 }
+
+/* ---------------------------------------------------------------- reasons */
+
+/* Why nothing bounds an_interference(w, j, .) (it is AN_INF): what limits
+ * j's time in no way. */
+static const char *unbounded_why(const struct an_win *w, uint32_t j)
+{
+    const struct an_ctx *c = w->c;
+    const struct an_thread *t = &c->t[j];
+    if (t->prio < w->level)
+        return "it calls a server at this priority or above and its calls are not modelled";
+    if (!c->mcs)
+        return "classic scheduling limits it by no budget";
+    if (!t->has_sc)
+        return "it has no scheduling context of its own";
+    if (t->rr)
+        return "its round-robin context limits it by no budget";
+    if (t->sporadic && t->lag == AN_INF)
+        return "its sporadic context's catching up has no bound";
+    if (an_visits_policy(c, j, POL_INHERIT))
+        return "its requests may finish on other contexts (timeout policy inherit)";
+    return "nothing limits it";
+}
+
+void an_overload_reason(const struct an_win *w, char *buf, size_t len)
+{
+    const struct an_ctx *c = w->c;
+    uint32_t n = an_interferers(w), first = SCN_NONE, count = 0, top = SCN_NONE;
+    double e = dbl(c->e_max), share, top_share = 0.0;
+    bool lim;
+    for (uint32_t x = 0; x < n; x++) {
+        uint32_t j = c->ilist[x];
+        if (an_interference(w, j, 1, &lim) != AN_INF)
+            continue;
+        if (count++ == 0)
+            first = j;
+    }
+    if (count > 0) {
+        const struct an_thread *t = &c->t[first];
+        char more[48] = "";
+        if (count > 1)
+            snprintf(more, sizeof more, "; nor that of %u more", count - 1);
+        snprintf(buf, len, "overload: nothing bounds the interference of %s (%s%s): %s%s",
+                 c->s->threads[first].name, t->shape == SHAPE_OTHER ? "program not modelled: " : "",
+                 t->shape == SHAPE_OTHER ? t->why_other : "its demand", unbounded_why(w, first),
+                 more);
+        return;
+    }
+    share = e * an_kernel_line(c).s;
+    for (uint32_t x = 0; x < n; x++) {
+        struct an_line l = line(w, c->ilist[x]);
+        share += l.s;
+        if (l.s > top_share) {
+            top_share = l.s;
+            top = c->ilist[x];
+        }
+    }
+    if (share >= 1.0 && top != SCN_NONE) {
+        snprintf(buf, len,
+                 "overload: the threads that can run before its job and the kernel need %.1f%% "
+                 "of the CPU in the long run (most: %s, %.1f%%)",
+                 share * 100.0, c->s->threads[top].name, top_share * 100.0);
+        return;
+    }
+    snprintf(buf, len, "%s", "overload: the busy window has no end below the horizon");
+}

@@ -324,12 +324,10 @@ void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
     out->may_throttle = throttles;
     out->may_lose_irq = true; /* a signal may merge, an nbsend be dropped */
     if (r.bound == AN_INF) {
-        snprintf(out->reason, sizeof out->reason, "%s",
-                 "overload: the busy window has no end below the horizon");
         if (throttles && ahead(&w, false, &own, &theta) != AN_INF)
-            snprintf(out->reason, sizeof out->reason, "%s",
-                     "its own throttling has no bound: each episode (2 periods - budget) per "
-                     "budget's worth of work and charged kernel entries outgrows the window");
+            snprintf(out->reason, sizeof out->reason, "%s", AN_OWN_THROTTLING_UNBOUNDED);
+        else
+            an_overload_reason(&w, out->reason, sizeof out->reason);
         return;
     }
     t->serve_own = r.own;
