@@ -361,7 +361,7 @@ static void load_document(yaml_parser_t *p, const char *path, const char *text, 
                           struct scenario *out, struct diag *d)
 {
     yaml_document_t doc;
-    struct loader l = {path, d, out, &doc, DEFAULT_HZ, 0, 0, 0, 0, 0, false};
+    struct loader l = {path, d, out, &doc, DEFAULT_HZ, 0, 0, 0, 0, 0, false, {NULL, 0, {0, 0, 0, 0}, false}};
     if (!yaml_parser_load(p, &doc)) {
         ld_syntax_error(p, path, text, len, d);
         return;
@@ -373,6 +373,7 @@ static void load_document(yaml_parser_t *p, const char *path, const char *text, 
                    "mapping starting with mcsim: 1)");
     else
         scenario(&l, root);
+    ld_names_release(&l);
     yaml_document_delete(&doc);
 }
 

@@ -39,6 +39,14 @@
 /* The four kinds of named objects; they share one namespace. */
 enum ld_kind { LD_THREAD, LD_ENDPOINT, LD_NOTIFICATION, LD_DEVICE };
 
+/* The shared namespace by name (load_names.c). */
+struct ld_names {
+    uint32_t *slot;      /* open addressing: 1 + (index << 2 | kind), 0 empty */
+    uint32_t cap;        /* slots, a power of two (0: none yet) */
+    uint32_t indexed[4]; /* objects of each kind in the table */
+    bool failed;         /* no memory: lookups walk the arrays */
+};
+
 struct loader {
     const char *file; /* for messages */
     struct diag *d;
@@ -48,6 +56,7 @@ struct loader {
     cycles_t min_budget; /* MIN_BUDGET in cycles, once `kernel` is read */
     uint32_t cap_steps, cap_expects, cap_times, cap_refs;
     bool no_memory; /* an allocation failed: reported once */
+    struct ld_names names;
 };
 
 /* load.c: files and YAML syntax, shared by the scenario and sweep loaders */
@@ -186,6 +195,21 @@ bool ld_ref(struct loader *l, const yaml_node_t *n, enum ld_kind kind, const cha
 
 /* One of the scenario's criticality levels; *index is its rank. */
 bool ld_level(struct loader *l, const yaml_node_t *n, const char *what, uint32_t *index);
+
+/* load_names.c: the shared namespace */
+
+/* How many objects of kind k the scenario has, and the name (and *loc) of
+ * the i-th. */
+uint32_t ld_kind_count(const struct scenario *s, enum ld_kind k);
+const char *ld_kind_name_at(const struct scenario *s, enum ld_kind k, uint32_t i,
+                            struct scn_loc *loc);
+
+/* Index of `name` among the objects of kind k read so far (the first if
+ * it was declared twice), *loc its place; SCN_NONE if none. */
+uint32_t ld_find(struct loader *l, enum ld_kind k, const char *name, struct scn_loc *loc);
+
+/* Free the table (the loader's last step). */
+void ld_names_release(struct loader *l);
 
 /* Claim `name` (of `kind`, written at `at`) in the shared namespace. False,
  * reported, if a thread, endpoint, notification or device has it already. */

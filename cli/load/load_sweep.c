@@ -335,7 +335,7 @@ static void load_document(const char *path, const char *text, size_t len, struct
     yaml_parser_t p;
     yaml_document_t doc;
     struct scenario scratch;
-    struct loader l = {path, d, &scratch, &doc, 0, 0, 0, 0, 0, 0, false};
+    struct loader l = {path, d, &scratch, &doc, 0, 0, 0, 0, 0, 0, false, {NULL, 0, {0, 0, 0, 0}, false}};
     memset(&scratch, 0, sizeof scratch);
     ld_platform_defaults(&scratch);
     l.cpu_hz = scratch.cpu_hz;
@@ -353,6 +353,7 @@ static void load_document(const char *path, const char *text, size_t len, struct
                                       "starting with mcsim_sweep: 1)");
         else
             spec(&l, root, out);
+        ld_names_release(&l);
         yaml_document_delete(&doc);
     }
     yaml_parser_delete(&p);

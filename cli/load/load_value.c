@@ -177,47 +177,11 @@ static const char *const kind_names[] = {"thread", "endpoint", "notification", "
 static const char *const kind_a[] = {"a thread", "an endpoint", "a notification", "a device"};
 static const char *const kind_lists[] = {"threads", "endpoints", "notifications", "devices"};
 
-static uint32_t kind_count(const struct scenario *s, enum ld_kind k)
-{
-    const uint32_t counts[] = {s->n_threads, s->n_endpoints, s->n_notifications, s->n_devices};
-    return counts[k];
-}
-
-static const char *kind_name_at(const struct scenario *s, enum ld_kind k, uint32_t i,
-                                struct scn_loc *loc)
-{
-    switch (k) {
-    case LD_THREAD:
-        *loc = s->threads[i].loc;
-        return s->threads[i].name;
-    case LD_ENDPOINT:
-        *loc = s->endpoints[i].loc;
-        return s->endpoints[i].name;
-    case LD_NOTIFICATION:
-        *loc = s->notifications[i].loc;
-        return s->notifications[i].name;
-    case LD_DEVICE:
-        *loc = s->devices[i].loc;
-        return s->devices[i].name;
-    }
-    return NULL;
-}
-
-/* Index of `name` among the objects of kind `k`, or SCN_NONE. */
-static uint32_t kind_find(const struct scenario *s, enum ld_kind k, const char *name,
-                          struct scn_loc *loc)
-{
-    for (uint32_t i = 0; i < kind_count(s, k); i++)
-        if (strcmp(kind_name_at(s, k, i, loc), name) == 0)
-            return i;
-    return SCN_NONE;
-}
-
 /* "one of: a, b" (at most ten names), or a hint where to declare one. */
 static void candidates(const struct scenario *s, enum ld_kind k, char *buf, size_t len)
 {
     struct scn_loc loc;
-    uint32_t n = kind_count(s, k);
+    uint32_t n = ld_kind_count(s, k);
     size_t used;
     if (n == 0) {
         snprintf(buf, len, "a name declared under '%s'; there are none", kind_lists[k]);
@@ -226,7 +190,7 @@ static void candidates(const struct scenario *s, enum ld_kind k, char *buf, size
     used = (size_t)snprintf(buf, len, "one of:");
     for (uint32_t i = 0; i < n && i < 10 && used < len; i++)
         used += (size_t)snprintf(buf + used, len - used, "%s %s", i ? "," : "",
-                                 kind_name_at(s, k, i, &loc));
+                                 ld_kind_name_at(s, k, i, &loc));
     if (n > 10 && used < len)
         snprintf(buf + used, len - used, ", ...");
 }
@@ -239,8 +203,8 @@ static void closest(const struct scenario *s, enum ld_kind k, const char *name, 
     const char *best = NULL;
     size_t best_d = 3;
     buf[0] = '\0';
-    for (uint32_t i = 0; i < kind_count(s, k); i++) {
-        const char *other = kind_name_at(s, k, i, &loc);
+    for (uint32_t i = 0; i < ld_kind_count(s, k); i++) {
+        const char *other = ld_kind_name_at(s, k, i, &loc);
         size_t d = suggest_distance(name, other);
         if (d < best_d) {
             best_d = d;
@@ -257,7 +221,7 @@ static void dangling(struct loader *l, const yaml_node_t *n, enum ld_kind kind, 
     char expected[512], hint[96];
     struct scn_loc loc;
     for (int k = LD_THREAD; k <= LD_DEVICE; k++) {
-        if (k != (int)kind && kind_find(l->s, (enum ld_kind)k, name, &loc) != SCN_NONE) {
+        if (k != (int)kind && ld_find(l, (enum ld_kind)k, name, &loc) != SCN_NONE) {
             ld_error(l, ld_loc(n),
                      "%s names '%s', which is %s, not %s (expected the name of "
                      "%s)",
@@ -283,7 +247,7 @@ bool ld_ref(struct loader *l, const yaml_node_t *n, enum ld_kind kind, const cha
     }
     if (!ld_name(l, n, what, name))
         return false;
-    *index = kind_find(l->s, kind, name, &loc);
+    *index = ld_find(l, kind, name, &loc);
     if (*index == SCN_NONE) {
         dangling(l, n, kind, what, name);
         return false;
@@ -295,7 +259,7 @@ bool ld_claim(struct loader *l, const char *name, enum ld_kind kind, struct scn_
 {
     struct scn_loc other;
     for (int k = LD_THREAD; k <= LD_DEVICE; k++) {
-        if (kind_find(l->s, (enum ld_kind)k, name, &other) == SCN_NONE)
+        if (ld_find(l, (enum ld_kind)k, name, &other) == SCN_NONE)
             continue;
         if (k == (int)kind) {
             ld_error(l, at, "duplicate %s '%s' (first at %u:%u; expected each name once)",
