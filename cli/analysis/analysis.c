@@ -25,8 +25,10 @@ static cycles_t horizon(const struct scenario *s)
 {
     cycles_t h = 1;
     for (uint32_t i = 0; i < s->n_threads; i++) {
-        if (s->threads[i].sc.period > h)
-            h = s->threads[i].sc.period;
+        uint32_t n = an_passive_ntfn(s, &s->threads[i]);
+        cycles_t t = n != SCN_NONE ? s->notifications[n].sc.period : s->threads[i].sc.period;
+        if (t > h)
+            h = t;
         if (s->threads[i].deadline > h)
             h = s->threads[i].deadline;
     }

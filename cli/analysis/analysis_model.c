@@ -245,16 +245,33 @@ static bool has_step(const struct scenario *s, uint32_t first, uint32_t count,
     return false;
 }
 
+uint32_t an_passive_ntfn(const struct scenario *s, const struct scn_thread *th)
+{
+    const struct scn_step *sv;
+    if (!th->passive || th->prog_count != 1)
+        return SCN_NONE;
+    sv = an_step(s, th->prog_first);
+    if (sv->kind != STEP_SERVE || sv->object != SCN_NONE || sv->ntfn == SCN_NONE ||
+        !s->notifications[sv->ntfn].sc.present)
+        return SCN_NONE;
+    return sv->ntfn;
+}
+
+/* Its context: its own, or for a passive serve loop on a notification with
+ * a context of its own, that one (seL4 maybeDonateSchedContext: every
+ * handler runs on it, maybeReturnSchedContext gives it back at the next
+ * wait; nothing else can hold it, the loop being its only waiter). */
 static void context_of(const struct an_ctx *c, const struct scn_thread *th, struct an_thread *t)
 {
+    uint32_t n = an_passive_ntfn(c->s, th);
+    const struct scn_context *sc = n != SCN_NONE ? &c->s->notifications[n].sc : &th->sc;
     t->prio = th->priority;
-    t->has_sc = th->sc.present && !th->passive;
-    t->budget = th->sc.budget;
-    t->period = th->sc.period;
-    t->rr = t->has_sc && th->sc.budget == th->sc.period;
-    t->sporadic = th->sc.sporadic;
-    t->refills = 2 + th->sc.extra_refills;
-    (void)c;
+    t->has_sc = sc->present && (!th->passive || n != SCN_NONE);
+    t->budget = sc->budget;
+    t->period = sc->period;
+    t->rr = t->has_sc && sc->budget == sc->period;
+    t->sporadic = sc->sporadic;
+    t->refills = 2 + sc->extra_refills;
 }
 
 static enum an_policy policy_of(const struct scn_step *h)
@@ -502,6 +519,8 @@ int an_model(struct an_ctx *c)
                  an_step(s, th->prog_first)->kind == STEP_SERVE &&
                  an_step(s, th->prog_first)->object != SCN_NONE)
             an_ppc_shape(c, i, t); /* protected procedures (analysis_ppc.c) */
+        else if (an_passive_ntfn(s, th) != SCN_NONE)
+            device_shape(s, th, t); /* on its notification's context, as if its own */
         else if (th->passive)
             server_shape(s, th, t);
         else if (th->timeout_endpoint != SCN_NONE)

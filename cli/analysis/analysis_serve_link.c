@@ -39,7 +39,8 @@ void an_serve_candidate(const struct scenario *s, uint32_t th, struct an_thread 
         t->serve_candidate = true; /* a wait/recv loop (analysis_model.c checked its job) */
         return;
     }
-    if (x->prog_count != 1 || x->passive || x->start != 0 || sv->kind != STEP_SERVE ||
+    if (x->prog_count != 1 || (x->passive && an_passive_ntfn(s, x) == SCN_NONE) ||
+        x->start != 0 || sv->kind != STEP_SERVE ||
         sv->object != SCN_NONE || sv->ntfn == SCN_NONE || sv->body_count == 0)
         return;
     for (uint32_t k = 0; k < sv->body_count; k++) {
@@ -86,7 +87,10 @@ static bool object_own(const struct an_ctx *c, uint32_t i)
                an_steps_using(s, STEP_CALL, o) == 0 && an_steps_using(s, STEP_SEND, o) == 0 &&
                an_steps_using(s, STEP_SERVE, o) == 0 && an_steps_using(s, STEP_NBSEND, o) > 0;
     }
-    return !s->notifications[o].sc.present && an_steps_using(s, STEP_POLL, o) == 0 &&
+    /* a context of its own only for a passive serve loop, which runs on it */
+    return (!s->notifications[o].sc.present ||
+            (serve && an_passive_ntfn(s, &s->threads[i]) == o)) &&
+           an_steps_using(s, STEP_POLL, o) == 0 &&
            an_steps_using(s, STEP_WAIT, o) == (serve ? 0u : 1u) &&
            an_steps_using(s, STEP_SERVE, o) == (serve ? 1u : 0u);
 }

@@ -398,6 +398,26 @@ static void draw_ppc(const struct gen_knobs *k, uint64_t seed, struct gen_system
     }
 }
 
+/* Passive serve loops (knob passive_share), from their own streams: the
+ * thread's context becomes its notification's; half lose handler 1. */
+static void draw_passive(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
+{
+    for (uint32_t i = 0; i < g->n_threads && k->passive_share > 0; i++) {
+        struct gen_job_thread *t = &g->threads[i];
+        struct rng r;
+        char name[48];
+        if (t->driver != GEN_SERVE)
+            continue;
+        snprintf(name, sizeof name, "gen:passive:%u", i);
+        gen_stream(&r, seed, name);
+        if (!chance(&r, k->passive_share))
+            continue;
+        t->passive = true;
+        if (chance(&r, 500))
+            t->sender = SCN_NONE;
+    }
+}
+
 static void draw_tick(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
 {
     struct rng r;
@@ -462,9 +482,10 @@ static int check_knobs(const struct gen_knobs *k, char *why, size_t why_len)
     else if (k->periods == 0)
         bad = "periods must be at least 1";
     else if (k->message_share > 1000 || k->background_share > 1000 || k->serve_share > 1000 ||
-             k->send_share > 1000 || k->bgsend_share > 1000 || k->ppc_share > 1000)
-        bad = "message_share, background_share, serve_share, send_share, bgsend_share and "
-              "ppc_share are per mille";
+             k->send_share > 1000 || k->bgsend_share > 1000 || k->ppc_share > 1000 ||
+             k->passive_share > 1000)
+        bad = "message_share, background_share, serve_share, send_share, bgsend_share, "
+              "ppc_share and passive_share are per mille";
     else if (k->classic_tick && (k->tick_min == 0 || k->tick_min > k->tick_max))
         bad = "0 < tick_min <= tick_max";
     if (bad)
@@ -504,6 +525,7 @@ int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *g, cha
     draw_serve(k, seed, g);
     draw_bgsends(k, seed, g);
     draw_sends(k, seed, g);
+    draw_passive(k, seed, g);
     draw_tick(k, seed, g);
     for (uint32_t s = 0; s < g->n_servers; s++)
         draw_server(k, seed, s, k->period_min, g);

@@ -45,6 +45,46 @@ static void emit_header(const struct gen_system *g, const char *name, struct str
                   g->timeslice);
 }
 
+static void emit_context(struct strbuf *o, const struct gen_context *sc)
+{
+    sb_printf(o, "    budget: %lluc\n    period: %lluc\n", (unsigned long long)sc->budget,
+              (unsigned long long)sc->period);
+    if (sc->extra_refills)
+        sb_printf(o, "    extra_refills: %u\n", sc->extra_refills);
+    if (sc->sporadic)
+        sb_puts(o, "    sporadic: true\n");
+}
+
+/* A list of names; a mapping when a passive serve loop's context is its
+ * notification's (passive_share: the list's text is unchanged without). */
+static void emit_notifications(const struct gen_system *g, struct strbuf *o)
+{
+    bool any = false, map = false;
+    for (uint32_t i = 0; i < g->n_threads; i++)
+        map |= g->threads[i].passive;
+    sb_puts(o, map ? "notifications:\n" : "notifications: [");
+    for (uint32_t i = 0; i < g->n_threads; i++) {
+        const struct gen_job_thread *t = &g->threads[i];
+        char kind = t->driver == GEN_DEVICE || t->driver == GEN_SERVE ? 'n'
+                    : t->driver == GEN_MESSAGE && !t->by_endpoint     ? 'm'
+                                                                      : 0;
+        if (kind == 0)
+            continue;
+        if (!map) {
+            sb_printf(o, "%s%c_t%u", any ? ", " : "", kind, i);
+            any = true;
+        } else if (!t->passive) {
+            sb_printf(o, "  %c_t%u: {}\n", kind, i);
+        } else {
+            sb_printf(o, "  %c_t%u: {budget: %lluc, period: %lluc, extra_refills: %u, sporadic: %s}\n",
+                      kind, i, (unsigned long long)t->sc.budget, (unsigned long long)t->sc.period,
+                      t->sc.extra_refills, t->sc.sporadic ? "true" : "false");
+        }
+    }
+    if (!map)
+        sb_puts(o, "]\n");
+}
+
 static void emit_objects(const struct gen_system *g, struct strbuf *o)
 {
     bool used[4], any = false;
@@ -64,17 +104,8 @@ static void emit_objects(const struct gen_system *g, struct strbuf *o)
             sb_printf(o, "%sq_t%u", any ? ", " : "", i);
             any = true;
         }
-    sb_puts(o, "]\nnotifications: [");
-    any = false;
-    for (uint32_t i = 0; i < g->n_threads; i++)
-        if (g->threads[i].driver == GEN_DEVICE || g->threads[i].driver == GEN_SERVE) {
-            sb_printf(o, "%sn_t%u", any ? ", " : "", i);
-            any = true;
-        } else if (g->threads[i].driver == GEN_MESSAGE && !g->threads[i].by_endpoint) {
-            sb_printf(o, "%sm_t%u", any ? ", " : "", i);
-            any = true;
-        }
     sb_puts(o, "]\n");
+    emit_notifications(g, o);
 }
 
 static void emit_compute(struct strbuf *o, const char *indent, cycles_t min, cycles_t max)
@@ -86,15 +117,6 @@ static void emit_compute(struct strbuf *o, const char *indent, cycles_t min, cyc
                   (unsigned long long)max);
 }
 
-static void emit_context(struct strbuf *o, const struct gen_context *sc)
-{
-    sb_printf(o, "    budget: %lluc\n    period: %lluc\n", (unsigned long long)sc->budget,
-              (unsigned long long)sc->period);
-    if (sc->extra_refills)
-        sb_printf(o, "    extra_refills: %u\n", sc->extra_refills);
-    if (sc->sporadic)
-        sb_puts(o, "    sporadic: true\n");
-}
 
 /* A call to server k: with a badge when it is a serve loop (ppc). */
 static void emit_call(const struct gen_system *g, uint32_t k, uint32_t badge, const char *indent,
@@ -111,15 +133,20 @@ static void emit_job_thread(const struct gen_system *g, uint32_t i, struct strbu
     const struct gen_job_thread *t = &g->threads[i];
     sb_printf(o, "  t%u:\n    priority: %u\n    criticality: %s\n", i, t->priority,
               t->hi ? "hi" : "lo");
-    emit_context(o, &t->sc);
+    if (t->passive)
+        sb_puts(o, "    passive: true\n"); /* its context is n_tI's */
+    else
+        emit_context(o, &t->sc);
     sb_printf(o, "    deadline: %lluc\n    program:\n", (unsigned long long)t->deadline);
     if (t->driver != GEN_SERVE)
         sb_puts(o, "      - loop:\n");
     const char *in = "              ";
     if (t->driver == GEN_SERVE) {
         sb_printf(o, "      - serve:\n          notification: n_t%u\n          notified:\n", i);
-        sb_puts(o, "            1:\n");
-        emit_compute(o, in, t->bit1_min, t->bit1_max);
+        if (!t->passive || t->sender != SCN_NONE) { /* a passive driver has none */
+            sb_puts(o, "            1:\n");
+            emit_compute(o, in, t->bit1_min, t->bit1_max);
+        }
         sb_puts(o, "            0:\n");
     } else if (t->driver == GEN_DEVICE) {
         sb_printf(o, "          - wait: n_t%u\n", i);
