@@ -330,9 +330,10 @@ static inline const struct scn_step *an_step(const struct scenario *s, uint32_t 
 /* Thread t's program is none of the modelled shapes, for `why`
  * (analysis_model.c). */
 void an_other(struct an_thread *t, const char *why);
-/* A passive thread whose program is a serve loop without an endpoint on a
- * notification with a context of its own: that notification (its handlers
- * run on its context), else SCN_NONE (analysis_model.c). */
+/* A passive thread whose program is a serve loop without an endpoint, or
+ * loop [wait N; job; irq_ack], on a notification with a context of its
+ * own: that notification (its jobs run on its context), else SCN_NONE
+ * (analysis_model.c). */
 uint32_t an_passive_ntfn(const struct scenario *s, const struct scn_thread *th);
 
 /* Build the model of every thread (analysis_model.c); -1 out of memory

@@ -248,13 +248,16 @@ static bool has_step(const struct scenario *s, uint32_t first, uint32_t count,
 uint32_t an_passive_ntfn(const struct scenario *s, const struct scn_thread *th)
 {
     const struct scn_step *sv;
+    uint32_t n = SCN_NONE;
     if (!th->passive || th->prog_count != 1)
         return SCN_NONE;
     sv = an_step(s, th->prog_first);
-    if (sv->kind != STEP_SERVE || sv->object != SCN_NONE || sv->ntfn == SCN_NONE ||
-        !s->notifications[sv->ntfn].sc.present)
-        return SCN_NONE;
-    return sv->ntfn;
+    if (sv->kind == STEP_LOOP && sv->body_count == 3 &&
+        an_step(s, sv->body_first)->kind == STEP_WAIT)
+        n = an_step(s, sv->body_first)->object; /* loop [wait N; job; irq_ack] */
+    else if (sv->kind == STEP_SERVE && sv->object == SCN_NONE)
+        n = sv->ntfn;
+    return n != SCN_NONE && s->notifications[n].sc.present ? n : SCN_NONE;
 }
 
 /* Its context: its own, or for a passive serve loop on a notification with

@@ -120,11 +120,12 @@ struct gen_knobs {
      * server's compute and nested call; handler 1: half of it), its
      * callers calling with badge (thread index mod 2). */
     uint32_t ppc_share;
-    /* Passive PDs notified on their notification's context (default 0,
-     * own streams "gen:passive:I"): of the serve loops, this share is
-     * passive with its context moved to its notification n_tI (Microkit's
-     * passive PD); half of those lose handler 1 and its sender (a driver's
-     * event loop of one interrupt). */
+    /* Passive handlers on their notification's context (default 0, own
+     * streams "gen:passive:I"): of the serve loops and device threads,
+     * this share is passive with its context moved to its notification
+     * n_tI (Microkit's passive PD, seL4's passive interrupt handler); half
+     * of those serve loops lose handler 1 and its sender (a driver's event
+     * loop of one interrupt). */
     uint32_t passive_share;
 };
 
@@ -169,8 +170,9 @@ struct gen_job_thread {
     cycles_t bit1_min, bit1_max;/* GEN_SERVE: handler 1's compute */
     bool by_endpoint;           /* GEN_MESSAGE: recv/nbsend, else wait/signal */
     bool blocking;              /* by_endpoint: recv/send (send_share) */
-    bool passive;               /* GEN_SERVE: passive, sc on n_tI (passive_share);
-                                   sender SCN_NONE: no handler 1 */
+    bool passive;               /* GEN_SERVE or GEN_DEVICE: passive, sc on n_tI
+                                   (passive_share); a GEN_SERVE with sender
+                                   SCN_NONE has no handler 1 */
 };
 
 enum gen_policy { GEN_NO_HANDLER, GEN_RESET, GEN_EMERGENCY, GEN_INHERIT };

@@ -398,22 +398,23 @@ static void draw_ppc(const struct gen_knobs *k, uint64_t seed, struct gen_system
     }
 }
 
-/* Passive serve loops (knob passive_share), from their own streams: the
- * thread's context becomes its notification's; half lose handler 1. */
+/* Passive handlers (knob passive_share), from their own streams: a serve
+ * loop's or device thread's context becomes its notification's; half of
+ * the serve loops lose handler 1. */
 static void draw_passive(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
 {
     for (uint32_t i = 0; i < g->n_threads && k->passive_share > 0; i++) {
         struct gen_job_thread *t = &g->threads[i];
         struct rng r;
         char name[48];
-        if (t->driver != GEN_SERVE)
+        if (t->driver != GEN_SERVE && t->driver != GEN_DEVICE)
             continue;
         snprintf(name, sizeof name, "gen:passive:%u", i);
         gen_stream(&r, seed, name);
         if (!chance(&r, k->passive_share))
             continue;
         t->passive = true;
-        if (chance(&r, 500))
+        if (t->driver == GEN_SERVE && chance(&r, 500))
             t->sender = SCN_NONE;
     }
 }

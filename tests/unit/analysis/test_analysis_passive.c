@@ -1,6 +1,6 @@
 /*
- * cli/analysis: passive serve loops on a notification's context
- * (docs/analysis.md, "Passive serve loops on a notification's context"):
+ * cli/analysis: passive handlers on a notification's context
+ * (docs/analysis.md, "Passive handlers on a notification's context"):
  * a passive Microkit PD notified by interrupts and other PDs runs its
  * handlers on the context bound to its notification. Small scenarios of
  * tests/data/analysis/ whose bounds are computed by hand below and asserted
@@ -78,11 +78,45 @@ static void test_passive_flood(void **state)
     scenario_release(&s);
 }
 
+/* passive_wait.yaml, zero kernel costs: h (prio 20, passive, n_h's context
+ * 2ms / 5ms), loop [wait n_h; job [500us, call srv]; irq_ack], an interrupt
+ * every 5ms; srv (40) a passive server of 300us on h's context; lo (10,
+ * active) 2ms every 20ms. W_h = 800us, its level 20 (srv above runs on
+ * its behalf, nothing else is above).
+ *  - mcs, h: a server visit, so not the whole-budget rule; not shown never
+ *    to run out: Theta(q W) = (2 + floor(0.8q / (b - m - MIN_BUDGET))) (2T
+ *    - b + m + E), m = 20us: 1.97ms per episode step, 8.02ms per episode,
+ *    P = 0 (nothing preempts it, no wait in srv). q = 1: 0.8 + 2 x 8.02 =
+ *    16.84ms; w(q) - delta(q) = 0.8q + (2 + floor(0.8q / 1.97)) 8.02 -
+ *    5(q - 1): q = 2 12.64, 3 16.46, 4 12.26, and for q >= 5 at most
+ *    21.04 - 0.943q < 16.84. Bound 16.84ms (the two-job bound 17.64ms).
+ *  - mcs, lo: h is not a device thread without calls: no critical instant;
+ *    h's term min(demand, supply) = min(min(eta(w) + 2, eta(w + 16.84ms))
+ *    0.8ms, ceil(w / 5ms) 2ms): w = 2: min(2.4, 2) -> 4: min(2.4, 2) = 2:
+ *    4ms.
+ *  - classic: h 800us (nothing at or above its level but srv, on its
+ *    behalf); lo: min(eta(w) + 2, eta(w + 0.8ms)) 0.8ms: w = 2: 1 job ->
+ *    2.8 -> ceil(3.6 / 5) = 1: 2.8ms.
+ * Before, h was "program not modelled" and lo had no bound. */
+static void test_passive_wait(void **state)
+{
+    static const char *const names[] = {"h", "lo"};
+    static const cycles_t mcs[] = {16840 * US, 4 * MS};
+    static const cycles_t classic[] = {800 * US, 2800 * US};
+    struct scenario s;
+    (void)state;
+    scnload_must(DATA "passive_wait.yaml", &s);
+    ancheck_bounds(&s, SCHED_MCS, names, mcs, 2);
+    ancheck_bounds(&s, SCHED_CLASSIC, names, classic, 2);
+    scenario_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_passive_notified),
         cmocka_unit_test(test_passive_flood),
+        cmocka_unit_test(test_passive_wait),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
