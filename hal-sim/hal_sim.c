@@ -37,11 +37,34 @@ static struct platform {
     struct hal_sim_entry entry; /* the entry in progress */
     uint64_t cost[COST_COUNT];  /* cfg.costs by enum hal_cost: the kernel accounts
                                    several times an entry */
+    uint64_t cost_entry, cost_exit;
+    bool same_hz;               /* the timer counts CPU cycles: no conversion */
 } P;
+
+/* Boot's entries cost nothing (the system is built before time 0): the
+ * costs are 0 while it lasts, so that charging tests nothing. */
+static void set_boot(bool in_boot)
+{
+    const struct hal_sim_config *cfg = &P.cfg;
+    uint64_t on = in_boot ? 0 : 1;
+
+    P.in_boot = in_boot;
+    P.cost[COST_SYSCALL] = on * cfg->costs.syscall;
+    P.cost[COST_IPC] = on * cfg->costs.ipc;
+    P.cost[COST_SCHEDULE] = on * cfg->costs.schedule;
+    P.cost[COST_TIMER_PROGRAM] = on * cfg->costs.timer_program;
+    P.cost[COST_IRQ] = on * cfg->costs.irq;
+    P.cost[COST_TICK] = on * cfg->costs.tick;
+    P.cost_entry = on * cfg->costs.entry;
+    P.cost_exit = on * cfg->costs.exit;
+}
 
 #define ROOT_MEM_ALIGN 4096u
 _Static_assert(HAL_SIM_DEVICE_LINES % 64 == 0, "ready[] holds whole words of device lines");
-_Static_assert(HAL_SIM_DEVICE_LINES / 64 <= 64, "ready_words has a bit per word of ready[]");
+_Static_assert(HAL_SIM_DEVICE_LINES / 64 < 64, "ready_words has a bit per word of ready[]");
+/* ready_words' last bit: the start line is pending and unmasked (it comes
+ * before every device line, after the timer). */
+#define READY_START ((uint64_t)1 << 63)
 
 uint64_t hal_sim_ticks_at(uint64_t cycles, uint64_t cpu_hz, uint64_t timer_hz)
 {
@@ -65,11 +88,15 @@ uint64_t hal_sim_held_cycles(uint64_t cycles, uint64_t cpu_hz, uint64_t timer_hz
 
 uint64_t hal_sim_cycles_to_ticks(uint64_t cycles)
 {
+    if (P.same_hz)
+        return cycles;
     return hal_sim_ticks_at(cycles, P.cfg.cpu_hz, P.cfg.timer_hz);
 }
 
 uint64_t hal_sim_ticks_to_cycles(uint64_t ticks)
 {
+    if (P.same_hz)
+        return ticks;
     return hal_sim_cycles_at(ticks, P.cfg.cpu_hz, P.cfg.timer_hz);
 }
 
@@ -85,12 +112,8 @@ int hal_sim_init(const struct hal_sim_config *cfg)
     P.cfg = *cfg;
     if (P.cfg.root_cnode_bits < ROOT_CNODE_BITS)
         P.cfg.root_cnode_bits = ROOT_CNODE_BITS;
-    P.cost[COST_SYSCALL] = cfg->costs.syscall;
-    P.cost[COST_IPC] = cfg->costs.ipc;
-    P.cost[COST_SCHEDULE] = cfg->costs.schedule;
-    P.cost[COST_TIMER_PROGRAM] = cfg->costs.timer_program;
-    P.cost[COST_IRQ] = cfg->costs.irq;
-    P.cost[COST_TICK] = cfg->costs.tick;
+    set_boot(false);
+    P.same_hz = P.cfg.timer_hz == P.cfg.cpu_hz;
     P.timer_cycle = HAL_SIM_NEVER;
     /* The untyped region must be aligned to its size: allocate it aligned
      * and put the root task's memory after it. */
@@ -129,14 +152,14 @@ struct user_context *hal_sim_boot(struct boot_config *cfg)
     cfg->root_mem_paddr = 0x40000000u + untyped;
     cfg->root_cnode_bits = (uint8_t)P.cfg.root_cnode_bits;
     cfg->trace_skip = P.cfg.trace_skip;
-    P.in_boot = true;
+    set_boot(true);
     ctx = kernel_boot(cfg);
     return ctx;
 }
 
 void hal_sim_end_boot(void)
 {
-    P.in_boot = false;
+    set_boot(false);
 }
 
 uint64_t hal_sim_now(void)
@@ -163,14 +186,19 @@ static inline void ready_set(uint32_t line)
     if (line < HAL_SIM_DEVICE_LINES) {
         P.ready[line / 64] |= (uint64_t)1 << (line % 64);
         P.ready_words |= (uint64_t)1 << (line / 64);
+    } else if (line == HAL_SIM_START_IRQ) {
+        P.ready_words |= READY_START;
     }
 }
 
 static inline void ready_clear(uint32_t line)
 {
-    if (line < HAL_SIM_DEVICE_LINES &&
-        (P.ready[line / 64] &= ~((uint64_t)1 << (line % 64))) == 0)
-        P.ready_words &= ~((uint64_t)1 << (line / 64));
+    if (line < HAL_SIM_DEVICE_LINES) {
+        if ((P.ready[line / 64] &= ~((uint64_t)1 << (line % 64))) == 0)
+            P.ready_words &= ~((uint64_t)1 << (line / 64));
+    } else if (line == HAL_SIM_START_IRQ) {
+        P.ready_words &= ~READY_START;
+    }
 }
 
 bool hal_sim_irq_raise(uint32_t line)
@@ -188,18 +216,13 @@ bool hal_sim_irq_masked(uint32_t line)
     return line < HAL_SIM_NUM_IRQS && P.lines[line].masked;
 }
 
-static bool line_ready(uint32_t line)
-{
-    return P.lines[line].pending && !P.lines[line].masked;
-}
-
 int hal_sim_next_irq(void)
 {
     if (P.now >= P.timer_cycle && P.timer_cycle != HAL_SIM_NEVER)
         return HAL_SIM_TIMER_IRQ;
-    if (line_ready(HAL_SIM_START_IRQ))
-        return HAL_SIM_START_IRQ;
     if (P.ready_words) {
+        if (P.ready_words & READY_START)
+            return HAL_SIM_START_IRQ;
         uint32_t word = (uint32_t)__builtin_ctzll(P.ready_words);
         return (int)(word * 64 + (uint32_t)__builtin_ctzll(P.ready[word]));
     }
@@ -208,8 +231,6 @@ int hal_sim_next_irq(void)
 
 static void charge(uint64_t cycles)
 {
-    if (P.in_boot)
-        return;
     P.now += cycles;
     P.kernel_cycles += cycles;
 }
@@ -224,15 +245,15 @@ static void enter(enum hal_sim_entry_kind kind)
             P.entry = (struct hal_sim_entry){
                 .kind = kind, .start = P.now, .from = kernel_current_trace_id()};
     }
-    charge(P.cfg.costs.entry);
+    charge(P.cost_entry);
     P.entry_cycle = P.now;
 }
 
 /* Return to user level: charge `exit` and report the entry. */
 static void leave(void)
 {
-    charge(P.cfg.costs.exit);
-    if (P.in_boot || !P.cfg.entry_done)
+    charge(P.cost_exit);
+    if (!P.cfg.entry_done || P.in_boot)
         return;
     P.entry.cycles = P.now - P.entry.start;
     P.entry.to = kernel_current_trace_id();
@@ -329,10 +350,10 @@ void hal_account(enum hal_cost cost)
     charge(cycles);
     if (cost == COST_SCHEDULE) {
         P.entry.scheduled = true;
-        P.entry.sched_cycles += P.in_boot ? 0 : cycles;
+        P.entry.sched_cycles += cycles;
     } else if (cost == COST_TIMER_PROGRAM) {
         P.entry.timer = true;
-        P.entry.timer_cycles += P.in_boot ? 0 : cycles;
+        P.entry.timer_cycles += cycles;
     }
 }
 

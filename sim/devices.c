@@ -41,7 +41,12 @@ static cycles_t periodic_next(struct device_gen *g)
 {
     if (g->period == 0 && g->index > 0)
         return DEVICE_NO_ARRIVAL;
-    cycles_t t = nth_time(g->offset, g->index, g->period);
+    /* offset + index * period, one period on from the last (saturating
+     * as nth_time does: the sum only grows) */
+    cycles_t t = g->index == 0 ? nth_time(g->offset, 0, g->period)
+                 : g->base == DEVICE_NO_ARRIVAL ? DEVICE_NO_ARRIVAL
+                                                 : add_time(g->base, g->period);
+    g->base = t;
     g->index++;
     if (t == DEVICE_NO_ARRIVAL || g->jitter == 0)
         return t;

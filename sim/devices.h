@@ -32,6 +32,7 @@ struct device_gen {
     bool done;
     cycles_t offset, period, jitter;
     uint64_t index; /* arrivals emitted (periodic, at); within-burst index (burst) */
+    cycles_t base;  /* periodic: offset + (index - 1) * period, unjittered */
     cycles_t last;  /* the last arrival emitted */
     struct rng rng;
     const struct scn_device *dev;

@@ -46,6 +46,11 @@ _Noreturn void world_fail(struct world *w, const char *fmt, ...)
     longjmp(w->fatal, 1);
 }
 
+/* w->last before the first thread runs: its context is none the kernel
+ * runs, nor NULL (a turn with no thread running finds no match). */
+static struct user_context no_context;
+static struct uthread no_thread = {.ctx = &no_context};
+
 void world_begin(struct world *w, const struct scenario *s, const struct eng_options *o,
                  struct eng_result *r)
 {
@@ -57,6 +62,7 @@ void world_begin(struct world *w, const struct scenario *s, const struct eng_opt
     w->opt = o;
     w->res = r;
     w->cur_id = TRACE_IDLE;
+    w->last = &no_thread;
 }
 
 void world_sink_begin(struct world *w, const char *hal)
@@ -160,6 +166,19 @@ static void update_next_start(struct world *w)
                                                           : HAL_SIM_NEVER;
 }
 
+/* The first instant at which a turn has more to do than run the thread
+ * and take what the platform raised: an arrival, a start or the end. */
+static void update_next_due(struct world *w)
+{
+    cycles_t due = w->u.duration;
+
+    if (w->first_arrival < due)
+        due = w->first_arrival;
+    if (w->next_start_at < due)
+        due = w->next_start_at;
+    w->next_due = due;
+}
+
 /* The user-level world (uworld.c) and the engine's devices. */
 static void init_world(struct world *w)
 {
@@ -194,6 +213,7 @@ static void init_world(struct world *w)
     }
     update_first_arrival(w);
     update_next_start(w);
+    update_next_due(w);
 }
 
 static void free_world(struct world *w)
@@ -233,13 +253,7 @@ static cycles_t next_event(const struct world *w)
 {
     cycles_t next = hal_sim_timer_cycle();
 
-    if (w->first_arrival < next)
-        next = w->first_arrival;
-    if (w->next_start_at < next)
-        next = w->next_start_at;
-    if (w->u.duration < next)
-        next = w->u.duration;
-    return next;
+    return w->next_due < next ? w->next_due : next;
 }
 
 /* Device i's arrivals due at `now`, raised in order; returns its next. */
@@ -267,10 +281,8 @@ static cycles_t raise_device(struct world *w, uint32_t i, cycles_t now)
  * an arrival on a line that still has one pending is lost. The earliest
  * next arrival is found in the same pass, which reads each device's next
  * arrival once and raises only the devices that have one due. */
-static void raise_arrivals(struct world *w)
+static void raise_arrivals(struct world *w, cycles_t now)
 {
-    cycles_t now = hal_sim_now();
-
     if (w->first_arrival <= now) {
         const struct device_next *next = w->next_arrival;
         uint32_t n = w->u.s->n_devices;
@@ -291,6 +303,7 @@ static void raise_arrivals(struct world *w)
         }
         update_next_start(w);
     }
+    update_next_due(w);
 }
 
 /* The CPU takes interrupt `line`: a device's arrival is delivered, and the
@@ -366,12 +379,12 @@ static struct uthread *running_thread(struct world *w)
 {
     struct uthread *t = w->last;
 
-    if (w->cur == NULL)
-        return NULL;
-    if (t != NULL && t->ctx == w->cur) {
+    if (t->ctx == w->cur) {
         assert(kernel_current_trace_id() == t->id);
         return t;
     }
+    if (w->cur == NULL)
+        return NULL;
     t = uworld_thread(&w->u, kernel_current_trace_id());
     if (t == NULL)
         world_fail(w, "the kernel runs a thread the world does not know (%u)",
@@ -383,37 +396,71 @@ static struct uthread *running_thread(struct world *w)
     return t;
 }
 
-/* One turn of the loop. Returns false when the run is over. */
-static bool turn(struct world *w)
+/* The loop's own checks (an interrupt asked for, progress to report, time
+ * that stopped) are made every CHECK_TURNS turns, not on every one of the
+ * few turns of each kernel entry. */
+#define CHECK_TURNS 1024u
+
+/* One turn of the loop, or several (below) while fewer than `left` more
+ * bring the loop to its next checks. Returns how many turns it made, 0
+ * when the run is over. */
+static unsigned turn(struct world *w, unsigned left)
 {
     struct uthread *t = running_thread(w);
     enum interp_action action = INTERP_SYSCALL;
     cycles_t cycles = 0, now, next;
+    unsigned made = 1;
     int line;
 
-    if (hal_sim_now() >= w->u.duration)
-        return false; /* nothing happens at `duration` itself */
-    raise_arrivals(w);
+    now = hal_sim_now();
+    if (now >= w->next_due) {
+        if (now >= w->u.duration)
+            return 0; /* nothing happens at `duration` itself */
+        raise_arrivals(w, now);
+    }
     if (t)
         action = interp_next(&w->u, t, &cycles);
     if (t && action == INTERP_EXIT) {
         w->cur = hal_sim_thread_exit();
-        return true;
+        return made;
     }
     line = hal_sim_next_irq();
     if (line >= 0) {
         take_interrupt(w, (uint32_t)line);
-        return true;
+        return made;
     }
     now = hal_sim_now();
     if (t && action == INTERP_SYSCALL) {
         interp_trap(&w->u, t);
-        return true;
+        return made;
     }
     next = next_event(w);
     if (t == NULL) {
         hal_sim_advance(next);
-        return true;
+        return made;
+    }
+    /* A compute step that ends before the next event changes nothing but
+     * the time: no arrival, timer or start comes due and no line becomes
+     * ready before `next`, and the same thread runs on. What the next turn
+     * would check first is known, so the thread goes on at once, in what
+     * counts as the next turn (unless that turn's number is one the loop
+     * checks on: run_loop's checks see the same turns as ever). */
+    while (now + cycles < next) {
+        now += cycles;
+        hal_sim_advance(now);
+        interp_computed(&w->u, t, cycles);
+        if (made == left)
+            return made;
+        made++;
+        action = interp_next_after_compute(&w->u, t, &cycles);
+        if (action == INTERP_EXIT) {
+            w->cur = hal_sim_thread_exit();
+            return made;
+        }
+        if (action == INTERP_SYSCALL) {
+            interp_trap(&w->u, t);
+            return made;
+        }
     }
     if (now + cycles <= next) {
         hal_sim_advance(now + cycles);
@@ -422,7 +469,7 @@ static bool turn(struct world *w)
         hal_sim_advance(next);
         interp_computed(&w->u, t, next - now);
     }
-    return true;
+    return made;
 }
 
 /* The run is stuck at cycle `at` (a livelock of the scenario's threads):
@@ -445,19 +492,18 @@ static _Noreturn void no_progress(struct world *w, cycles_t at)
                w->u.s->threads[r->stuck_thread].name, (unsigned long long)at);
 }
 
-/* The loop's own checks (an interrupt asked for, progress to report, time
- * that stopped) are made every CHECK_TURNS turns, not on every one of the
- * few turns of each kernel entry. */
-#define CHECK_TURNS 1024u
 
 static void run_loop(struct world *w)
 {
     cycles_t last = hal_sim_now();
     uint64_t still = 0, turns = 0;
+    unsigned made, left = CHECK_TURNS; /* turns to the next checks */
 
-    while (turn(w)) {
-        if ((++turns & (CHECK_TURNS - 1)) != 0)
+    while ((made = turn(w, left)) != 0) {
+        if ((left -= made) != 0)
             continue;
+        left = CHECK_TURNS;
+        turns += CHECK_TURNS;
         if (w->opt->stop && *w->opt->stop) {
             w->res->status = ENG_INTERRUPTED;
             return;

@@ -352,6 +352,12 @@ enum interp_action interp_next(struct uworld *w, struct uthread *t, cycles_t *cy
     return run_steps(w, t, cycles);
 }
 
+enum interp_action interp_next_after_compute(struct uworld *w, struct uthread *t,
+                                             cycles_t *cycles)
+{
+    return run_steps(w, t, cycles);
+}
+
 /* Instructions looked at ahead by interp_next_caps, jumps included. */
 #define NEXT_CAPS_LOOKAHEAD 8u
 

@@ -246,6 +246,11 @@ enum interp_action {
 /* Run thread t's instructions that take no time, up to its next compute
  * step or system call. */
 enum interp_action interp_next(struct uworld *w, struct uthread *t, cycles_t *cycles);
+/* interp_next for a thread whose compute step interp_computed has just run
+ * to its end (all of what interp_next last asked for): nothing is left to
+ * resume, so it goes straight on to the instructions after it. */
+enum interp_action interp_next_after_compute(struct uworld *w, struct uthread *t,
+                                             cycles_t *cycles);
 
 /* The capabilities (CPtrs in its CSpace) the system calls thread t makes
  * next name, as far as its program says from its pc (a few instructions

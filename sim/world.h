@@ -105,6 +105,7 @@ struct world {
     struct irq_line_state lines[HAL_SIM_DEVICE_LINES];
     uint32_t next_start;       /* the next of u.start_times to raise */
     cycles_t next_start_at;    /* its time, HAL_SIM_NEVER after the last */
+    cycles_t next_due;         /* the earliest of first_arrival, next_start_at, duration */
 
     uint64_t event_seq;
 

@@ -105,7 +105,7 @@ void ktrace_emit(enum trace_kind kind, const struct tcb *thread, uint64_t object
 static void entry_begin(void)
 {
     ticks_t now = hal_time_now();
-    KASSERT(now >= ks.cur_time);
+    KASSERT_DEBUG(now >= ks.cur_time); /* the platform's clock; every entry */
     ks.consumed += now - ks.cur_time;
     ks.cur_time = now;
 }
@@ -143,7 +143,7 @@ struct user_context *kernel_syscall(void)
 
     entry_begin();
     t = ks.cur_thread;
-    KASSERT(t != &ks.idle);
+    KASSERT_DEBUG(t != &ks.idle); /* the platform traps only a thread's call */
     sys = t->ctx.x[REG_SYSCALL];
     ktrace(TR_SYSCALL, t, sys, msginfo_label(t->ctx.x[REG_INFO]), 0);
     if (ks.cfg.scheduler == SCHED_CLASSIC || sched_check_budget_restart()) {

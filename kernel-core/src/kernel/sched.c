@@ -299,7 +299,7 @@ static void switch_sched_context(void)
     ks.cur_sc = next;
 }
 
-void sched_schedule(void)
+__attribute__((always_inline)) inline void sched_schedule(void)
 {
     struct tcb *prev = ks.cur_thread;
     struct sched_context *prev_sc = ks.cur_sc;

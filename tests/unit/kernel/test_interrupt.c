@@ -15,6 +15,7 @@
 
 #include <mcsim/trace.h>
 
+#include "hal.h"
 #include "hal_sim.h"
 #include "ktest_util.h"
 
@@ -221,6 +222,36 @@ static void test_interrupt_delete_handler(void **state)
     assert_int_equal(ktest_trace_count_kind(TR_IRQ, UINT32_MAX), 0);
 }
 
+/* The platform's next interrupt: the timer when due, then the start line,
+ * then the lowest device line, each only while pending and unmasked (the
+ * start line's readiness is kept beside the device lines'). */
+static void test_interrupt_hal_next_irq_order(void **state)
+{
+    (void)state;
+    ktu_boot(SCHED_MCS);
+    assert_int_equal(hal_sim_next_irq(), -1);
+    assert_true(hal_sim_irq_raise(70));
+    assert_true(hal_sim_irq_raise(HAL_SIM_START_IRQ));
+    assert_true(hal_sim_irq_raise(3));
+    assert_false(hal_sim_irq_raise(3)); /* one kept pending */
+    assert_int_equal(hal_sim_next_irq(), HAL_SIM_START_IRQ);
+    hal_irq_mask(HAL_SIM_START_IRQ);
+    assert_int_equal(hal_sim_next_irq(), 3);
+    hal_irq_mask(3);
+    assert_int_equal(hal_sim_next_irq(), 70);
+    hal_irq_unmask(HAL_SIM_START_IRQ);
+    assert_int_equal(hal_sim_next_irq(), HAL_SIM_START_IRQ);
+    hal_timer_set(hal_time_now());
+    assert_int_equal(hal_sim_next_irq(), HAL_SIM_TIMER_IRQ);
+    hal_timer_set(UINT64_MAX);
+    hal_irq_mask(HAL_SIM_START_IRQ);
+    hal_irq_mask(70);
+    assert_int_equal(hal_sim_next_irq(), -1);
+    hal_irq_unmask(70);
+    hal_irq_unmask(3);
+    assert_int_equal(hal_sim_next_irq(), 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_interrupt_shared_notification),
         cmocka_unit_test(test_interrupt_clear_and_replace),
         cmocka_unit_test(test_interrupt_delete_handler),
+        cmocka_unit_test(test_interrupt_hal_next_irq_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
