@@ -64,8 +64,10 @@ struct db_arena {
     uint32_t *hash; /* index in keys + 1, or 0; hash_cap is a power of two */
     uint32_t hash_cap;
     /* insert[k]: INSERT into table k of the rows of mcsim_rows, prepared
-     * when first needed (db_rows_insert) */
+     * when first needed (db_rows_insert) with run insert_run's id written
+     * in (a literal: no parameter copied per row) */
     sqlite3_stmt *insert[ROW_KINDS];
+    int64_t insert_run;
     sqlite3_stmt *block; /* INSERT of a trace_blocks row */
     /* the rows mcsim_rows gives (db_vrows.c): arena rows vt_idx[0 ..
      * vt_n), of table vt_kind */

@@ -1,7 +1,7 @@
 /*
  * mcsim_rows: the arena rows of the block being written, as a virtual
  * table (db_int.h). db_rows.c inserts a block with one statement per
- * table, INSERT OR FAIL INTO T (run_id, ...) SELECT ?1, c0, c1, ... FROM
+ * table, INSERT OR FAIL INTO T (run_id, ...) SELECT RUN, c0, c1, ... FROM
  * mcsim_rows, after pointing db->arena.vt_* at the block's rows; the
  * columns are read from the arena as SQLite asks for them (no parameter
  * bound per value, no copy of the rows).

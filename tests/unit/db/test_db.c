@@ -796,6 +796,16 @@ static void test_db_kernel_stats_and_file(void **state)
             assert_int_equal(k.ops->kernel_stats(k.self, &ks[i]), 0);
         assert_int_equal(k.ops->run_end(k.self, true), 0);
     }
+    /* the rows of each run name it (the inserts have the run's id
+     * written in, db_rows.c) */
+    sqlq_assert_rows(db_sqlite(db),
+                     "SELECT run_id, (SELECT count(*) FROM slice_rows s WHERE s.run_id = r.run_id),"
+                     " (SELECT count(*) FROM job_rows j WHERE j.run_id = r.run_id),"
+                     " (SELECT count(*) FROM events e WHERE e.run_id = r.run_id),"
+                     " (SELECT count(*) FROM budget_events b WHERE b.run_id = r.run_id),"
+                     " (SELECT count(*) FROM irqs q WHERE q.run_id = r.run_id)"
+                     " FROM runs r ORDER BY run_id",
+                     "1|4|2|3|6|2\n2|4|2|3|6|2\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT * FROM kernel_stats WHERE run_id = 1 ORDER BY cycles",
                      "1|NULL|irq|2|1000|2|1000|240|2|500\n1|1|syscall|10|5000|4|2400|480|3|750\n");
     sqlq_assert_rows(db_sqlite(db), "SELECT count(*), min(text) FROM scenario_files",
