@@ -119,7 +119,7 @@ cycles_t an_blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uint32_
 static bool crit_ok(const struct an_ctx *c, uint32_t j)
 {
     const struct an_thread *t = &c->t[j];
-    return t->shape == SHAPE_DEVICE && t->n_visits == 0 && t->bsends == 0 &&
+    return t->shape == SHAPE_DEVICE && t->n_visits == 0 && t->bsends == 0 && t->acalls == 0 &&
            (!c->mcs || t->rr || t->safe);
 }
 
@@ -128,7 +128,7 @@ static bool crit_ok(const struct an_ctx *c, uint32_t j)
  * never runs out of budget, and no lower thread's request reaches it. */
 bool an_critical_instant(const struct an_ctx *c, uint32_t i, uint32_t level)
 {
-    if (c->t[i].n_visits > 0 || c->t[i].bsends > 0)
+    if (c->t[i].n_visits > 0 || c->t[i].bsends > 0 || c->t[i].acalls > 0)
         return false;
     for (uint32_t j = 0; j < c->n; j++) {
         const struct an_thread *t = &c->t[j];

@@ -188,7 +188,7 @@ static bool fresh_each_job(const struct an_win *w, cycles_t r, cycles_t own)
     cycles_t d2 = an_delta(&t->arr, 2);
     cycles_t slack = an_add(an_add(c->min_budget, an_mul(3, c->e_max)),
                             an_mul(2, tick_cycles(c)));
-    if (t->shape != SHAPE_DEVICE || t->n_visits > 0 || r == AN_INF)
+    if (t->shape != SHAPE_DEVICE || t->n_visits > 0 || t->acalls > 0 || r == AN_INF)
         return false;
     if (d2 < t->period || r >= d2 || an_add(own, slack) > t->budget)
         return false;

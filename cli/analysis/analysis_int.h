@@ -119,6 +119,10 @@ struct an_stream {
     uint32_t n_comp;           /* comps[0 .. n_comp); inf: some component unbounded */
     bool inf;
     struct an_comp comps[AN_MAX_COMPS];
+    /* an active server's calls (analysis_active.c): a run is in progress or
+     * pending only while its caller's job is, so its runs in a window are
+     * at most its callers' jobs' calls there */
+    bool calls;
 };
 
 enum an_policy { POL_NONE, POL_RESET, POL_EMERGENCY, POL_INHERIT };
@@ -159,6 +163,10 @@ struct an_thread {
      * the signal/nbsend/send steps among them (a kernel entry each), of
      * which bsends are blocking sends */
     uint32_t job_first, job_count, sends, bsends;
+    /* calls of its job to an active server (analysis_active.c): one kernel
+     * entry and one wake each; the request runs on the server's context,
+     * its interference */
+    uint32_t acalls;
     struct an_arrivals arr;
     /* the job: own compute (max, min), server visits (nested included) */
     cycles_t compute_max, compute_min;
@@ -195,6 +203,10 @@ struct an_thread {
     uint32_t stream_first, n_streams;
     uint32_t extra;
     cycles_t serve_own;
+    /* a Microkit PD with a context of its own serving protected
+     * procedures (analysis_active.c): a serve loop with an endpoint, one
+     * stream per notified bit and one per call badge; `endpoint` its */
+    bool active;
 };
 
 struct an_ctx {
@@ -314,6 +326,28 @@ uint64_t an_message_jobs(const struct an_win *w, uint32_t j);
  * bounds the jobs of such a server by its callers' final bounds. */
 void an_ppc_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t);
 void an_ppc_results(const struct an_ctx *c, struct analysis_result *r);
+
+/* Active servers (analysis_active.c): an_active_shape marks a thread with
+ * a context whose program is a serve loop with an endpoint (a candidate of
+ * analysis_serve_link.c, or SHAPE_OTHER with the rule it breaks);
+ * an_active_on names the one receiving on endpoint ep (SCN_NONE: none);
+ * an_active_streams adds its protected streams (one per call badge, -1
+ * out of memory); an_active_unlinked says why a caller cannot stay
+ * modelled (its server is not), NULL if it can. */
+void an_active_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t);
+uint32_t an_active_on(const struct an_ctx *c, uint32_t ep);
+int an_active_streams(struct an_ctx *c, uint32_t i);
+const char *an_active_unlinked(const struct an_ctx *c, uint32_t i);
+
+/* analysis_serve_link.c, for analysis_active.c: room for ns more streams
+ * and nsrc more sources; one run's work (body, its kernel entries, the
+ * receive and `extra` more entries). */
+int an_serve_grow(struct an_ctx *c, uint32_t ns, uint32_t nsrc);
+cycles_t an_serve_body_work(const struct an_ctx *c, uint32_t first, uint32_t count,
+                            uint32_t extra);
+
+/* analysis_ppc.c: nothing but one serve loop and calls use endpoint ep. */
+bool an_endpoint_own(const struct scenario *s, uint32_t ep);
 
 /* Device d signals notification o and has arrivals (an empty `at` list
  * never fires); how many steps of `kind` use `object` (serve steps: their

@@ -115,6 +115,8 @@ static const char *unlinked(const struct an_ctx *c, uint32_t i)
         return "woken by a message of a thread that is not modelled";
     if (t->shape == SHAPE_SERVE)
         return an_serve_unlinked(c, i);
+    if (an_active_unlinked(c, i) != NULL)
+        return an_active_unlinked(c, i); /* its active server is not modelled */
     if (t->wait_ntfn != SCN_NONE && steps_on(s, STEP_SIGNAL, t->wait_ntfn, false, &x) != 0)
         return "its device's notification is signalled by a thread too";
     for (uint32_t k = t->job_first; k < t->job_first + t->job_count; k++) {

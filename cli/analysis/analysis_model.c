@@ -311,6 +311,30 @@ static void link_handler(const struct an_ctx *c, uint32_t i)
     }
 }
 
+/* A job's calls to active servers (analysis_active.c) leave its visits:
+ * each is one kernel entry and one wake of the job, the request the
+ * server's own work; the caller must be below the server. */
+static void active_calls(struct an_ctx *c, uint32_t i)
+{
+    struct an_thread *t = &c->t[i];
+    uint32_t kept = 0;
+    if (t->shape != SHAPE_DEVICE && t->msg_object == SCN_NONE)
+        return;
+    for (uint32_t v = 0; v < t->n_visits; v++) {
+        uint32_t sv = an_active_on(c, t->visits[v]);
+        if (sv == SCN_NONE) {
+            t->visits[kept++] = t->visits[v];
+        } else if (c->t[sv].prio <= t->prio || sv == i) {
+            an_other(t, "calls an active server not above its priority");
+            t->msg_object = SCN_NONE;
+            return;
+        } else {
+            t->acalls++;
+        }
+    }
+    t->n_visits = kept;
+}
+
 /* Endpoints to server threads; clients of unmodelled endpoints are OTHER. */
 static void link_calls(struct an_ctx *c)
 {
@@ -322,7 +346,9 @@ static void link_calls(struct an_ctx *c)
     }
     for (uint32_t i = 0; i < c->n; i++) {
         struct an_thread *t = &c->t[i];
-        bool linked = t->shape == SHAPE_DEVICE || t->msg_object != SCN_NONE;
+        bool linked;
+        active_calls(c, i);
+        linked = t->shape == SHAPE_DEVICE || t->msg_object != SCN_NONE;
         for (uint32_t v = 0; linked && v < t->n_visits; v++)
             if ((t->visits[v] = server_on(c, t->visits[v])) == SCN_NONE ||
                 c->t[t->visits[v]].shape != SHAPE_SERVER) {
@@ -439,7 +465,7 @@ static void job_work(struct an_ctx *c, uint32_t i)
 {
     struct an_thread *t = &c->t[i];
     /* wait (or recv), irq_ack if woken by a device, each signal or nbsend */
-    t->syscalls = (t->device != SCN_NONE ? 2 : 1) + t->sends;
+    t->syscalls = (t->device != SCN_NONE ? 2 : 1) + t->sends + t->acalls;
     t->work = an_add(t->compute_max, an_mul(t->syscalls, c->e_max));
     t->p_eff = t->prio;
     for (uint32_t v = 0; v < t->n_visits; v++) {
@@ -528,6 +554,9 @@ int an_model(struct an_ctx *c)
             server_shape(s, th, t);
         else if (th->timeout_endpoint != SCN_NONE)
             an_other(t, "a thread with a context and a timeout endpoint");
+        else if (th->prog_count == 1 && an_step(s, th->prog_first)->kind == STEP_SERVE &&
+                 an_step(s, th->prog_first)->object != SCN_NONE)
+            an_active_shape(c, i, t); /* an active server (analysis_active.c) */
         else
             device_shape(s, th, t);
     }

@@ -26,7 +26,7 @@
 
 /* Nothing but this serve loop uses endpoint ep: no other receiver, no
  * send or nbsend (only calls reach it), no timeout faults. */
-static bool endpoint_own(const struct scenario *s, uint32_t ep)
+bool an_endpoint_own(const struct scenario *s, uint32_t ep)
 {
     uint32_t serves = 0;
     for (uint32_t k = 0; k < s->n_steps; k++) {
@@ -86,7 +86,7 @@ void an_ppc_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t)
         an_other(t, "a serve loop with an endpoint and a timeout endpoint");
         return;
     }
-    if (!endpoint_own(s, sv->object)) {
+    if (!an_endpoint_own(s, sv->object)) {
         an_other(t, "a serve loop whose endpoint has another receiver, a send or timeout faults");
         return;
     }

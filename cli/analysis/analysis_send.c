@@ -17,7 +17,7 @@
 
 uint64_t an_wakes_per_job(const struct an_thread *t)
 {
-    return an_add(an_add(1, t->n_visits), t->bsends);
+    return an_add(an_add(an_add(1, t->n_visits), t->bsends), t->acalls);
 }
 
 bool an_send_receiver(const struct an_ctx *c, uint32_t i, uint32_t r)
@@ -50,7 +50,7 @@ static cycles_t take_wait(struct an_ctx *c, uint32_t i, uint32_t r, uint32_t dep
     bool safe = !c->mcs || (t->has_sc && (t->rr || t->safe)), idle;
     uint32_t who;
     cycles_t b, theta;
-    if (t->prio > c->t[i].prio && t->n_visits == 0 && t->bsends == 0 && safe)
+    if (t->prio > c->t[i].prio && t->n_visits == 0 && t->bsends == 0 && t->acalls == 0 && safe)
         return 0;
     if (depth > c->n || (c->mcs && !t->has_sc))
         return AN_INF; /* not reached: chains of senders are acyclic; no context: never runs */

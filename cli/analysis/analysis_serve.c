@@ -107,7 +107,7 @@ static uint64_t runs(const struct an_win *w, uint32_t j, uint32_t m, cycles_t d,
 {
     const struct an_ctx *c = w->c;
     const struct an_stream *st = stream(c, j, m);
-    uint64_t a = an_add(stream_eta(c, st, d), 2), b = AN_INF, e = 2;
+    uint64_t a = an_add(stream_eta(c, st, d), 2), b = AN_INF, e = st->calls ? 0 : 2;
     if (c->t[j].bound != AN_INF && !st->inf)
         b = stream_eta(c, st, an_add(d, c->t[j].bound));
     if (depth > SERVE_MAX_DEPTH)
@@ -239,6 +239,16 @@ static uint32_t points(const struct an_ctx *c, uint32_t i, cycles_t limit, cycle
     return n;
 }
 
+/* Does thread i serve calls (an active server's streams of calls,
+ * analysis_active.c)? A call waits behind any number of batches. */
+static bool serves_calls(const struct an_ctx *c, uint32_t i)
+{
+    for (uint32_t m = 0; m < c->t[i].n_streams; m++)
+        if (stream(c, i, m)->calls)
+            return true;
+    return false;
+}
+
 struct serve_result {
     cycles_t bound, w, own, theta, x;
     struct an_win win;
@@ -257,6 +267,14 @@ static void busy(const struct an_win *win, bool throttles, struct serve_result *
     l = window(&w, AN_INF, throttles, 0, &own, &theta);
     if (l == AN_INF)
         return;
+    if (serves_calls(w.c, w.i)) {
+        /* an active server (analysis_active.c): a run can be overtaken by
+         * runs released after it (a signal is received before a queued
+         * call, a higher caller's call before a lower one's), so a run
+         * ends within the busy period, nothing less */
+        *r = (struct serve_result){l, l, own, theta, 0, w, false};
+        return;
+    }
     n = points(w.c, w.i, l, p);
     if (n > SERVE_MAX_POINTS)
         return;
@@ -289,7 +307,7 @@ void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
     struct an_win w = {c, i, t->prio, false, false, 0, 0, 0, 0, false};
     struct serve_result r, b;
     bool throttles = c->mcs && t->has_sc && !t->rr;
-    cycles_t own, theta;
+    cycles_t own = 0, theta = 0;
     t->work = 0;
     for (uint32_t m = 0; m < t->n_streams; m++)
         if (stream(c, i, m)->work > t->work)
@@ -307,7 +325,9 @@ void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
     w.anchors = throttles && !t->sporadic ? 1 : 0;
     memset(&r, 0, sizeof r);
     r.win = w;
-    r.bound = ahead(&w, throttles, &own, &theta);
+    /* batches ahead: not for an active server, whose calls can wait behind
+     * any number of batches */
+    r.bound = serves_calls(c, i) ? AN_INF : ahead(&w, throttles, &own, &theta);
     r.w = r.bound;
     r.own = own;
     r.theta = theta;
@@ -324,7 +344,7 @@ void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
     out->may_throttle = throttles;
     out->may_lose_irq = true; /* a signal may merge, an nbsend be dropped */
     if (r.bound == AN_INF) {
-        if (throttles && ahead(&w, false, &own, &theta) != AN_INF)
+        if (throttles && !serves_calls(c, i) && ahead(&w, false, &own, &theta) != AN_INF)
             snprintf(out->reason, sizeof out->reason, "%s", AN_OWN_THROTTLING_UNBOUNDED);
         else
             an_overload_reason(&w, out->reason, sizeof out->reason);

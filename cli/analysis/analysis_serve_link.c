@@ -76,6 +76,8 @@ static bool object_own(const struct an_ctx *c, uint32_t i)
     const struct an_thread *t = &c->t[i];
     uint32_t o = t->msg_object != SCN_NONE ? t->msg_object : t->wait_ntfn;
     bool serve = t->msg_object == SCN_NONE;
+    if (t->active && o == SCN_NONE)
+        return true; /* an active server without a notification (analysis_active.c) */
     if (t->msg_object != SCN_NONE && t->by_endpoint) {
         for (uint32_t k = 0; k < s->n_threads; k++)
             if (s->threads[k].timeout_endpoint == o)
@@ -131,7 +133,7 @@ static cycles_t before(const struct scenario *s, uint32_t first, uint32_t k)
 }
 
 /* One run's work: the body's compute, its kernel entries and the receive. */
-static cycles_t body_work(const struct an_ctx *c, uint32_t first, uint32_t count, uint32_t extra)
+cycles_t an_serve_body_work(const struct an_ctx *c, uint32_t first, uint32_t count, uint32_t extra)
 {
     cycles_t w = an_mul(1 + extra, c->e_max);
     for (uint32_t k = 0; k < count; k++) {
@@ -141,7 +143,7 @@ static cycles_t body_work(const struct an_ctx *c, uint32_t first, uint32_t count
     return w;
 }
 
-static int grow(struct an_ctx *c, uint32_t ns, uint32_t nsrc)
+int an_serve_grow(struct an_ctx *c, uint32_t ns, uint32_t nsrc)
 {
     struct an_stream *st = realloc(c->streams, (size_t)(c->n_streams_all + ns + 1) * sizeof *st);
     if (!st)
@@ -187,14 +189,14 @@ static int add_stream(struct an_ctx *c, uint32_t i, uint32_t bit, uint32_t first
              (endpoint || feeds(an_step(s, k)->badge, bit));
     if (n == 0)
         return 0; /* nothing releases it: it never runs */
-    if (grow(c, 1, n) != 0)
+    if (an_serve_grow(c, 1, n) != 0)
         return -1;
     st = &c->streams[c->n_streams_all++];
     memset(st, 0, sizeof *st);
     st->bit = bit;
     st->body_first = first;
     st->body_count = count;
-    st->work = body_work(c, first, count, extra_entries);
+    st->work = an_serve_body_work(c, first, count, extra_entries);
     st->src_first = c->n_srcs;
     st->inf = true;
     for (uint32_t d = 0; d < s->n_devices && !endpoint; d++)
@@ -237,12 +239,14 @@ static int make_streams(struct an_ctx *c, uint32_t i)
         return add_stream(c, i, SCN_NONE, job->body_first, job->body_count,
                           loop->body_count == 3 ? 1 : 0);
     }
-    const struct scn_step *sv = an_step(s, th->prog_first);
-    for (uint32_t bit = 0; bit <= SCN_MAX_BADGE_BIT + 1; bit++) {
+    const struct scn_step *sv = an_step(s, th->prog_first + th->prog_count - 1);
+    if (t->active && an_active_streams(c, i) != 0)
+        return -1; /* its calls (analysis_active.c) */
+    for (uint32_t bit = 0; bit <= SCN_MAX_BADGE_BIT + 1 && t->wait_ntfn != SCN_NONE; bit++) {
         uint32_t first = 0, count = 0;
         for (uint32_t k = 0; k < sv->body_count; k++) {
             const struct scn_step *h = an_step(s, sv->body_first + k);
-            if (h->count == bit) {
+            if (h->kind == STEP_ON_NOTIFIED && h->count == bit) {
                 first = h->body_first;
                 count = h->body_count;
             }

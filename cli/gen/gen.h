@@ -127,6 +127,12 @@ struct gen_knobs {
      * of those serve loops lose handler 1 and its sender (a driver's event
      * loop of one interrupt). */
     uint32_t passive_share;
+    /* Active Microkit servers (default 0, own streams "gen:active:K"): of
+     * the serve-loop servers (ppc_share) without a nested call, this share
+     * has a round-robin context of its own (1ms, Microkit's default)
+     * instead of being passive: its handlers run on it, not on the
+     * callers' contexts. */
+    uint32_t active_share;
 };
 
 /* One thread's context as drawn (budget == period: round-robin). */
@@ -184,6 +190,7 @@ struct gen_server {
     enum gen_policy policy;     /* its timeout endpoint's handler */
     cycles_t emergency;         /* GEN_EMERGENCY: the grant */
     bool ppc;                   /* a serve loop with an endpoint (ppc_share) */
+    bool active;                /* ppc with a context of its own (active_share) */
     cycles_t min1, max1;        /* ppc: protected handler 1's compute */
 };
 

@@ -395,6 +395,11 @@ static void draw_ppc(const struct gen_knobs *k, uint64_t seed, struct gen_system
         s->ppc = true;
         s->max1 = s->max / 2 ? s->max / 2 : 1;
         s->min1 = s->min / 2 ? s->min / 2 : 1;
+        if (k->active_share == 0 || s->nested != SCN_NONE)
+            continue;
+        snprintf(name, sizeof name, "gen:active:%u", idx);
+        gen_stream(&r, seed, name);
+        s->active = chance(&r, k->active_share);
     }
 }
 
@@ -484,9 +489,9 @@ static int check_knobs(const struct gen_knobs *k, char *why, size_t why_len)
         bad = "periods must be at least 1";
     else if (k->message_share > 1000 || k->background_share > 1000 || k->serve_share > 1000 ||
              k->send_share > 1000 || k->bgsend_share > 1000 || k->ppc_share > 1000 ||
-             k->passive_share > 1000)
+             k->passive_share > 1000 || k->active_share > 1000)
         bad = "message_share, background_share, serve_share, send_share, bgsend_share, "
-              "ppc_share and passive_share are per mille";
+              "ppc_share, passive_share and active_share are per mille";
     else if (k->classic_tick && (k->tick_min == 0 || k->tick_min > k->tick_max))
         bad = "0 < tick_min <= tick_max";
     if (bad)

@@ -200,6 +200,32 @@ static void test_ppc_passive(void **state)
     ancheck_file_both(DATA "ppc_passive.yaml", names, bounds, 4);
 }
 
+/* ppc_active.yaml, zero kernel costs (E = 0), docs/analysis.md "Active
+ * servers": srv (20) has a round-robin context of its own, so hi's (15)
+ * and lo's (5) calls run on it at 20; its streams are badge 0 (hi's call,
+ * 2ms, after hi's 1ms), badge 1 (lo's, 1ms, after lo's 3ms) and bit 0 (the
+ * tick, 1ms every 10ms). A caller's job is its own compute; srv's demand
+ * (its own requests among it) is interference; a call stream's runs in a
+ * window are at most its callers' jobs' calls there.
+ *  - hi: W = 1ms; srv: tick min(eta(w) + 2, eta(w + 4)), badge 0 one run
+ *    (its own job's call), badge 1 min(eta_lo(w) + 2, eta_lo(w + 12)) =
+ *    1: w = 1 + 1 + 2 + 1 = 5ms (at w = 5 the same).
+ *  - lo: W = 3ms; hi min(eta(w) + 2, eta(w + 5)) x 1ms, srv: tick, badge 0
+ *    min(eta_hi(w) + 2, eta_hi(w + 5)) x 2ms (hi's jobs' calls), badge 1
+ *    one: w = 3 -> 3 + 1 + 1 + 2 + 1 = 8 -> 3 + 2 + 2 + 4 + 1 = 12 -> 12ms.
+ *  - srv: a run can be overtaken (signals before queued calls), so its
+ *    bound is its busy period: badge 0 eta_hi(w + 4) (hi's jitter up to
+ *    its call, 5 - 1), badge 1 eta_lo(w + 9), tick eta(w): 2 + 1 + 1 = 4ms.
+ * Observed (seeds 1 and 2, both schedulers): srv 2ms, hi 4.5ms (its call
+ * waits behind lo's request and the tick), lo 8ms. */
+static void test_ppc_active(void **state)
+{
+    static const char *const names[] = {"srv", "hi", "lo"};
+    static const cycles_t bounds[] = {4 * MS, 5 * MS, 12 * MS};
+    (void)state;
+    ancheck_file_both(DATA "ppc_active.yaml", names, bounds, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_equal_turns),
         cmocka_unit_test(test_serve_two),
         cmocka_unit_test(test_ppc_passive),
+        cmocka_unit_test(test_ppc_active),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -270,6 +270,54 @@ static void test_firewall_path(void **state)
                                       "its notification, no signal to it\n"));
 }
 
+/* Microkit's Ethernet example with sidecars/ethernet.mcsim.yaml: gpt (254)
+ * is an active PD serving protected procedures on its own round-robin
+ * context (docs/analysis.md "Active servers"), before "program not
+ * modelled: a serve loop with an endpoint". Nothing calls it here (pass's
+ * ppcall would be a call in a notified handler), so its streams are its
+ * timer interrupt (bit 3, 20us every 1ms) and pass's notification (bit
+ * 1): bounded as a serve loop, 114.3us under mcs and 35.48us under
+ * classic; pass (woken by eth_outer, 10us, notifies gpt) 100.61us and
+ * 48.1us. eth_outer (1ms every 100ms) is bounded under classic only (its
+ * own throttling). Without a sidecar gpt has no jobs (it was unknown).
+ * Simulated with three seeds under each scheduler: gpt observed 21.58us
+ * (mcs), 21.49us (classic). */
+static void test_ethernet_active(void **state)
+{
+    const char *sys = DIR "examples/microkit-ethernet.system";
+    const char *side = DIR "sidecars/ethernet.mcsim.yaml";
+    static const char *const seeds[] = {"1", "2", "3"};
+    (void)state;
+    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, NULL), 1);
+    assert_non_null(strstr(spawn_out, "  gpt               254 lo       22.62us    114.3us      "
+                                      "200us     85.7us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  pass              100 lo       12.62us   100.61us        "
+                                      "1ms   899.39us  schedulable\n"));
+    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "--scheduler",
+                                 "classic", NULL),
+                     0);
+    assert_non_null(strstr(spawn_out, "  gpt               254 lo       22.62us    35.48us      "
+                                      "200us   164.52us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth_outer          99 lo       33.93us    82.03us        "
+                                      "1ms   917.97us  schedulable\n"));
+    for (size_t k = 0; k < 3; k++) {
+        assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db",
+                                     "--analyze", "--seed", seeds[k], NULL),
+                         0);
+        assert_non_null(strstr(spawn_out, "  gpt              bound    114.3us  observed    "
+                                          "21.58us  schedulable\n"));
+        assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db",
+                                     "--analyze", "--seed", seeds[k], "--scheduler", "classic",
+                                     NULL),
+                         0);
+        assert_non_null(strstr(spawn_out, "  gpt              bound    35.48us  observed"));
+    }
+    clean();
+    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, NULL), 0);
+    assert_non_null(strstr(spawn_out, "  gpt: no bound: nothing releases its jobs: no device of "
+                                      "its notification, no signal to it\n"));
+}
+
 /* -o DB: the bounds stored with the latest `sdf run` of the same system
  * (the same scenario text); with no such run, exit 2 and no file. */
 static void test_store(void **state)
@@ -322,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_timer_driver),
         cmocka_unit_test(test_echo_server_flood),
         cmocka_unit_test(test_firewall_path),
+        cmocka_unit_test(test_ethernet_active),
         cmocka_unit_test(test_store),
         cmocka_unit_test(test_bad),
     };

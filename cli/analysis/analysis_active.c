@@ -1,0 +1,166 @@
+/*
+ * Active servers (docs/analysis.md, "Active servers"): a Microkit PD with a
+ * scheduling context of its own that serves protected procedures, a thread
+ * with a context whose program is a `serve` step with an endpoint.
+ *
+ * seL4 (src/object/endpoint.c sendIPC, receiveIPC; reply.c, kernel-core's
+ * reply_push): a call donates the caller's context only to a receiver
+ * without one. An active server runs each request on its own context at
+ * its own priority; the caller is blocked on the reply object (or queued
+ * on the endpoint, by priority under mcs, FIFO under classic) until the
+ * server's ReplyRecv answers it. The server's receive takes a pending
+ * signal of its bound notification before a queued call.
+ *
+ * So the server is a thread of several job streams (analysis_serve.c): one
+ * per notified bit (its notification's devices and signals) and one per
+ * call badge, whose sources are the `call` steps in the callers' jobs (a
+ * run is released at the call's send time and ends at the handler's last
+ * step). A caller strictly below the server waits for its reply while
+ * the server, or something above it, runs: the whole of the server's
+ * demand is interference on the caller, which counts its own requests
+ * through its own jobs' calls (analysis_serve.c, sends()), so each call is
+ * one kernel entry of the caller's job and one wake, nothing more. This
+ * holds only while the server cannot be throttled with a caller waiting
+ * (the CPU would idle): under mcs its context must be round robin (budget
+ * = period); a called server with a budget below its period is not
+ * modelled (one nothing calls is a serve loop like any other).
+ */
+#include "analysis/analysis_int.h"
+
+#include <stdio.h>
+
+/* A handler's steps: compute, signal, nbsend and (`acks`) irq_ack only. */
+static bool body_ok(const struct scenario *s, const struct scn_step *h, bool acks)
+{
+    for (uint32_t k = 0; k < h->body_count; k++) {
+        enum scn_step_kind kind = an_step(s, h->body_first + k)->kind;
+        if (kind != STEP_COMPUTE && kind != STEP_SIGNAL && kind != STEP_NBSEND &&
+            !(acks && kind == STEP_IRQ_ACK))
+            return false;
+    }
+    return true;
+}
+
+/* Every call to ep carries a protected badge (SCN_CALL_BADGE | K, K a
+ * channel a handler may have). */
+static bool calls_badged(const struct scenario *s, uint32_t ep)
+{
+    for (uint32_t k = 0; k < s->n_steps; k++) {
+        const struct scn_step *b = an_step(s, k);
+        if (b->kind == STEP_CALL && b->object == ep &&
+            (!(b->badge & SCN_CALL_BADGE) || (b->badge & ~SCN_CALL_BADGE) > SCN_MAX_BADGE_BIT))
+            return false;
+    }
+    return true;
+}
+
+void an_active_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t)
+{
+    const struct scenario *s = c->s;
+    const struct scn_thread *x = &s->threads[th];
+    const struct scn_step *sv = an_step(s, x->prog_first + x->prog_count - 1);
+    an_other(t, "an active serve loop with an endpoint whose callers are not all modelled");
+    if (x->prog_count != 1 || x->start != 0) {
+        an_other(t, "an active serve loop with an endpoint after init steps or a late start");
+        return;
+    }
+    if (x->timeout_endpoint != SCN_NONE) {
+        an_other(t, "a serve loop with an endpoint and a timeout endpoint");
+        return;
+    }
+    if (!an_endpoint_own(s, sv->object) || !calls_badged(s, sv->object)) {
+        an_other(t, "a serve loop whose endpoint has another receiver, a send, timeout faults "
+                    "or an unbadged call");
+        return;
+    }
+    if (c->mcs && !(t->has_sc && t->rr) && an_steps_using(s, STEP_CALL, sv->object) > 0) {
+        an_other(t, "an active server with a budget below its period: callers wait through its "
+                    "throttling");
+        return;
+    }
+    for (uint32_t k = 0; k < sv->body_count; k++) {
+        const struct scn_step *h = an_step(s, sv->body_first + k);
+        bool notified = h->kind == STEP_ON_NOTIFIED;
+        if (h->count > SCN_MAX_BADGE_BIT || !body_ok(s, h, notified)) {
+            an_other(t, "an active serve loop with a handler that calls or waits");
+            return;
+        }
+    }
+    t->active = true;
+    t->endpoint = sv->object;
+    t->wait_ntfn = sv->ntfn;
+    t->serve_candidate = true; /* analysis_serve_link.c makes its streams */
+}
+
+uint32_t an_active_on(const struct an_ctx *c, uint32_t ep)
+{
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->t[i].active && c->t[i].endpoint == ep &&
+            (c->t[i].shape == SHAPE_SERVE || c->t[i].shape == SHAPE_OTHER))
+            return i;
+    return SCN_NONE;
+}
+
+/* The protected handler of channel k, NULL if none (a call with no
+ * handler is answered at once: a receive and nothing else). */
+static const struct scn_step *handler_of(const struct scenario *s, uint32_t th, uint64_t k)
+{
+    const struct scn_thread *x = &s->threads[th];
+    const struct scn_step *sv = an_step(s, x->prog_first + x->prog_count - 1);
+    for (uint32_t h = 0; h < sv->body_count; h++) {
+        const struct scn_step *b = an_step(s, sv->body_first + h);
+        if (b->kind == STEP_ON_PROTECTED && b->count == k)
+            return b;
+    }
+    return NULL;
+}
+
+int an_active_streams(struct an_ctx *c, uint32_t i)
+{
+    const struct scenario *s = c->s;
+    struct an_thread *t = &c->t[i];
+    for (uint64_t k = 0; k <= SCN_MAX_BADGE_BIT; k++) {
+        uint32_t n = 0;
+        for (uint32_t x = 0; x < s->n_steps; x++)
+            n += an_step(s, x)->kind == STEP_CALL && an_step(s, x)->object == t->endpoint &&
+                 an_step(s, x)->badge == (SCN_CALL_BADGE | k);
+        if (n == 0)
+            continue; /* nobody calls it: it never runs */
+        if (an_serve_grow(c, 1, n) != 0)
+            return -1;
+        const struct scn_step *h = handler_of(s, i, k);
+        struct an_stream *st = &c->streams[c->n_streams_all++];
+        *st = (struct an_stream){0};
+        st->bit = SCN_NONE;
+        st->calls = true;
+        st->body_first = h ? h->body_first : 0;
+        st->body_count = h ? h->body_count : 0;
+        /* the handler and the ReplyRecv that answers it and receives */
+        st->work = an_serve_body_work(c, st->body_first, st->body_count, 0);
+        st->src_first = c->n_srcs;
+        st->inf = true;
+        for (uint32_t x = 0; x < s->n_steps; x++)
+            if (an_step(s, x)->kind == STEP_CALL && an_step(s, x)->object == t->endpoint &&
+                an_step(s, x)->badge == (SCN_CALL_BADGE | k)) {
+                struct an_source *src = &c->srcs[c->n_srcs++];
+                *src = (struct an_source){SCN_NONE, SCN_NONE, SCN_NONE, x, 0};
+            }
+        st->n_src = c->n_srcs - st->src_first;
+        t->n_streams++;
+    }
+    return 0;
+}
+
+const char *an_active_unlinked(const struct an_ctx *c, uint32_t i)
+{
+    const struct an_thread *t = &c->t[i];
+    for (uint32_t k = t->job_first; t->acalls > 0 && k < t->job_first + t->job_count; k++) {
+        const struct scn_step *b = an_step(c->s, k);
+        uint32_t sv;
+        if (b->kind != STEP_CALL || (sv = an_active_on(c, b->object)) == SCN_NONE)
+            continue;
+        if (c->t[sv].shape != SHAPE_SERVE)
+            return "calls an active server that is not modelled";
+    }
+    return NULL;
+}
