@@ -104,7 +104,7 @@ struct an_clock {
 
 static uint32_t level(const struct an_thread *t)
 {
-    return t->shape == SHAPE_DEVICE && t->p_eff < t->prio ? t->p_eff : t->prio;
+    return (t->shape == SHAPE_DEVICE || t->bgjob) && t->p_eff < t->prio ? t->p_eff : t->prio;
 }
 
 static bool unchanged(const struct an_ctx *c, const struct an_clock *k, uint32_t i)

@@ -1,7 +1,7 @@
 /*
  * Background senders (docs/analysis.md, "Background senders"): a thread
- * whose program is one loop of compute, signal, nbsend, send and yield
- * steps (some of them inside `job` markers), always ready, whose signals
+ * whose program is one loop of compute, call, signal, nbsend, send and
+ * yield steps (some of them inside `job` markers), always ready, whose signals
  * and sends wake modelled threads (analysis_message.c). Its sends are not
  * released by anything: their rate is bounded by what the loop can do.
  * Between two consecutive sends of one step lies one whole iteration of
@@ -9,7 +9,8 @@
  * second's not: a message is stamped when its system call is made), so N
  * sends in a half-open window of length d need (N - 1) iterations in less
  * than d: of CPU time (N - 1) l_t < d, l_t the least compute of an
- * iteration plus, per system call, the least kernel entry (entry +
+ * iteration (a call's server's included: request_least) plus, per system
+ * call, the least kernel entry (entry +
  * syscall + exit: a call refused for MIN_BUDGET is made again), and of
  * its context's charge (N - 1) l_s <= S(d), l_s the least compute plus
  * `entry` per system call (the time up to the entry's clock reading is
@@ -20,17 +21,64 @@
  */
 #include "analysis/analysis_int.h"
 
+/* The least an iteration's call to endpoint `ep` adds (*c compute, *n
+ * system calls) beyond its own system call: when the endpoint's receiver
+ * is a modelled `recv` server (a serve loop's request is not known
+ * exactly: nothing) and no server of the chain has a timeout endpoint,
+ * the server's least compute and its reply_recv, its nested call and
+ * that server's likewise: all of it runs before the call returns, on the
+ * caller's context (donation, KERNEL-SEMANTICS.md 4). A timeout endpoint
+ * on the chain (a request may be aborted, granted emergency budget or
+ * finished on another client's context), or a receiver the analysis does
+ * not model, sets *grants: the context's budget no longer bounds the
+ * charge of an iteration (nothing of the server is added then). */
+static void request_least(const struct an_ctx *c, uint32_t ep, cycles_t *comp, uint64_t *n,
+                          bool *grants)
+{
+    cycles_t cc = 0;
+    uint64_t nn = 0;
+    for (uint32_t d = 0; d <= c->n; d++) {
+        uint32_t sv = an_server_on(c, ep), next = SCN_NONE;
+        const struct scn_step *loop;
+        if (sv == SCN_NONE || c->s->threads[sv].timeout_endpoint != SCN_NONE) {
+            *grants = true;
+            return;
+        }
+        if (c->t[sv].ppc)
+            break; /* a protected handler: at least its call */
+        loop = an_step(c->s, c->s->threads[sv].prog_first + 1);
+        for (uint32_t k = loop->body_first; k < loop->body_first + loop->body_count; k++) {
+            const struct scn_step *b = an_step(c->s, k);
+            if (b->kind == STEP_COMPUTE)
+                cc = an_add(cc, b->min);
+            else if (b->kind == STEP_CALL)
+                next = b->object;
+            nn += b->kind == STEP_CALL || b->kind == STEP_REPLY_RECV;
+        }
+        if (next == SCN_NONE)
+            break;
+        ep = next;
+    }
+    *comp = an_add(*comp, cc);
+    *n += nn;
+}
+
 /* Adds steps [first, first + count) to the least iteration (*c compute,
  * *n system calls); false if one is not a background sender's step (a
  * `job`'s body one level down). */
-static bool iteration(const struct scenario *s, uint32_t first, uint32_t count, bool top,
-                      cycles_t *c, uint64_t *n, bool *sends)
+static bool iteration(const struct an_ctx *x, uint32_t first, uint32_t count, bool top,
+                      cycles_t *c, uint64_t *n, bool *sends, bool *grants)
 {
+    const struct scenario *s = x->s;
     for (uint32_t k = first; k < first + count; k++) {
         const struct scn_step *b = an_step(s, k);
         switch (b->kind) {
         case STEP_COMPUTE:
             *c = an_add(*c, b->min);
+            break;
+        case STEP_CALL:
+            (*n)++;
+            request_least(x, b->object, c, n, grants);
             break;
         case STEP_SIGNAL:
         case STEP_NBSEND:
@@ -42,7 +90,7 @@ static bool iteration(const struct scenario *s, uint32_t first, uint32_t count, 
             (*n)++;
             break;
         case STEP_JOB:
-            if (!top || !iteration(s, b->body_first, b->body_count, false, c, n, sends))
+            if (!top || !iteration(x, b->body_first, b->body_count, false, c, n, sends, grants))
                 return false;
             break;
         default:
@@ -61,17 +109,18 @@ void an_background_shape(struct an_ctx *c, uint32_t i)
     struct an_thread *t = &c->t[i];
     cycles_t comp = 0;
     uint64_t n = 0;
-    bool sends = false;
+    bool sends = false, grants = false;
     if (t->shape != SHAPE_OTHER || th->passive || th->start != 0 || th->prog_count != 1 ||
         loop->kind != STEP_LOOP ||
-        !iteration(s, loop->body_first, loop->body_count, true, &comp, &n, &sends) || !sends)
+        !iteration(c, loop->body_first, loop->body_count, true, &comp, &n, &sends, &grants) ||
+        !sends)
         return;
     t->bgsend = true;
     t->arr.rate = true;
     t->arr.lt = an_add(comp, an_mul(n, k->entry + k->syscall + k->exit));
     t->arr.ls = an_add(comp, an_mul(n, k->entry));
     /* its context's charge: budget + one entry per period (an_supply) */
-    if (c->mcs && t->has_sc && !t->rr) {
+    if (c->mcs && t->has_sc && !t->rr && !grants) {
         t->arr.sper = t->period;
         t->arr.sbud = an_add(t->budget, c->e_max);
     }

@@ -109,7 +109,8 @@ cycles_t an_blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uint32_
                     *who = k;
                 }
             }
-            b = an_add(b, worst);
+            /* a background job's calls to one server: each may wait */
+            b = an_add(b, an_mul(worst, t->vmult[v] > 1 ? t->vmult[v] : 1));
         }
     return b;
 }
@@ -323,6 +324,20 @@ static void two_jobs(const struct an_win *win, cycles_t b, struct an_busy *r)
     }
 }
 
+bool an_waits_unbounded(const struct an_ctx *c, cycles_t b, cycles_t sw, uint32_t rcv,
+                        struct analysis_thread *out)
+{
+    if (b == AN_INF)
+        set_reason(out, "%s", "unbounded waiting in a server: another client's request can "
+                              "stop it for ever (a fault nobody answers, an unmodelled caller)");
+    else if (sw == AN_INF)
+        snprintf(out->reason, sizeof out->reason,
+                 "its blocking send waits for %s to take the message, and one job of %s has "
+                 "no bound at its level",
+                 c->s->threads[rcv].name, c->s->threads[rcv].name);
+    return b == AN_INF || sw == AN_INF;
+}
+
 /* The device thread's bound: first as if its context never runs out
  * (with the critical instant where it holds); if that cannot be shown,
  * with its throttling. */
@@ -334,18 +349,8 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
     uint32_t who, rcv;
     bool idle;
     cycles_t b = an_blocking(c, i, t->p_eff, &who, &idle), sw = an_send_wait(c, i, &rcv);
-    if (b == AN_INF) {
+    if (an_waits_unbounded(c, b, sw, rcv, out)) {
         t->bound = AN_INF;
-        set_reason(out, "%s", "unbounded waiting in a server: another client's request can "
-                              "stop it for ever (a fault nobody answers, an unmodelled caller)");
-        return;
-    }
-    if (sw == AN_INF) {
-        t->bound = AN_INF;
-        snprintf(out->reason, sizeof out->reason,
-                 "its blocking send waits for %s to take the message, and one job of %s has "
-                 "no bound at its level",
-                 c->s->threads[rcv].name, c->s->threads[rcv].name);
         return;
     }
     /* the wait for the receivers to take its messages is part of each
@@ -404,34 +409,6 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
                  c->s->threads[who].name);
 }
 
-/* A background thread's job (loop [job [compute ...]]) is released when
- * its job step begins, right after the previous job completed: nothing of
- * its own is pending but this job, so its bound is the least fixed point
- * of W + Theta(W + E K(w)) + E K(w) + sum_j I_j(w), with the interference
- * of any window (work carried in) and, its context not being shown never
- * to run out, its own throttling under mcs. Its bound is not learnt by
- * the others (as an interferer it is always ready). */
-static void background_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
-{
-    const struct an_thread *t = &c->t[i];
-    struct an_win w = {c, i, t->prio, false, true, 0, 0, 0, 0, false};
-    bool throttles = c->mcs && t->has_sc && !t->rr;
-    cycles_t theta = 0, wq;
-    /* released while running (its job step begins): one turn to start */
-    w.turn_need = t->work;
-    w.turn_jobs = 1;
-    w.anchors = throttles && !t->sporadic ? 1 : 0;
-    wq = an_fixed_point(&w, t->work, 0, t->work, throttles, &theta);
-    out->may_throttle = throttles;
-    if (wq == AN_INF) {
-        an_overload_reason(&w, out->reason, sizeof out->reason);
-        return;
-    }
-    out->bound = wq;
-    an_keep_terms(&w, 0, SCN_NONE, 1, wq, theta, false, out);
-    out->worst_job = 1;
-}
-
 bool an_thread_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
 {
     struct an_thread *t = &c->t[i];
@@ -447,9 +424,9 @@ bool an_thread_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
         t->lag = an_sporadic_lag(c, i);
     if (t->shape == SHAPE_SERVER || t->shape == SHAPE_HANDLER || !t->has_jobs)
         return no_jobs(c, i, out) || old_lag != t->lag;
-    if (t->shape == SHAPE_OTHER && t->background) {
+    if (t->shape == SHAPE_OTHER && (t->background || t->bgjob)) {
         out->work = t->work;
-        background_bound(c, i, out);
+        an_background_bound(c, i, out); /* analysis_bgjob.c */
         verdict(c->s, i, out);
         return old_lag != t->lag;
     }

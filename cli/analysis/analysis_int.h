@@ -134,9 +134,17 @@ struct an_thread {
     bool background;           /* SHAPE_OTHER loop [job [compute ...]] (and yield):
                                   its own jobs are bounded, as an interferer it is
                                   always ready */
-    bool yields;               /* background: loop [job [...], yield] */
-    bool bgsend;               /* SHAPE_OTHER, one loop of compute, signal, nbsend,
-                                  send and yield (in jobs or not) that sends:
+    bool yields;               /* background or bgjob: loop [job [...], yield] */
+    bool bgjob;                /* SHAPE_OTHER loop [job [...]] (and yield) whose job
+                                  calls modelled servers or sends: its own jobs are
+                                  bounded (analysis_bgjob.c); as an interferer it is
+                                  what it was (its calls known, its context) */
+    /* bgjob: its job's call steps (visits[] holds each server once) and
+     * how many of them call visits[v] */
+    uint32_t job_calls;
+    uint8_t vmult[AN_MAX_CALLS];
+    bool bgsend;               /* SHAPE_OTHER, one loop of compute, call, signal,
+                                  nbsend, send and yield (in jobs or not) that sends:
                                   arr is its sends' rate (analysis_background.c) */
     bool has_jobs;
     bool may_call;             /* its program has a call step somewhere */
@@ -290,6 +298,11 @@ bool an_critical_instant(const struct an_ctx *c, uint32_t i, uint32_t level);
 void an_keep_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
                    cycles_t theta, bool ahead, struct analysis_thread *out);
 
+/* Sets out->reason and returns true when a job's waits have no bound: in
+ * servers (b) or for receiver rcv to take its message (sw) (analysis_bound.c). */
+bool an_waits_unbounded(const struct an_ctx *c, cycles_t b, cycles_t sw, uint32_t rcv,
+                        struct analysis_thread *out);
+
 /* Background senders (analysis_background.c): an_background_shape marks
  * a SHAPE_OTHER thread that is one and sets the rate of its sends (arr);
  * an_background_holds says whether step k is in its loop; eta_0 and
@@ -354,6 +367,17 @@ bool an_endpoint_own(const struct scenario *s, uint32_t ep);
  * notification; analysis_serve_link.c). */
 bool an_device_fires(const struct scenario *s, uint32_t d, uint32_t o);
 uint32_t an_steps_using(const struct scenario *s, enum scn_step_kind kind, uint32_t object);
+
+/* The own jobs of a background loop (analysis_bgjob.c): an_bgjob_model,
+ * once calls are linked, sets a bgjob's work, level and call counts (or
+ * clears bgjob with the reason); an_background_bound bounds one job of a
+ * background or bgjob thread. */
+void an_bgjob_model(struct an_ctx *c, uint32_t i);
+void an_background_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out);
+
+/* The modelled passive server receiving on endpoint `ep`, SCN_NONE if
+ * none or several (analysis_model.c). */
+uint32_t an_server_on(const struct an_ctx *c, uint32_t ep);
 
 /* Step k of the scenario's step table. */
 static inline const struct scn_step *an_step(const struct scenario *s, uint32_t k)

@@ -29,8 +29,7 @@ void an_other(struct an_thread *t, const char *why)
     snprintf(t->why_other, sizeof t->why_other, "%s", why);
 }
 
-/* The passive server receiving on endpoint `ep`, SCN_NONE if none is. */
-static uint32_t server_on(const struct an_ctx *c, uint32_t ep)
+uint32_t an_server_on(const struct an_ctx *c, uint32_t ep)
 {
     uint32_t found = SCN_NONE;
     for (uint32_t i = 0; i < c->n; i++)
@@ -157,23 +156,27 @@ static void serve_shape(const struct scenario *s, uint32_t th, const struct scn_
     t->serve_candidate = true; /* if its notification is signalled too */
 }
 
-/* A background thread: loop [job [compute ...]], jobs back to back, each
+/* A background thread: loop [job [compute / call / signal / nbsend / send
+ * ...]], jobs back to back, each
  * released when its job step begins (SCENARIO-FORMAT.md "Jobs"), so one
  * at a time; or loop [job [...], yield], each job released when the thread
  * runs again after the yield, or at the refill it waited for (a budget
  * < period under mcs), with nothing of its own pending either. Its own
- * jobs get a bound (background_bound); as an interferer it is always
+ * jobs get a bound (analysis_bgjob.c); as an interferer it is always
  * ready, and only its context bounds it (SHAPE_OTHER). */
 static void background_shape(const struct scenario *s, const struct scn_step *job,
                              struct an_thread *t)
 {
+    bool compute_only = true;
     an_other(t, "a background loop [job] (always ready)");
     for (uint32_t k = 0; k < job->body_count; k++)
-        if (an_step(s, job->body_first + k)->kind != STEP_COMPUTE)
-            return;
+        compute_only &= an_step(s, job->body_first + k)->kind == STEP_COMPUTE;
     if (!job_body(s, job, t))
         return;
-    t->background = true;
+    /* calls or sends: its own jobs are analysis_bgjob.c's, once its calls
+     * are known (an_bgjob_model) */
+    t->background = compute_only;
+    t->bgjob = !compute_only;
     t->work = t->compute_max;
 }
 
@@ -341,7 +344,7 @@ static void link_calls(struct an_ctx *c)
     for (uint32_t i = 0; i < c->n; i++) {
         struct an_thread *t = &c->t[i];
         if (t->shape == SHAPE_SERVER && t->nested != SCN_NONE &&
-            (t->nested = server_on(c, t->nested)) == SCN_NONE)
+            (t->nested = an_server_on(c, t->nested)) == SCN_NONE)
             an_other(t, "calls an endpoint no modelled server receives on");
     }
     for (uint32_t i = 0; i < c->n; i++) {
@@ -350,7 +353,7 @@ static void link_calls(struct an_ctx *c)
         active_calls(c, i);
         linked = t->shape == SHAPE_DEVICE || t->msg_object != SCN_NONE;
         for (uint32_t v = 0; linked && v < t->n_visits; v++)
-            if ((t->visits[v] = server_on(c, t->visits[v])) == SCN_NONE ||
+            if ((t->visits[v] = an_server_on(c, t->visits[v])) == SCN_NONE ||
                 c->t[t->visits[v]].shape != SHAPE_SERVER) {
                 an_other(t, "calls an endpoint no modelled server receives on");
                 t->msg_object = SCN_NONE;
@@ -401,7 +404,7 @@ static bool collect_calls(const struct an_ctx *c, uint32_t first, uint32_t count
             return false;
         if (b->kind != STEP_CALL)
             continue;
-        sv = server_on(c, b->object);
+        sv = an_server_on(c, b->object);
         if (sv == SCN_NONE || c->t[sv].shape != SHAPE_SERVER)
             return false;
         for (v = 0; v < t->n_visits && t->visits[v] != sv; v++)
@@ -458,6 +461,9 @@ static void other_calls(struct an_ctx *c)
         t->only_calls = t->calls_known && !th->passive && only_steps(c->s, th->prog_first,
                                                                      th->prog_count);
     }
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->t[i].bgjob)
+            an_bgjob_model(c, i); /* a background job's calls, work and level */
 }
 
 /* W and p_eff of a device thread, once servers are linked. */

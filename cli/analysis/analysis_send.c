@@ -17,7 +17,10 @@
 
 uint64_t an_wakes_per_job(const struct an_thread *t)
 {
-    return an_add(an_add(an_add(1, t->n_visits), t->bsends), t->acalls);
+    /* a background job's calls: visits[] holds each server once */
+    return an_add(an_add(an_add(1, t->job_calls > t->n_visits ? t->job_calls : t->n_visits),
+                         t->bsends),
+                  t->acalls);
 }
 
 bool an_send_receiver(const struct an_ctx *c, uint32_t i, uint32_t r)

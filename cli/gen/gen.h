@@ -114,6 +114,10 @@ struct gen_knobs {
      * message threads of one sender, this share is woken by a background
      * thread's job instead (drawn when there is one). */
     uint32_t bgsend_share;
+    /* Background callers (default 0, own streams "gen:bgcall:I"): of the
+     * background threads whose job calls no server, this share calls one
+     * (a drawn server, between two halves of its compute). */
+    uint32_t bgcall_share;
     /* Microkit protected procedures (default 0, own streams "gen:ppc:K"):
      * of the servers without a timeout handler, this share is written as a
      * passive PD's serve loop with an endpoint (protected handler 0: the

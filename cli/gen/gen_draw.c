@@ -363,6 +363,30 @@ static void draw_bgsends(const struct gen_knobs *k, uint64_t seed, struct gen_sy
     }
 }
 
+/* Background callers (knob bgcall_share), from their own streams: a
+ * background thread whose job calls nothing calls a drawn server between
+ * the two halves of its compute. */
+static void draw_bgcalls(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
+{
+    for (uint32_t i = 0; i < g->n_threads && k->bgcall_share > 0 && g->n_servers > 0; i++) {
+        struct gen_job_thread *t = &g->threads[i];
+        struct rng r;
+        char name[48];
+        if (t->driver != GEN_BACKGROUND || t->server != SCN_NONE)
+            continue;
+        snprintf(name, sizeof name, "gen:bgcall:%u", i);
+        gen_stream(&r, seed, name);
+        if (!chance(&r, k->bgcall_share))
+            continue;
+        t->server = (uint32_t)rng_uniform(&r, 0, g->n_servers - 1);
+        t->post_max = t->pre_max / 2;
+        t->post_min = t->post_max - t->post_max * k->compute_spread / 1000;
+        t->pre_max -= t->post_max;
+        if (t->pre_min > t->pre_max)
+            t->pre_min = t->pre_max;
+    }
+}
+
 /* Blocking sends (knob send_share), from their own streams: a message
  * thread woken through an endpoint by one sender gets a `send`. */
 static void draw_sends(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
@@ -489,9 +513,9 @@ static int check_knobs(const struct gen_knobs *k, char *why, size_t why_len)
         bad = "periods must be at least 1";
     else if (k->message_share > 1000 || k->background_share > 1000 || k->serve_share > 1000 ||
              k->send_share > 1000 || k->bgsend_share > 1000 || k->ppc_share > 1000 ||
-             k->passive_share > 1000 || k->active_share > 1000)
+             k->passive_share > 1000 || k->active_share > 1000 || k->bgcall_share > 1000)
         bad = "message_share, background_share, serve_share, send_share, bgsend_share, "
-              "ppc_share, passive_share and active_share are per mille";
+              "ppc_share, passive_share, active_share and bgcall_share are per mille";
     else if (k->classic_tick && (k->tick_min == 0 || k->tick_min > k->tick_max))
         bad = "0 < tick_min <= tick_max";
     if (bad)
@@ -529,6 +553,7 @@ int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *g, cha
     }
     draw_messages(k, seed, g);
     draw_serve(k, seed, g);
+    draw_bgcalls(k, seed, g);
     draw_bgsends(k, seed, g);
     draw_sends(k, seed, g);
     draw_passive(k, seed, g);

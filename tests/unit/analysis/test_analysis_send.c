@@ -1,6 +1,7 @@
 /*
- * cli/analysis: blocking sends and background senders (docs/analysis.md,
- * "Blocking sends", "Background senders"), on
+ * cli/analysis: blocking sends, background senders and the own jobs of
+ * background loops that call or send (docs/analysis.md, "Blocking sends",
+ * "Background senders", "Background threads"), on
  * small scenarios of tests/data/analysis/ whose bounds are computed by
  * hand below and asserted exactly, and simulated: every observed worst
  * response is within its bound.
@@ -133,12 +134,96 @@ static void test_bg_send(void **state)
     scenario_release(&s);
 }
 
+/* bg_call.yaml, zero kernel costs (E = 0), MIN_BUDGET 10us. bg (prio
+ * 100, 3ms / 10ms constant bandwidth) is loop [job [compute 1ms; call
+ * table]]: store (prio 150) 400us, so W = 1.4ms at level 100. A job is
+ * released when its job step begins, nothing else of its own pending.
+ *  - ctl (prio 120, round robin, 1ms every 10ms): bg's and lo's requests
+ *    reach 150 (one in progress each: ctl waits on no idle CPU): 1 + 0.4 +
+ *    0.4 = 1.8ms <= delta(2): R = 1.8ms, both schedulers.
+ *  - bg, mcs: lo (1.5ms / 2ms) may run out inside store, which has no
+ *    timeout handler: B = r + Theta_lo(r), m = 2 MIN_BUDGET + E = 20us,
+ *    lo's run 1.5 - 0.03 = 1.47ms, episode 2 x 2 - 1.5 + 0.02 = 2.52ms,
+ *    Theta_lo(0.4) = 2 x 2.52 = 5.04: B = 5.44ms, and the CPU may idle.
+ *    Own throttling: run 3 - 0.03 = 2.97ms, episode 20 - 3 + 0.02 = 17.02ms,
+ *    Theta(1.4) = 2 x 17.02 = 34.04ms, plus the refill delays: the window's
+ *    preemption again per anchor (one for a constant-bandwidth context,
+ *    one for waiting behind a client that runs out) and B once more. So
+ *    w = 1.4 + 2 x 5.44 + 34.04 + 3 I(w) = 46.32 + 3 I(w), I(w) = ctl's
+ *    min(eta(w) + 2, eta(w + 1.8)) x 1ms + lo's requests (eta_lo(w) + 2) x
+ *    0.4ms (the CPU may idle): 46.32 -> 46.32 + 3 (5 + 2) = 67.32 -> + 3
+ *    (7 + 2.4) = 74.52 -> + 3 (8 + 2.4) = 77.52 -> 77.52ms.
+ *  - bg, classic: no budgets, no blocking (queued requests are
+ *    interference), no idle CPU: w = 1.4 + ctl + 0.4 (lo's request in
+ *    progress): 1.8 -> 2.8 -> 2.8ms (ctl: eta(4.6ms) = 1 job).
+ * The run: ctl 0 .. 1ms, bg 1 .. 2.4ms: 2.4ms under classic; under mcs bg
+ * is throttled every period (8.8ms). */
+static void test_bg_call(void **state)
+{
+    static const char *const names[] = {"ctl", "bg"};
+    static const cycles_t mcs[] = {1800 * US, 77520 * US}, classic[] = {1800 * US, 2800 * US};
+    struct scenario s;
+    struct analysis_result r;
+    const struct analysis_term *m;
+    (void)state;
+    scnload_must(DATA "bg_call.yaml", &s);
+    ancheck_bounds(&s, SCHED_MCS, names, mcs, 2);
+    ancheck_bounds(&s, SCHED_CLASSIC, names, classic, 2);
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+    assert_int_equal(r.threads[scenario_find_thread(&s, "bg")].work, 1400 * US);
+    m = term_of(&s, &r, "bg", "waiting in servers behind lo");
+    assert_int_equal(m->cycles, 5440 * US);
+    /* 34.04ms + the preemption again per anchor (2 x 10.4ms) + B */
+    m = term_of(&s, &r, "bg", "throttled (own budget 3ms/10ms)");
+    assert_int_equal(m->cycles, 60280 * US);
+    analysis_release(&r);
+    scenario_release(&s);
+}
+
+/* bg_call_send.yaml, zero kernel costs: feeder (prio 20, 2ms / 10ms
+ * constant bandwidth) is loop [job [compute 500-600us; call table;
+ * signal tick_n]], store 300-400us; handler (prio 10, 1ms) waits on
+ * tick_n; logger (prio 5, 1ms every 60ms). feeder's signals: one
+ * iteration between two, at least l_t = l_s = 0.5 + 0.3 = 0.8ms (the
+ * server's least compute runs on and is charged to feeder's context):
+ * eta(d) = min(ceil(d / 0.8ms), floor(2 ceil(d / 10ms) / 0.8ms) + 1),
+ * delta(2) = 0.8ms, delta(3) = 1.6ms, delta(4) = 10ms + 1 cycle.
+ *  - feeder, its own job (mcs): W = 0.6 + 0.4 = 1ms at level 20, nothing
+ *    above, no other client of store; Theta(1) = 2 x (20 - 2 + 0.02) =
+ *    36.04ms (run 1.97ms), the preemption again is 0: 37.04ms. classic:
+ *    1ms.
+ *  - handler (mcs): feeder interferes by its budget, 2 ceil(w / 10ms).
+ *    Busy window: w(1) = 3, w(2) = 4 (bound 3.2), w(3) = 5 (bound 3.4),
+ *    5 <= delta(4): R = 3.4ms (the two-job bound is 4ms).
+ *  - logger (mcs): w = 1 + 2 ceil(w / 10) + min(eta_h(w) + 2, eta_h(w +
+ *    3.4ms)) x 1ms: 1 -> 1 + 2 + 3 = 6 -> 6ms.
+ *  - classic: nothing bounds feeder's CPU time: handler and logger have no
+ *    bound. */
+static void test_bg_call_send(void **state)
+{
+    static const char *const names[] = {"feeder", "handler", "logger"};
+    static const cycles_t mcs[] = {37040 * US, 3400 * US, 6 * MS}, classic[] = {1 * MS};
+    struct scenario s;
+    struct analysis_result r;
+    (void)state;
+    scnload_must(DATA "bg_call_send.yaml", &s);
+    ancheck_bounds(&s, SCHED_MCS, names, mcs, 3);
+    ancheck_bounds(&s, SCHED_CLASSIC, names, classic, 1);
+    assert_int_equal(analysis_run(&s, SCHED_CLASSIC, &r), 0);
+    for (uint32_t k = 1; k < 3; k++)
+        assert_int_equal(r.threads[scenario_find_thread(&s, names[k])].bound, ANALYSIS_NO_BOUND);
+    analysis_release(&r);
+    scenario_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_send_down),
         cmocka_unit_test(test_send_up),
         cmocka_unit_test(test_bg_send),
+        cmocka_unit_test(test_bg_call),
+        cmocka_unit_test(test_bg_call_send),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,6 +54,9 @@ struct tally {
     uint64_t ppc, ppc_finite;
     /* passive handlers on their notification's context (passive_share) */
     uint64_t passive, passive_finite;
+    /* background loops whose job calls or sends; threads woken by one
+     * whose job calls */
+    uint64_t bgjob, bgjob_finite, bgrecv, bgrecv_finite;
 };
 
 /* The first step of thread i's loop, NULL if its program is not a loop. */
@@ -133,6 +136,36 @@ static bool sends_blocking(const struct scenario *s, uint32_t i)
     return has_send(s, s->threads[i].prog_first, s->threads[i].prog_count);
 }
 
+/* Thread i is a background loop (loop [job [...]] or with a yield after
+ * the job) whose job calls (`call`; with an `object`, and also signals,
+ * nbsends or sends to it), or calls or sends (!call). */
+static bool bg_job(const struct scenario *s, uint32_t i, bool call, uint32_t object)
+{
+    const struct scn_step *b = loop_head(s, i);
+    bool calls = false, sends = false;
+    if (!b || b->kind != STEP_JOB)
+        return false;
+    for (uint32_t k = b->body_first; k < b->body_first + b->body_count; k++) {
+        const struct scn_step *x = &s->steps[k];
+        calls |= x->kind == STEP_CALL;
+        sends |= (x->kind == STEP_SIGNAL || x->kind == STEP_NBSEND || x->kind == STEP_SEND) &&
+                 (object == SCN_NONE || x->object == object);
+    }
+    return call ? calls && (object == SCN_NONE || sends) : calls || sends;
+}
+
+/* Woken by a message sent in the job of a background loop that calls. */
+static bool by_bg_caller(const struct scenario *s, uint32_t i)
+{
+    const struct scn_step *b = loop_head(s, i);
+    if (!by_message(s, i))
+        return false;
+    for (uint32_t k = 0; k < s->n_threads; k++)
+        if (k != i && bg_job(s, k, true, b->object))
+            return true;
+    return false;
+}
+
 /* Another thread at its priority is always ready (loop [job ...]). */
 static bool beside_ready(const struct scenario *s, uint32_t i)
 {
@@ -175,6 +208,10 @@ static void report(const char *what, const struct tally *t)
            what, (unsigned long long)t->ppc_finite, (unsigned long long)t->ppc);
     printf("%s: passive handlers on their notification's context: %llu of %llu finite\n",
            what, (unsigned long long)t->passive_finite, (unsigned long long)t->passive);
+    printf("%s: background jobs that call or send: %llu of %llu finite; woken by a "
+           "background caller: %llu of %llu finite\n",
+           what, (unsigned long long)t->bgjob_finite, (unsigned long long)t->bgjob,
+           (unsigned long long)t->bgrecv_finite, (unsigned long long)t->bgrecv);
 }
 
 /* Compare one run with the analysis; count violations. */
@@ -266,6 +303,14 @@ static void one_scheduler(const struct scenario *s, uint8_t sched, uint64_t gen_
             t->brecv++;
             t->brecv_finite += a->bound != ANALYSIS_NO_BOUND;
         }
+        if (bg_job(s, i, false, SCN_NONE)) {
+            t->bgjob++;
+            t->bgjob_finite += a->bound != ANALYSIS_NO_BOUND;
+        }
+        if (by_bg_caller(s, i)) {
+            t->bgrecv++;
+            t->bgrecv_finite += a->bound != ANALYSIS_NO_BOUND;
+        }
         if (a->bound == ANALYSIS_NO_BOUND)
             continue;
         t->finite++;
@@ -337,6 +382,8 @@ static void test_analysis_sound_random(void **state)
     k.passive_share = 300;
     /* ... some of them active: a round-robin context of their own */
     k.active_share = 300;
+    /* background loops that call a server: half of those that call none */
+    k.bgcall_share = 500;
     sound(&k, env_or("MCSIM_SOUND_FIRST", 0), env_or("MCSIM_SOUND_SCENARIOS", 150),
           env_or("MCSIM_SOUND_SEEDS", 2));
 }
