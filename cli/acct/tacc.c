@@ -32,6 +32,7 @@ int tacc_init(struct tacc *a, uint32_t n, uint32_t n_devices, cycles_t duration)
         a->t[i].unfinished = a->t[i].first_failed = no_job;
         a->ctx[i].last_replenish = SINK_NO_TIME;
         a->ntfn[i].last_replenish = SINK_NO_TIME;
+        a->side[i].last_abort = SINK_NO_TIME;
     }
     return 0;
 }
@@ -72,6 +73,16 @@ static bool grow(struct tacc *a, void *v, size_t n, size_t *cap, size_t size)
         return true;
     a->failed = true;
     return false;
+}
+
+/* One more (or fewer) aborted call's time or open job held (tacc.held). */
+static void held(struct tacc *a, bool more)
+{
+    if (!more) {
+        a->held--;
+    } else if (++a->held > a->held_max) {
+        a->held_max = a->held;
+    }
 }
 
 static bool thread_ok(const struct tacc *a, uint32_t t)
@@ -162,18 +173,30 @@ void tacc_job(struct tacc *a, const struct sink_job *r)
         t->resp_sum += (int64_t)r->response;
     }
     job_marks(t, r);
-    for (size_t i = s->n_aborts; i-- > 0 && !aborted;)
-        aborted = abort_inside(s->aborts[i], from, r->finish);
+    if (a->ordered) {
+        if (s->last_abort != SINK_NO_TIME) {
+            a->failed |= finished && s->last_abort > r->finish; /* out of order (tacc.h) */
+            aborted = abort_inside(s->last_abort, from, r->finish);
+        }
+    } else {
+        for (size_t i = s->n_aborts; i-- > 0 && !aborted;)
+            aborted = abort_inside(s->aborts[i], from, r->finish);
+    }
     if (aborted) {
         job_aborted(t, missed, &ref);
         return;
     }
     /* open to later aborts: the latest finished job replaces the one before */
-    for (size_t i = 0; finished && i < s->n_open; i++)
-        if (s->open[i].to != SINK_NO_TIME)
+    for (size_t i = 0; finished && i < s->n_open; i++) {
+        if (s->open[i].to != SINK_NO_TIME) {
             s->open[i] = s->open[--s->n_open];
-    if (grow(a, &s->open, s->n_open, &s->cap_open, sizeof *s->open))
+            held(a, false);
+        }
+    }
+    if (grow(a, &s->open, s->n_open, &s->cap_open, sizeof *s->open)) {
         s->open[s->n_open++] = (struct tacc_open_job){from, r->finish, missed, ref};
+        held(a, true);
+    }
 }
 
 static void call_aborted(struct tacc *a, uint32_t thread, cycles_t time)
@@ -181,12 +204,17 @@ static void call_aborted(struct tacc *a, uint32_t thread, cycles_t time)
     struct tacc_side *s = &a->side[thread];
 
     a->t[thread].aborted_calls++;
-    if (grow(a, &s->aborts, s->n_aborts, &s->cap_aborts, sizeof *s->aborts))
+    if (a->ordered) {
+        s->last_abort = time; /* the latest: they come in time order */
+    } else if (grow(a, &s->aborts, s->n_aborts, &s->cap_aborts, sizeof *s->aborts)) {
         s->aborts[s->n_aborts++] = time;
+        held(a, true);
+    }
     for (size_t i = 0; i < s->n_open;) {
         if (abort_inside(time, s->open[i].from, s->open[i].to)) {
             job_aborted(&a->t[thread], s->open[i].missed, &s->open[i].ref);
             s->open[i] = s->open[--s->n_open];
+            held(a, false);
         } else {
             i++;
         }

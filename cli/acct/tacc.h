@@ -11,13 +11,16 @@
  *
  * What the rows' order may be: a thread's call_aborted events and a
  * context's budget events arrive in time order (the recorder's, and the
- * scan's ORDER BY time); jobs, slices and interrupts in any order.
+ * scan's ORDER BY time); jobs, slices and interrupts in any order, unless
+ * the feeder says they come as recorded (tacc.ordered, below).
  * The same rows give the figures the expectations' verdicts name (cli/check:
  * per thread its worst response, earliest unfinished job, first failed
  * job and events by kind; per device its interrupts; the first thread
  * stuck), so neither `mcsim run` nor its checks read the run back.
- * Memory: a few words per thread and device, plus one per aborted call and
- * per throttle not yet ended by a replenish.
+ * Memory: a few words per thread and device, plus one per throttle not yet
+ * ended by a replenish and per job still open to a later abort (the
+ * thread's latest finished one, those restarted unfinished and not yet
+ * aborted), plus, fed in any order (a scan), one per aborted call.
  */
 #ifndef MCSIM_CLI_TACC_H
 #define MCSIM_CLI_TACC_H
@@ -89,12 +92,14 @@ struct tacc_open_job {
     struct tacc_job_ref ref; /* the job, should an abort fail it */
 };
 
-/* Per thread: its aborted calls' times, the jobs still open to them; as a
- * context (the thread's own, or a notification's bound to it, apart): the
- * throttles its next replenish ends. */
+/* Per thread: its aborted calls' times (fed in any order: every one; fed
+ * as recorded: only the latest, last_abort), the jobs still open to them;
+ * as a context (the thread's own, or a notification's bound to it, apart):
+ * the throttles its next replenish ends. */
 struct tacc_side {
     cycles_t *aborts;
     size_t n_aborts, cap_aborts;
+    cycles_t last_abort; /* SINK_NO_TIME: none yet */
     struct tacc_open_job *open;
     size_t n_open, cap_open;
 };
@@ -123,7 +128,21 @@ struct tacc {
     int64_t latency_worst, latency_sum;              /* of the handled */
     int64_t counted[EV_COUNT]; /* the threads' `counted`, and those of no thread */
     struct tacc_stuck stuck;
-    bool failed;                                     /* out of memory: the figures are not */
+    bool failed; /* out of memory, or rows out of the promised order: the figures are not */
+    /* The rows come as the recorder wrote them (tacc_sink.c; set after
+     * tacc_init): a thread's job rows in the order its jobs ended or were
+     * restarted, each after every call_aborted at or before its end and
+     * before every one after its end. Then a job started at `from` and
+     * finished at `to` had an abort inside it iff the thread's latest
+     * abort fed lies in [from, to] (the latest is the nearest to `to`), so
+     * one time per thread is kept instead of every aborted call's: memory
+     * flat in the run's length. A finished job whose end comes before an
+     * abort already fed breaks that promise: the figures are then not
+     * (failed), and `mcsim run` scans the tables instead. */
+    bool ordered;
+    /* aborted calls' times and open jobs held at once, all threads, and the
+     * most ever (unit.tacc: flat in the run's length when ordered) */
+    size_t held, held_max;
     /* the window checks accumulated with it (tacc_sink.h), or NULL; freed
      * by tacc_release */
     struct twin *win;

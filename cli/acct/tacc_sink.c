@@ -28,6 +28,7 @@ static int tee_run_begin(void *self, const struct scenario *s, const struct sink
 
     tacc_tee_release(t);
     if (rc == 0 && tacc_init(&t->acc, s->n_threads + 1, s->n_devices, m->duration) == 0) {
+        t->acc.ordered = true; /* the recorder's order (tacc.h) */
         t->begun = true;
         win_begin(t, s, m->duration);
     }
