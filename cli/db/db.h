@@ -211,6 +211,15 @@ sqlite3 *db_sqlite(struct db *db);
 int64_t db_run_id(const struct db *db);
 
 /*
+ * SQLite's process-wide settings for mcsim: single-threaded, without
+ * memory statistics. Only possible before SQLite's first connection in
+ * the process, so every open of mcsim's calls it first (db_open,
+ * db_open_read, the sweep's results file: cli/sweep/store.c); once is
+ * enough, later calls do nothing.
+ */
+void db_sqlite_config(void);
+
+/*
  * Open the mcsim database at `path` to read it (`check`, `gantt`,
  * `export`, `diff`): nothing is created or written, not even a -wal or
  * -shm file, so a file in a read-only folder opens. The file must exist

@@ -111,9 +111,6 @@ extern const char db_schema_v5_sql[];    /* db_schema_v5.c */
 extern const char db_schema_new_sql[];   /* a new file: versions 1 to 5 in one (db_schema_v5.c) */
 extern const char db_schema_stats_sql[]; /* the stats views: applied after the last version */
 
-/* SQLite's process-wide settings for mcsim (db.c): once, before the
- * first connection. */
-void db_sqlite_config(void);
 
 /* Set db->errmsg to "mcsim: PATH: " and the formatted text. */
 void db_error(struct db *db, const char *fmt, ...);

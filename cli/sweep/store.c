@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "db/db.h"
 #include "mcsim/bootinfo.h"
 #include "util/sha256.h"
 
@@ -162,7 +163,12 @@ int sweep_store_open(const char *path, const struct sweep_spec *spec, const char
     struct sweep_store *s = calloc(1, sizeof *s);
     int64_t tables;
     *out = NULL;
-    if (!s || sqlite3_open(path, &s->db) != SQLITE_OK) {
+    /* configured and opened as mcsim's databases are (db_open): one
+     * thread, no connection mutex */
+    db_sqlite_config();
+    if (!s || sqlite3_open_v2(path, &s->db,
+                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                              NULL) != SQLITE_OK) {
         snprintf(errmsg, errmsg_size, "mcsim: %s: cannot open: %s", path,
                  s && s->db ? sqlite3_errmsg(s->db) : "out of memory");
         goto fail;
