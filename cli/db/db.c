@@ -286,6 +286,24 @@ int db_open(const char *path, struct db **out, char *errmsg, size_t errmsg_size)
     return rc;
 }
 
+/* The write-ahead log into the file and back to a rollback journal, as
+ * db_close does, but reported (db.h). */
+int db_unlog(struct db *db)
+{
+    sqlite3 *sq = db_sqlite(db); /* the rows still queued go in first */
+    int rc;
+
+    if (db->failed)
+        return advice_of(db->code) ? DB_ENVIRONMENT : -1;
+    sqlite3_busy_timeout(sq, 0);
+    rc = sqlite3_exec(sq, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
+    sqlite3_busy_timeout(sq, 5000);
+    if (rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+        return 0; /* converted, or another connection converts it when it closes */
+    db_sqlite_error(db);
+    return advice_of(db->code) ? DB_ENVIRONMENT : -1;
+}
+
 void db_close(struct db *db)
 {
     if (!db)

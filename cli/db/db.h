@@ -191,6 +191,21 @@ int db_open(const char *path, struct db **out, char *errmsg, size_t errmsg_size)
 void db_close(struct db *db);
 
 /*
+ * What db_close does to the file, now, so that a failure can fail the run
+ * before it is marked finished (cli/runcmd: before the verdicts'
+ * transaction): the write-ahead log checkpointed into the file and removed,
+ * the file back in rollback-journal mode, in which what follows (the
+ * verdicts, finished = 1) is written into the file itself. Returns 0 (also
+ * when another connection has the file open: not waited for, the last to
+ * close converts it), DB_ENVIRONMENT when the environment failed (the log
+ * could not be written into the file: a full disk, an I/O error, a file or
+ * folder that cannot be written; db_failure_advice says what to do), or
+ * -1; db_errmsg says why. The run's rows then stay in the -wal file beside
+ * it, with the run unfinished.
+ */
+int db_unlog(struct db *db);
+
+/*
  * The diagnostic of the last failure of `db` or of its sink ("" if none).
  * The string lives as long as the handle.
  */

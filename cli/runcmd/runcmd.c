@@ -218,7 +218,9 @@ int runcmd_environment_failed(const char *cmd, const struct runcmd_args *a, stru
 static struct tacc_tee live;
 static struct db *live_db;
 
-/* Record the verdicts and mark the run finished, in one transaction. */
+/* Record the verdicts and mark the run finished, in one transaction, once
+ * the run's rows are in the file itself (db_unlog): a run whose write-ahead
+ * log cannot be written into the file stays unfinished and fails (4). */
 /* *advice: what to do if the environment failed (taken before the
  * rollback, which resets the connection's error), else NULL. */
 static int record_verdicts(struct db *db, const struct scenario *s,
@@ -228,6 +230,11 @@ static int record_verdicts(struct db *db, const struct scenario *s,
     sqlite3 *sq = db_sqlite(db);
 
     *advice = NULL;
+    if (db_unlog(db) != 0) {
+        snprintf(err, err_len, "%s", db_errmsg(db));
+        *advice = db_failure_advice(db);
+        return -1;
+    }
     if (sqlite3_exec(sq, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
         snprintf(err, err_len, "mcsim: %s", sqlite3_errmsg(sq));
         *advice = db_environment_advice(sq);

@@ -6,6 +6,9 @@
  * earlier runs untouched. The faults are made, not hoped for: an open
  * exclusive transaction of this process, and a file size limit (ulimit
  * -f, SIGXFSZ ignored, so a write past it fails as on a full disk).
+ * The limit also makes the one write that comes after the run's rows fail
+ * alone: the write-ahead log moved into the file (issue 18: that failure
+ * was ignored at close, exit 0 with the run finished only in the log).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -98,11 +101,47 @@ static void test_environment_disk_full(void **state)
     earlier_run_untouched(slices);
 }
 
+/* The run's rows fit in the write-ahead log (under the limit) but not in
+ * the file, already as large as the limit allows after a 2 s run: moving
+ * the log into the file, before the run is marked finished, fails. The run
+ * fails with 4 and stays unfinished, its rows left in env.db-wal; the
+ * earlier run is untouched. */
+static void test_environment_checkpoint(void **state)
+{
+    (void)state;
+    char line[4096];
+    struct stat st;
+    int64_t slices;
+    workdir_clear();
+    assert_int_equal(spawn_shell("run " SCENARIO " -o env.db --duration 2s --quiet"), 0);
+    slices = sqlq_path_int(workdir_file("env.db"), "SELECT count(*) FROM run_slices");
+    assert_int_equal(stat(workdir_file("env.db"), &st), 0);
+    snprintf(line, sizeof line,
+             "ulimit -f %lld && trap '' XFSZ && exec '%s' run " SCENARIO
+             " -o env.db --quiet --duration 200ms",
+             (long long)(st.st_size / 512 + 1), getenv("MCSIM_BIN"));
+    assert_int_equal(spawn_sh(line), 4);
+    assert_string_equal(spawn_err,
+                        "mcsim: run: cannot record to env.db: the disk failed to read or write it: "
+                        "check the disk, or record to a file on another disk with -o; run 2 is "
+                        "left unfinished (finished = 0), the file's earlier runs are untouched\n");
+    assert_int_equal(stat(workdir_file("env.db-wal"), &st), 0);
+    assert_true(st.st_size > 0);
+    earlier_run_untouched(slices);
+    /* the run's rows were all written (in the log): only the move failed */
+    assert_int_equal(sqlq_path_int(workdir_file("env.db"), "SELECT count(*) FROM runs"), 2);
+    assert_true(sqlq_path_int(workdir_file("env.db"),
+                              "SELECT count(*) FROM run_slices WHERE run_id = 2") > 0);
+    assert_int_equal(sqlq_path_int(workdir_file("env.db"),
+                                   "SELECT count(*) FROM expectations WHERE run_id = 2"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_environment_locked),
         cmocka_unit_test(test_environment_disk_full),
+        cmocka_unit_test(test_environment_checkpoint),
     };
     return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }
