@@ -298,11 +298,21 @@ static const char *expect_scheduler_name(uint8_t mode)
 
 static int expect_load_run(struct expect_run *run)
 {
-    sqlite3_stmt *st = expect_prepare(run, "SELECT scheduler, duration, cpu_hz, timer_hz FROM runs"
-                                           " WHERE run_id = ?1");
+    sqlite3_stmt *st;
     bool row;
     int rc;
 
+    if (!run->db) { /* an unrecorded run: the scenario's, as db_sink records them */
+        run->scheduler = run->s->scheduler;
+        run->duration = run->s->duration;
+        run->cpu_hz = run->s->cpu_hz;
+        run->timer_hz = run->s->timer_hz;
+        if (run->timer_hz == 0 || run->timer_hz > run->cpu_hz)
+            run->timer_hz = run->cpu_hz;
+        return 0;
+    }
+    st = expect_prepare(run, "SELECT scheduler, duration, cpu_hz, timer_hz FROM runs"
+                                           " WHERE run_id = ?1");
     if (!st)
         return -1;
     rc = expect_step(run, st, &row);
@@ -380,6 +390,10 @@ int expect_evaluate_acc(sqlite3 *db, int64_t run_id, const struct scenario *s,
     int rc = 0;
 
     errmsg[0] = '\0';
+    if (!db && !acc) {
+        snprintf(errmsg, errmsg_size, "mcsim: internal error: no run to evaluate");
+        return -1;
+    }
     if (expect_load_run(&run) != 0)
         return -1;
     for (uint32_t i = 0; rc == 0 && i < s->n_expects; i++)

@@ -63,6 +63,9 @@ int expect_evaluate(sqlite3 *db, int64_t run_id, const struct scenario *s, cycle
  * (acct/tacc_sink.h: `mcsim run`) or scanned by the caller; with acc NULL
  * (expect_evaluate) from one scan of the run's tables (tacc_scan), made
  * when the first expectation other than budget: respected needs it.
+ * db NULL: a run not recorded (`mcsim run --seeds`), evaluated from `acc`
+ * alone (its window checks too, for budget: respected), the run's
+ * scheduler, duration and clocks the scenario's.
  */
 struct tacc;
 int expect_evaluate_acc(sqlite3 *db, int64_t run_id, const struct scenario *s,

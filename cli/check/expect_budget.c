@@ -79,6 +79,11 @@ int expect_budget(struct expect_run *run, struct expect_result *out)
 
     if (live && live->has_budget && twin_ok(live)) {
         bwin_verdict(&live->budget, &v);
+    } else if (!run->db) {
+        snprintf(run->errmsg, run->errmsg_size,
+                 "mcsim: internal error: budget: respected of an unrecorded run without its "
+                 "windows");
+        return -1;
     } else {
         struct bwin_clock clock = budget_clock_of(run);
         struct twin_want want = {.budget = true, .allowance = run->allowance};

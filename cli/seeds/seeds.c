@@ -11,9 +11,11 @@
 
 #include <mcsim/bootinfo.h>
 
+#include "acct/tacc_sink.h"
 #include "check/expect.h"
 #include "db/db.h"
 #include "engine.h"
+#include "null_sink.h"
 #include "summary/summary.h"
 #include "util/grow.h"
 
@@ -76,7 +78,31 @@ static int keep_response(struct seeds_thread *t, uint64_t r)
     return 0;
 }
 
-/* The run's jobs into the per-thread tallies. */
+/* A job of thread `tid` (the tables' thread_id: the root task 0) of
+ * `seed`: response SINK_NO_TIME if unfinished. */
+static int tally_job(struct seeds_state *st, int64_t tid, uint64_t response, bool missed,
+                     uint64_t seed)
+{
+    struct seeds_thread *t;
+
+    if (tid < 1 || (uint64_t)tid > st->s->n_threads)
+        return 0;
+    t = &st->threads[tid - 1];
+    t->jobs++;
+    t->missed += missed;
+    if (response == SINK_NO_TIME)
+        return 0;
+    if (keep_response(t, response) != 0)
+        return -1;
+    if (!t->has_worst || response > t->worst) {
+        t->worst = response;
+        t->worst_seed = seed;
+        t->has_worst = true;
+    }
+    return 0;
+}
+
+/* The recorded run's jobs into the per-thread tallies. */
 static int tally_jobs(struct seeds_state *st, sqlite3 *db, int64_t run_id, uint64_t seed)
 {
     sqlite3_stmt *q;
@@ -86,25 +112,13 @@ static int tally_jobs(struct seeds_state *st, sqlite3 *db, int64_t run_id, uint6
                            -1, &q, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_int64(q, 1, run_id);
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        int64_t tid = sqlite3_column_int64(q, 0);
-        struct seeds_thread *t;
-        if (tid < 1 || (uint64_t)tid > st->s->n_threads)
-            continue;
-        t = &st->threads[tid - 1];
-        t->jobs++;
-        t->missed += sqlite3_column_int64(q, 2) != 0;
-        if (sqlite3_column_type(q, 1) == SQLITE_NULL)
-            continue;
-        uint64_t r = (uint64_t)sqlite3_column_int64(q, 1);
-        if (keep_response(t, r) != 0)
-            break;
-        if (!t->has_worst || r > t->worst) {
-            t->worst = r;
-            t->worst_seed = seed;
-            t->has_worst = true;
-        }
-    }
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW &&
+           tally_job(st, sqlite3_column_int64(q, 0),
+                     sqlite3_column_type(q, 1) == SQLITE_NULL
+                         ? SINK_NO_TIME
+                         : (uint64_t)sqlite3_column_int64(q, 1),
+                     sqlite3_column_int64(q, 2) != 0, seed) == 0)
+        ;
     sqlite3_finalize(q);
     return rc == SQLITE_DONE ? 0 : -1;
 }
@@ -131,43 +145,78 @@ static void tally_verdicts(struct seeds_state *st, uint64_t seed)
     }
 }
 
-/* One seed: run, record, evaluate. The exit status it calls for (0 if
- * none). */
+/* An unrecorded seed's rows: none is kept but its jobs, tallied as the
+ * recorder writes them (the columns tally_jobs reads from a recorded one). */
+struct seed_jobs {
+    struct trace_sink_ops ops;
+    struct seeds_state *st;
+    uint64_t seed;
+};
+
+static int seed_job(void *self, const struct sink_job *r)
+{
+    struct seed_jobs *j = self;
+
+    return tally_job(j->st, r->thread == SINK_NO_THREAD ? -1 : (int64_t)r->thread, r->response,
+                     r->missed, j->seed);
+}
+
+/* One seed: run (recorded with --record, else into nothing), evaluate
+ * from the run's accounting accumulated as it ran (acct/tacc_sink.h). The
+ * exit status it calls for (0 if none). */
 static int one_seed(struct seeds_state *st, uint64_t seed)
 {
     const struct seeds_options *o = st->o;
-    char err[DB_ERRMSG_MAX];
-    struct db *db;
+    char err[DB_ERRMSG_MAX] = "";
+    struct db *db = NULL;
     struct eng_result r;
+    struct tacc_tee tee;
+    struct seed_jobs jobs = {.ops = null_sink_ops, .st = st, .seed = seed};
+    struct twin_want want = {.allowance = expect_entry_allowance(&st->s->costs)};
+    const struct tacc *acc;
     struct eng_options eo = {.seed = seed, .duration = st->s->duration,
                              .scheduler = st->s->scheduler, .trace_full = o->trace_full,
                              .version = MCSIM_VERSION, .stop = o->stop};
     int status = 0;
-    if (db_open(o->record ? o->db : ":memory:", &db, err, sizeof err) != 0) {
+
+    jobs.ops.job = seed_job;
+    if (o->record && db_open(o->db, &db, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 2;
     }
-    eo.sink = db_sink(db, (int64_t)time(NULL));
+    eo.sink = tacc_tee_sink(&tee, db ? db_sink(db, (int64_t)time(NULL))
+                                     : (struct trace_sink){.ops = &jobs.ops, .self = &jobs});
+    for (uint32_t i = 0; i < st->s->n_expects; i++)
+        want.budget |= st->s->expects[i].kind == EXPECT_BUDGET_RESPECTED;
+    tacc_tee_want(&tee, &want);
     eng_run(st->s, &eo, &r);
+    acc = tacc_tee_result(&tee);
     if (r.status == ENG_INTERRUPTED) {
         status = 130;
     } else if (r.status != ENG_OK) {
         fprintf(stderr, "mcsim: run: seed %" PRIu64 ": %s%s%s\n", seed, r.error,
                 r.status == ENG_SINK_ERROR ? ": " : "",
-                r.status == ENG_SINK_ERROR ? db_errmsg(db) : "");
+                r.status != ENG_SINK_ERROR ? ""
+                : db                       ? db_errmsg(db)
+                                           : "out of memory");
         status = 3;
-    } else if (expect_evaluate(db_sqlite(db), db_run_id(db), st->s,
-                               expect_entry_allowance(&st->s->costs), st->verdicts, err,
-                               sizeof err) != 0 ||
-               (o->record && expect_record(db_sqlite(db), db_run_id(db), st->s, st->verdicts,
-                                           err, sizeof err) != 0) ||
-               tally_jobs(st, db_sqlite(db), db_run_id(db), seed) != 0) {
-        fprintf(stderr, "mcsim: run: seed %" PRIu64 ": %s\n", seed, err);
+    } else if (!acc) {
+        fprintf(stderr, "mcsim: run: seed %" PRIu64 ": internal error: no accounting of the run\n",
+                seed);
+        status = 3;
+    } else if (expect_evaluate_acc(db ? db_sqlite(db) : NULL, db ? db_run_id(db) : 0, st->s,
+                                   want.allowance, acc, st->verdicts, err, sizeof err) != 0 ||
+               (db && expect_record(db_sqlite(db), db_run_id(db), st->s, st->verdicts, err,
+                                    sizeof err) != 0) ||
+               (db && tally_jobs(st, db_sqlite(db), db_run_id(db), seed) != 0)) {
+        fprintf(stderr, "mcsim: run: seed %" PRIu64 ": %s\n", seed,
+                err[0] ? err : "out of memory");
         status = 3;
     } else {
         tally_verdicts(st, seed);
         st->runs++;
     }
+    tacc_tee_release(&tee);
     db_close(db);
     return status;
 }

@@ -5,10 +5,12 @@
  * with the seed that gave it (so it can be re-run alone and drawn), and
  * every expectation evaluated on every seed (README "Seeds").
  *
- * Each seed's run is recorded into a database, the -o file with
- * --record (one run per seed, checkable and drawable later), otherwise an
- * in-memory one dropped after the seed, so that the expectations are the
- * SQL of cli/check/expect.c either way.
+ * Each seed's expectations are evaluated from its accounting accumulated
+ * as it runs (acct/tacc_sink.h, as `mcsim run`'s). With --record each
+ * seed's run is also recorded into the -o file (one run per seed,
+ * checkable and drawable later); without, nothing is kept of a run but
+ * its jobs' responses (for the percentiles over every seed): memory flat
+ * in the run's length, no database.
  */
 #ifndef MCSIM_SEEDS_SEEDS_H
 #define MCSIM_SEEDS_SEEDS_H

@@ -133,12 +133,55 @@ static void test_seeds_bad_usage(void **state)
     assert_int_equal(workdir_count(), 0);
 }
 
+/* Issue 18: an unrecorded seed is evaluated from the accounting
+ * accumulated as it runs, with no database (memory flat in the run's
+ * length); a recorded one from its accounting too, its jobs from the
+ * file. Both print the same verdicts (every kind of expectation these
+ * scenarios have: deadlines, max_response, counts, budget: respected;
+ * failed and passed) and the same table, but the line saying where the
+ * runs went. */
+static void test_seeds_unrecorded_same(void **state)
+{
+    static const char *const paths[] = {
+        MCSIM_SOURCE_DIR "/scenarios/shared_server.yaml",
+        MCSIM_SOURCE_DIR "/scenarios/server_exhausts_reset.yaml",
+        MCSIM_SOURCE_DIR "/scenarios/lo_overrun.yaml",
+        MCSIM_SOURCE_DIR "/bench/aborts.yaml",
+    };
+    static char unrec[SPAWN_OUT_MAX];
+    int status;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        status = spawn_mcsim("run", paths[i], "--seeds", "3", "--duration", "200ms", NULL);
+        assert_true(status == 0 || status == 1);
+        assert_string_equal(spawn_err, "");
+        assert_non_null(strstr(spawn_out, "(not recorded: --record keeps them)\n"));
+        snprintf(unrec, sizeof unrec, "%s", spawn_out);
+        assert_false(workdir_exists("mcsim.db"));
+        assert_int_equal(spawn_mcsim("run", paths[i], "--seeds", "3", "--duration", "200ms",
+                                     "--record", "-o", "s.db", NULL),
+                         status);
+        char *a = strstr(unrec, " runs (not recorded: --record keeps them)\n");
+        char *b = strstr(spawn_out, " runs, recorded in s.db\n");
+        assert_non_null(b);
+        /* the same before and after that line */
+        assert_int_equal(a - unrec, b - spawn_out);
+        assert_memory_equal(unrec, spawn_out, (size_t)(a - unrec));
+        assert_string_equal(strchr(a, '\n'), strchr(b, '\n'));
+        assert_int_equal(sqlq_path_int(workdir_file("s.db"),
+                                       "SELECT count(*) FROM runs WHERE finished"), 3);
+        workdir_clear();
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_seeds_worst_seed_rerun, workdir_empty),
         cmocka_unit_test_setup(test_seeds_failing_seeds_listed, workdir_empty),
         cmocka_unit_test_setup(test_seeds_bad_usage, workdir_empty),
+        cmocka_unit_test_setup(test_seeds_unrecorded_same, workdir_empty),
     };
     if (workdir_create("seeds") != 0)
         return 1;
