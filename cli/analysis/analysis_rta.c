@@ -383,8 +383,13 @@ void an_overload_reason(const struct an_win *w, char *buf, size_t len)
         if (count > 1)
             snprintf(more, sizeof more, "; nor that of %u more", count - 1);
         snprintf(buf, len, "overload: nothing bounds the interference of %s (%s%s): %s%s",
-                 c->s->threads[first].name, t->shape == SHAPE_OTHER ? "program not modelled: " : "",
-                 t->shape == SHAPE_OTHER ? t->why_other : "its demand", unbounded_why(w, first),
+                 c->s->threads[first].name,
+                 t->shape == SHAPE_OTHER && !t->background && !t->bgjob ? "program not modelled: "
+                                                                          : "",
+                 t->background || t->bgjob ? "a background loop: always ready"
+                 : t->shape == SHAPE_OTHER ? t->why_other
+                                           : "its demand",
+                 unbounded_why(w, first),
                  more);
         return;
     }
