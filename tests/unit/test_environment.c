@@ -53,6 +53,25 @@ static void earlier_run_untouched(int64_t slices)
                      0);
 }
 
+/* A second run of SCENARIO into env.db (with `args`) under a file size
+ * limit of env.db's size now and 512 bytes more (ulimit -f counts 512-byte
+ * blocks in sh), less than one page, in any file: it fails with 4, run 2
+ * left unfinished. */
+static void run_beyond_file_size(const char *args)
+{
+    char line[4096];
+    struct stat st;
+    assert_int_equal(stat(workdir_file("env.db"), &st), 0);
+    snprintf(line, sizeof line,
+             "ulimit -f %lld && trap '' XFSZ && exec '%s' run " SCENARIO " -o env.db --quiet %s",
+             (long long)(st.st_size / 512 + 1), getenv("MCSIM_BIN"), args);
+    assert_int_equal(spawn_sh(line), 4);
+    assert_string_equal(spawn_err,
+                        "mcsim: run: cannot record to env.db: the disk failed to read or write it: "
+                        "check the disk, or record to a file on another disk with -o; run 2 is "
+                        "left unfinished (finished = 0), the file's earlier runs are untouched\n");
+}
+
 static void test_environment_locked(void **state)
 {
     (void)state;
@@ -77,27 +96,15 @@ static void test_environment_locked(void **state)
 static void test_environment_disk_full(void **state)
 {
     (void)state;
-    char line[4096];
-    struct stat st;
     int64_t slices;
     first_run();
     slices = sqlq_path_int(workdir_file("env.db"), "SELECT count(*) FROM run_slices");
-    assert_int_equal(stat(workdir_file("env.db"), &st), 0);
-    /* room for 512 bytes more (ulimit -f counts 512-byte blocks in sh), less
-     * than one page, in any file: the run's rows (--trace full: every kernel
-     * event) take more than the file of the schema and the first run, so
-     * its write-ahead log outgrows the limit too */
-    snprintf(line, sizeof line,
-             "ulimit -f %lld && trap '' XFSZ && exec '%s' run " SCENARIO
-             " -o env.db --quiet --trace full",
-             (long long)(st.st_size / 512 + 1), getenv("MCSIM_BIN"));
-    assert_int_equal(spawn_sh(line), 4);
-    /* a write past the limit fails with EFBIG: SQLite's I/O error (a full
-     * disk, ENOSPC, is its SQLITE_FULL: "the disk is full: ...") */
-    assert_string_equal(spawn_err,
-                        "mcsim: run: cannot record to env.db: the disk failed to read or write it: "
-                        "check the disk, or record to a file on another disk with -o; run 2 is "
-                        "left unfinished (finished = 0), the file's earlier runs are untouched\n");
+    /* the run's rows (--trace full: every kernel event) take more than the
+     * file of the schema and the first run, so its write-ahead log
+     * outgrows the limit too; a write past the limit fails with EFBIG:
+     * SQLite's I/O error (a full disk, ENOSPC, is its SQLITE_FULL: "the
+     * disk is full: ...") */
+    run_beyond_file_size("--trace full");
     earlier_run_untouched(slices);
 }
 
@@ -109,22 +116,12 @@ static void test_environment_disk_full(void **state)
 static void test_environment_checkpoint(void **state)
 {
     (void)state;
-    char line[4096];
     struct stat st;
     int64_t slices;
     workdir_clear();
     assert_int_equal(spawn_shell("run " SCENARIO " -o env.db --duration 2s --quiet"), 0);
     slices = sqlq_path_int(workdir_file("env.db"), "SELECT count(*) FROM run_slices");
-    assert_int_equal(stat(workdir_file("env.db"), &st), 0);
-    snprintf(line, sizeof line,
-             "ulimit -f %lld && trap '' XFSZ && exec '%s' run " SCENARIO
-             " -o env.db --quiet --duration 200ms",
-             (long long)(st.st_size / 512 + 1), getenv("MCSIM_BIN"));
-    assert_int_equal(spawn_sh(line), 4);
-    assert_string_equal(spawn_err,
-                        "mcsim: run: cannot record to env.db: the disk failed to read or write it: "
-                        "check the disk, or record to a file on another disk with -o; run 2 is "
-                        "left unfinished (finished = 0), the file's earlier runs are untouched\n");
+    run_beyond_file_size("--duration 200ms");
     assert_int_equal(stat(workdir_file("env.db-wal"), &st), 0);
     assert_true(st.st_size > 0);
     earlier_run_untouched(slices);
