@@ -120,13 +120,17 @@ cycles_t an_blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uint32_
 static bool crit_ok(const struct an_ctx *c, uint32_t j)
 {
     const struct an_thread *t = &c->t[j];
+    if (t->shape == SHAPE_SERVE)
+        return an_serve_crit(c, j); /* a served thread (analysis_serve_link.c) */
     return t->shape == SHAPE_DEVICE && t->n_visits == 0 && t->bsends == 0 && t->acalls == 0 &&
            (!c->mcs || t->rr || t->safe);
 }
 
 /* The critical instant holds when nothing at the level can carry work in
  * or suspend: every such thread is a device thread without calls that
- * never runs out of budget, and no lower thread's request reaches it. */
+ * never runs out of budget, or a served thread of that kind whose
+ * pending work is all visible (an_serve_crit), and no lower thread's
+ * request reaches it. */
 bool an_critical_instant(const struct an_ctx *c, uint32_t i, uint32_t level)
 {
     if (c->t[i].n_visits > 0 || c->t[i].bsends > 0 || c->t[i].acalls > 0)

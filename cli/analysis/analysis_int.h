@@ -279,6 +279,11 @@ bool an_serve_receives(const struct an_ctx *c, const struct scn_step *b);
 const char *an_serve_unlinked(const struct an_ctx *c, uint32_t i);
 bool an_serve_arrivals(struct an_ctx *c, uint32_t i);
 void an_serve_candidate(const struct scenario *s, uint32_t th, struct an_thread *t);
+/* May SHAPE_SERVE thread j be an interferer of the critical instant: it
+ * never suspends with work pending (no calls, not throttled, no calls
+ * served) and, when it has nothing pending, no interrupt of its lines is
+ * held for a later delivery (analysis_serve_link.c)? */
+bool an_serve_crit(const struct an_ctx *c, uint32_t j);
 
 struct an_win;
 /* The most runs of SHAPE_SERVE thread j (all streams, each run times its

@@ -66,7 +66,8 @@ static uint64_t min3(uint64_t a, uint64_t b, uint64_t c)
     return m < c ? m : c;
 }
 
-static uint64_t runs(const struct an_win *w, uint32_t j, uint32_t m, cycles_t d, uint32_t depth);
+static uint64_t runs(const struct an_win *w, uint32_t j, uint32_t m, cycles_t d, uint32_t depth,
+                     bool crit);
 
 /* Sends of thread s's job (stream m of a SHAPE_SERVE s) in a window of
  * length d of w->i's analysis: at most the runs of it there. */
@@ -85,7 +86,7 @@ static uint64_t sends(const struct an_win *w, uint32_t s, uint32_t m, cycles_t d
         return t->shape == SHAPE_SERVE ? w->turn_jobs : w->turn_jobs / an_wakes_per_job(t);
     }
     if (t->shape == SHAPE_SERVE)
-        return runs(w, s, m, d, depth);
+        return runs(w, s, m, d, depth, false); /* a sender may be below the level */
     /* a device thread: one in progress and one pending, its arrivals */
     n = an_add(an_eta(&t->arr, d), 2);
     if (t->bound != AN_INF && (x = an_eta(&t->arr, an_add(d, t->bound))) < n)
@@ -103,11 +104,15 @@ static uint64_t sends(const struct an_win *w, uint32_t s, uint32_t m, cycles_t d
  * stream's curve, or counted at its sources: an interrupt, or a send of
  * a job that runs in the window), or those of events within j's bound
  * before the window. */
-static uint64_t runs(const struct an_win *w, uint32_t j, uint32_t m, cycles_t d, uint32_t depth)
+static uint64_t runs(const struct an_win *w, uint32_t j, uint32_t m, cycles_t d, uint32_t depth,
+                     bool crit)
 {
     const struct an_ctx *c = w->c;
     const struct an_stream *st = stream(c, j, m);
-    uint64_t a = an_add(stream_eta(c, st, d), 2), b = AN_INF, e = st->calls ? 0 : 2;
+    /* with the critical instant j has nothing pending at the window's
+     * start (an_serve_crit): no run in progress or pending then */
+    uint64_t a = an_add(stream_eta(c, st, d), crit ? 0 : 2), b = AN_INF;
+    uint64_t e = st->calls || crit ? 0 : 2;
     if (c->t[j].bound != AN_INF && !st->inf)
         b = stream_eta(c, st, an_add(d, c->t[j].bound));
     if (depth > SERVE_MAX_DEPTH)
@@ -120,12 +125,15 @@ static uint64_t runs(const struct an_win *w, uint32_t j, uint32_t m, cycles_t d,
     return min3(a, b, e);
 }
 
+/* The critical instant (an_critical_instant) counts only the work a
+ * window's demand counts (weighted); the wakes own throttling counts are
+ * those of any window. */
 cycles_t an_serve_demand(const struct an_win *w, uint32_t j, cycles_t d, bool weighted)
 {
     const struct an_ctx *c = w->c;
     cycles_t sum = 0;
     for (uint32_t m = 0; m < c->t[j].n_streams && sum != AN_INF; m++) {
-        uint64_t n = runs(w, j, m, d, 0);
+        uint64_t n = runs(w, j, m, d, 0, weighted && w->crit);
         sum = an_add(sum, weighted ? an_mul(n, stream(c, j, m)->work) : n);
     }
     return sum;

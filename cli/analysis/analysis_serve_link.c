@@ -451,3 +451,53 @@ bool an_serve_arrivals(struct an_ctx *c, uint32_t i)
         t->arr.shift++; /* a change of its arrivals, for analysis.c */
     return changed;
 }
+
+/*
+ * The critical instant (an_critical_instant) needs every interferer at
+ * the level to have nothing pending whenever the level is idle, and to
+ * run its pending work whenever nothing above it runs: then its runs in
+ * a window that starts at such an instant need events inside it, at most
+ * eta_m(d) per stream (analysis_serve.c, runs()). A served thread never
+ * suspends with work pending when it makes no call, serves no call and
+ * is never throttled (classic, a round-robin context, or one proven never
+ * to run out). Its pending work is its notification word (endpoint), the
+ * batch in progress, and an interrupt held on a masked line: one that
+ * arrived while the line was masked is delivered at the next irq_ack with
+ * its arrival time. While the thread is blocked with an empty word, no
+ * line of its notification holds one when every device of it is either
+ * never acknowledged (masked for ever after its first delivery: its held
+ * interrupt is never delivered) or acknowledged by the handler of a bit
+ * of its own badge: each delivery sets that bit, the thread then takes it
+ * and runs that handler, whose irq_ack unmasks the line before the thread
+ * blocks again (an interrupt held meanwhile is delivered there and sets
+ * the bit again). A wait loop acknowledges its device after every job.
+ */
+bool an_serve_crit(const struct an_ctx *c, uint32_t j)
+{
+    const struct scenario *s = c->s;
+    const struct an_thread *t = &c->t[j];
+    if (t->shape != SHAPE_SERVE || t->n_visits > 0 || t->acalls > 0 ||
+        (c->mcs && !t->rr && !t->safe))
+        return false;
+    for (uint32_t m = 0; m < t->n_streams; m++)
+        if (streams(c, t)[m].calls)
+            return false; /* an active server's calls: overtaken, queued */
+    if (t->msg_object != SCN_NONE)
+        return true;
+    for (uint32_t d = 0; d < s->n_devices; d++) {
+        bool acked = false, own = false;
+        if (!an_device_fires(s, d, t->wait_ntfn))
+            continue;
+        for (uint32_t m = 0; m < t->n_streams; m++) {
+            const struct an_stream *st = &streams(c, t)[m];
+            for (uint32_t k = st->body_first; k < st->body_first + st->body_count; k++)
+                if (an_step(s, k)->kind == STEP_IRQ_ACK && an_step(s, k)->object == d) {
+                    acked = true;
+                    own |= st->bit <= SCN_MAX_BADGE_BIT && feeds(dev_badge(s, d), st->bit);
+                }
+        }
+        if (acked && !own)
+            return false;
+    }
+    return true;
+}

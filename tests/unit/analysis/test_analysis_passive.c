@@ -49,12 +49,15 @@ static void check_each(const char *path, const char *const *names, const cycles_
  *    serve_two.yaml's srv with top = drv (test_analysis_model.c): batches
  *    ahead 11ms, busy window 4ms: bound 4ms (both devices at 0, drv's
  *    signal at 1ms, mux's handlers 1..3ms and 3..4ms, both released at 0).
- *  - app (10, active): 2ms every 20ms; mux is served, so no critical
- *    instant: drv min(eta(w) + 2, eta(w + 1ms)) 1ms, mux's streams
- *    min(eta(w) + 2, eta(w + 4ms), 2 + events) x 2ms and x 1ms:
- *    w = 2: drv ceil(3/10) = 1, b0 ceil(6/10) = 1, b1 1: 2 + 1 + 2 + 1 =
- *    6ms; w = 6: ceil(7/10) = ceil(10/10) = 1: 6ms; delta(2) = 20ms: the
- *    window ends. Bound 6ms.
+ *  - app (10, active): 2ms every 20ms; mux never throttles, makes no
+ *    call and its device is acknowledged by its own bit's handler, drv
+ *    never runs out: the critical instant (docs/analysis.md "Critical
+ *    instant"): drv eta(w) 1ms, mux's streams min(eta_m(w), eta_m(w +
+ *    4ms), events) x 2ms and x 1ms, bit 1's events drv's sends, min(eta(w)
+ *    + 2, eta(w + 1ms)): w = 2: drv 1, b0 1, b1 1: 2 + 1 + 2 + 1 = 6ms;
+ *    w = 6: 6ms; delta(2) = 20ms: the window ends. Bound 6ms (before
+ *    served threads were critical-instant interferers, the carried-in
+ *    counts gave the same: eta(w + R) = 1 each).
  * Before, all three were "program not modelled" (a passive thread not a
  * recv server). Classic: the same (no context runs out). */
 static void test_passive_notified(void **state)

@@ -248,12 +248,12 @@ static void test_firewall_path(void **state)
     assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "--scheduler",
                                  "classic", NULL),
                      0);
-    assert_non_null(strstr(spawn_out, "  eth0              199 lo       23.93us   122.27us      "
-                                      "400us   277.73us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth0              199 lo       23.93us    99.65us      "
+                                      "400us   300.35us  schedulable\n"));
     assert_non_null(strstr(spawn_out, "  eth1              199 lo       23.93us    99.65us      "
                                       "400us   300.35us  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  eth0_forwarder    194 lo       22.62us   213.23us        "
-                                      "1ms   786.77us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth0_forwarder    194 lo       22.62us   152.75us        "
+                                      "1ms   847.25us  schedulable\n"));
     for (size_t k = 0; k < 2; k++) {
         assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db",
                                      "--analyze", "--quiet", "--seed", seeds[k], NULL),
