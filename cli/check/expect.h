@@ -84,6 +84,18 @@ int expect_record(sqlite3 *db, int64_t run_id, const struct scenario *s,
                   const struct expect_result *r, char *errmsg, size_t errmsg_size);
 
 /*
+ * Store the verdicts of the run most recently begun through db's sink
+ * (deferred: db_defer_finish) and mark it finished, in one transaction,
+ * after its write-ahead log is moved into the file (db_unlog). Returns 0,
+ * or -1 with the error in err and, when the environment failed (a full
+ * disk, a locked file: exit 4), *advice what to do (else NULL); the run
+ * then stays finished = 0.
+ */
+struct db;
+int expect_store(struct db *db, const struct scenario *s, const struct expect_result *r,
+                 char *err, size_t err_len, const char **advice);
+
+/*
  * Print one verdict a line to f, in the scenario's order:
  * "PASS  deadlines: met, criticality: hi  (detail)", "FAIL  ...",
  * "N/A   ...".

@@ -218,44 +218,6 @@ int runcmd_environment_failed(const char *cmd, const struct runcmd_args *a, stru
 static struct tacc_tee live;
 static struct db *live_db;
 
-/* Record the verdicts and mark the run finished, in one transaction, once
- * the run's rows are in the file itself (db_unlog): a run whose write-ahead
- * log cannot be written into the file stays unfinished and fails (4). */
-/* *advice: what to do if the environment failed (taken before the
- * rollback, which resets the connection's error), else NULL. */
-static int record_verdicts(struct db *db, const struct scenario *s,
-                           const struct expect_result *r, char *err, size_t err_len,
-                           const char **advice)
-{
-    sqlite3 *sq = db_sqlite(db);
-
-    *advice = NULL;
-    if (db_unlog(db) != 0) {
-        snprintf(err, err_len, "%s", db_errmsg(db));
-        *advice = db_failure_advice(db);
-        return -1;
-    }
-    if (sqlite3_exec(sq, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-        snprintf(err, err_len, "mcsim: %s", sqlite3_errmsg(sq));
-        *advice = db_environment_advice(sq);
-        return -1;
-    }
-    if (expect_record(sq, db_run_id(db), s, r, err, err_len) != 0 || db_finish_run(db) != 0) {
-        if (err[0] == '\0')
-            snprintf(err, err_len, "%s", db_errmsg(db));
-        *advice = db_environment_advice(sq) ? db_environment_advice(sq) : db_failure_advice(db);
-        sqlite3_exec(sq, "ROLLBACK", NULL, NULL, NULL);
-        return -1;
-    }
-    if (sqlite3_exec(sq, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-        snprintf(err, err_len, "mcsim: %s", sqlite3_errmsg(sq));
-        *advice = db_environment_advice(sq);
-        sqlite3_exec(sq, "ROLLBACK", NULL, NULL, NULL);
-        return -1;
-    }
-    return 0;
-}
-
 /* Evaluate, record and print the verdicts; 1 if one failed, 130 if
  * interrupted before they were stored (the run stays unfinished). */
 static int verdicts(const char *cmd, const struct runcmd_args *a, struct db *db,
@@ -275,7 +237,7 @@ static int verdicts(const char *cmd, const struct runcmd_args *a, struct db *db,
                             live_db == db ? tacc_tee_result(&live) : NULL, r, err,
                             sizeof err) != 0 ||
         stop_requested((void *)a->stop) ||
-        record_verdicts(db, s, r, err, sizeof err, &advice) != 0) {
+        expect_store(db, s, r, err, sizeof err, &advice) != 0) {
         free(r);
         if (stop_requested((void *)a->stop))
             return interrupted_report(cmd, a, db, "while checking the expectations", false);

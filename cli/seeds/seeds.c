@@ -177,13 +177,16 @@ static int one_seed(struct seeds_state *st, uint64_t seed)
     struct eng_options eo = {.seed = seed, .duration = st->s->duration,
                              .scheduler = st->s->scheduler, .trace_full = o->trace_full,
                              .version = MCSIM_VERSION, .stop = o->stop};
-    int status = 0;
+    const char *advice = NULL;
+    int status = 0, rc;
 
     jobs.ops.job = seed_job;
-    if (o->record && db_open(o->db, &db, err, sizeof err) != 0) {
+    if (o->record && (rc = db_open(o->db, &db, err, sizeof err)) != 0) {
         fprintf(stderr, "%s\n", err);
-        return 2;
+        return rc == DB_ENVIRONMENT ? DB_EXIT_ENVIRONMENT : 2;
     }
+    if (db) /* finished only with its verdicts, in the file itself */
+        db_defer_finish(db);
     eo.sink = tacc_tee_sink(&tee, db ? db_sink(db, (int64_t)time(NULL))
                                      : (struct trace_sink){.ops = &jobs.ops, .self = &jobs});
     for (uint32_t i = 0; i < st->s->n_expects; i++)
@@ -206,12 +209,17 @@ static int one_seed(struct seeds_state *st, uint64_t seed)
         status = 3;
     } else if (expect_evaluate_acc(db ? db_sqlite(db) : NULL, db ? db_run_id(db) : 0, st->s,
                                    want.allowance, acc, st->verdicts, err, sizeof err) != 0 ||
-               (db && expect_record(db_sqlite(db), db_run_id(db), st->s, st->verdicts, err,
-                                    sizeof err) != 0) ||
+               (db && expect_store(db, st->s, st->verdicts, err, sizeof err, &advice) != 0) ||
                (db && tally_jobs(st, db_sqlite(db), db_run_id(db), seed) != 0)) {
-        fprintf(stderr, "mcsim: run: seed %" PRIu64 ": %s\n", seed,
-                err[0] ? err : "out of memory");
-        status = 3;
+        if (advice)
+            fprintf(stderr,
+                    "mcsim: run: seed %" PRIu64 ": cannot record to %s: %s; run %lld is left "
+                    "unfinished (finished = 0), the file's earlier runs are untouched\n",
+                    seed, o->db, advice, (long long)db_run_id(db));
+        else
+            fprintf(stderr, "mcsim: run: seed %" PRIu64 ": %s\n", seed,
+                    err[0] ? err : "out of memory");
+        status = advice ? DB_EXIT_ENVIRONMENT : 3;
     } else {
         tally_verdicts(st, seed);
         st->runs++;

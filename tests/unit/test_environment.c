@@ -53,11 +53,11 @@ static void earlier_run_untouched(int64_t slices)
                      0);
 }
 
-/* A second run of SCENARIO into env.db (with `args`) under a file size
- * limit of env.db's size now and 512 bytes more (ulimit -f counts 512-byte
- * blocks in sh), less than one page, in any file: it fails with 4, run 2
- * left unfinished. */
-static void run_beyond_file_size(const char *args)
+/* A second run of SCENARIO into env.db (`mcsim run` with `args`) under a
+ * file size limit of env.db's size now and 512 bytes more (ulimit -f
+ * counts 512-byte blocks in sh), less than one page, in any file: it fails
+ * with 4 and says `err` (run 2 left unfinished). */
+static void run_beyond_file_size_says(const char *args, const char *err)
 {
     char line[4096];
     struct stat st;
@@ -66,10 +66,16 @@ static void run_beyond_file_size(const char *args)
              "ulimit -f %lld && trap '' XFSZ && exec '%s' run " SCENARIO " -o env.db --quiet %s",
              (long long)(st.st_size / 512 + 1), getenv("MCSIM_BIN"), args);
     assert_int_equal(spawn_sh(line), 4);
-    assert_string_equal(spawn_err,
-                        "mcsim: run: cannot record to env.db: the disk failed to read or write it: "
-                        "check the disk, or record to a file on another disk with -o; run 2 is "
-                        "left unfinished (finished = 0), the file's earlier runs are untouched\n");
+    assert_string_equal(spawn_err, err);
+}
+
+static void run_beyond_file_size(const char *args)
+{
+    run_beyond_file_size_says(args,
+                              "mcsim: run: cannot record to env.db: the disk failed to read or "
+                              "write it: check the disk, or record to a file on another disk "
+                              "with -o; run 2 is left unfinished (finished = 0), the file's "
+                              "earlier runs are untouched\n");
 }
 
 static void test_environment_locked(void **state)
@@ -133,12 +139,55 @@ static void test_environment_checkpoint(void **state)
                                    "SELECT count(*) FROM expectations WHERE run_id = 2"), 0);
 }
 
+/* The same with `--seeds --record`: each seed is a run of its own and
+ * used to be marked finished by the end of its rows, before its verdicts
+ * were stored or its log moved into the file (the failure of that ignored
+ * at close: exit 0, seed 0 finished in the log only). Now the first seed
+ * fails as `mcsim run` does, the second is not run. */
+static void test_environment_seeds_checkpoint(void **state)
+{
+    (void)state;
+    struct stat st;
+    int64_t slices;
+    workdir_clear();
+    assert_int_equal(spawn_shell("run " SCENARIO " -o env.db --duration 2s --quiet"), 0);
+    slices = sqlq_path_int(workdir_file("env.db"), "SELECT count(*) FROM run_slices");
+    run_beyond_file_size_says("--duration 200ms --seeds 2 --record",
+                              "mcsim: run: seed 0: cannot record to env.db: the disk failed to "
+                              "read or write it: check the disk, or record to a file on another "
+                              "disk with -o; run 2 is left unfinished (finished = 0), the file's "
+                              "earlier runs are untouched\n");
+    assert_int_equal(stat(workdir_file("env.db-wal"), &st), 0);
+    assert_true(st.st_size > 0);
+    earlier_run_untouched(slices);
+    assert_int_equal(sqlq_path_int(workdir_file("env.db"), "SELECT count(*) FROM runs"), 2);
+    assert_int_equal(sqlq_path_int(workdir_file("env.db"),
+                                   "SELECT count(*) FROM expectations WHERE run_id = 2"), 0);
+}
+
+/* Without a fault every seed's run is finished with its verdicts. */
+static void test_environment_seeds_finished(void **state)
+{
+    (void)state;
+    workdir_clear();
+    assert_int_equal(spawn_shell("run " SCENARIO " -o env.db --duration 100ms --quiet"
+                                 " --seeds 3 --record"), 0);
+    assert_int_equal(sqlq_path_int(workdir_file("env.db"),
+                                   "SELECT count(*) FROM runs WHERE finished = 1"), 3);
+    assert_int_equal(sqlq_path_int(workdir_file("env.db"),
+                                   "SELECT count(DISTINCT run_id) FROM expectations"), 3);
+    assert_int_equal(sqlq_path_int(workdir_file("env.db"),
+                                   "SELECT count(*) FROM runs WHERE seed = run_id - 1"), 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_environment_locked),
         cmocka_unit_test(test_environment_disk_full),
         cmocka_unit_test(test_environment_checkpoint),
+        cmocka_unit_test(test_environment_seeds_checkpoint),
+        cmocka_unit_test(test_environment_seeds_finished),
     };
     return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }
