@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/db.h"
 #include "load/load_sweep.h"
 #include "sweep/csv.h"
 #include "sweep/plot.h"
@@ -93,6 +94,7 @@ static int spec_of_shard(const char *path, struct sweep_spec *spec)
     struct diag d;
     int rc = 2;
     diag_init(&d);
+    db_sqlite_config(); /* before SQLite initializes: the first open of a merge */
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
         sqlite3_prepare_v2(db, "SELECT path, spec FROM sweep", -1, &st, NULL) == SQLITE_OK) {
         if (sqlite3_step(st) == SQLITE_ROW &&
