@@ -25,7 +25,12 @@
 #include "scenario.h"
 
 #define ANALYSIS_NO_BOUND UINT64_MAX
-#define ANALYSIS_REASON_MAX 256
+/* A reason is never cut: the longest is an overload naming an interferer
+ * (SCN_NAME_MAX) whose program is not modelled, with why (a literal of the
+ * model, under 100 characters), why nothing limits it (under 80) and the
+ * count of the others: about 330 characters (unit.analysis_model
+ * test_reason_longest). */
+#define ANALYSIS_REASON_MAX 512
 #define ANALYSIS_MAX_TERMS 16
 
 enum analysis_verdict {

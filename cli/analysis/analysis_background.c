@@ -110,7 +110,8 @@ void an_background_shape(struct an_ctx *c, uint32_t i)
     cycles_t comp = 0;
     uint64_t n = 0;
     bool sends = false, grants = false;
-    if (t->shape != SHAPE_OTHER || th->passive || th->start != 0 || th->prog_count != 1 ||
+    /* a start only delays the loop: its sends come no faster */
+    if (t->shape != SHAPE_OTHER || th->passive || th->prog_count != 1 ||
         loop->kind != STEP_LOOP ||
         !iteration(c, loop->body_first, loop->body_count, true, &comp, &n, &sends, &grants) ||
         !sends)

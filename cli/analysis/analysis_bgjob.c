@@ -1,7 +1,8 @@
 /*
  * The own jobs of background loops (docs/analysis.md, "Background
  * threads"): a thread whose program is loop [job [...]] or loop [job
- * [...], yield] (no start), always ready. What the simulator records as
+ * [...], yield] (or with steps outside the job, or a start that delays the
+ * loop), always ready. What the simulator records as
  * one of its jobs (SCENARIO-FORMAT.md "Jobs", sim/recorder.c
  * rec_job_begin): released when its job step begins, right after the
  * previous job completed (the thread runs then; no system call lies

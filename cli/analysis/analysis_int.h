@@ -130,7 +130,8 @@ enum an_policy { POL_NONE, POL_RESET, POL_EMERGENCY, POL_INHERIT };
 /* Per thread, what the scenario says, and what the passes learn. */
 struct an_thread {
     enum an_shape shape;
-    char why_other[96];        /* SHAPE_OTHER: which rule the program breaks */
+    const char *why_other;     /* SHAPE_OTHER: which rule the program breaks (a string
+                                  literal, printed whole) */
     bool background;           /* SHAPE_OTHER loop [job [compute ...]] (and yield):
                                   its own jobs are bounded, as an interferer it is
                                   always ready */

@@ -97,7 +97,7 @@ static void demote(struct an_thread *t, const char *why)
 {
     t->shape = SHAPE_OTHER;
     t->sender = SCN_NONE;
-    snprintf(t->why_other, sizeof t->why_other, "%s", why);
+    t->why_other = why;
 }
 
 /* Why modelled thread i cannot stay modelled, NULL if it can: its sender

@@ -8,7 +8,6 @@
  */
 #include "analysis/analysis_int.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +25,7 @@ static cycles_t longest_entry(const struct scn_costs *k)
 void an_other(struct an_thread *t, const char *why)
 {
     t->shape = SHAPE_OTHER;
-    snprintf(t->why_other, sizeof t->why_other, "%s", why);
+    t->why_other = why;
 }
 
 uint32_t an_server_on(const struct an_ctx *c, uint32_t ep)
@@ -156,15 +155,43 @@ static void serve_shape(const struct scenario *s, uint32_t th, const struct scn_
     t->serve_candidate = true; /* if its notification is signalled too */
 }
 
+/* A background loop's one job step: the loop's steps are one `job` and
+ * compute, call, signal, nbsend, send and yield steps outside it (none
+ * that waits for a message); NULL if not. *plain: the loop is [job] or
+ * [job, yield] (the equal-priority turns of analysis_equal.c count one
+ * job, and two entries with the yield, per iteration). */
+static const struct scn_step *background_job(const struct scenario *s, const struct scn_step *loop,
+                                             bool *plain)
+{
+    const struct scn_step *job = NULL;
+    for (uint32_t k = 0; k < loop->body_count; k++) {
+        const struct scn_step *b = an_step(s, loop->body_first + k);
+        if (b->kind == STEP_JOB && job == NULL)
+            job = b;
+        else if (b->kind != STEP_COMPUTE && b->kind != STEP_CALL && b->kind != STEP_SIGNAL &&
+                 b->kind != STEP_NBSEND && b->kind != STEP_SEND && b->kind != STEP_YIELD)
+            return NULL;
+    }
+    *plain = job == an_step(s, loop->body_first) &&
+             (loop->body_count == 1 ||
+              (loop->body_count == 2 && an_step(s, loop->body_first + 1)->kind == STEP_YIELD));
+    return job;
+}
+
 /* A background thread: loop [job [compute / call / signal / nbsend / send
  * ...]], jobs back to back, each
  * released when its job step begins (SCENARIO-FORMAT.md "Jobs"), so one
  * at a time; or loop [job [...], yield], each job released when the thread
  * runs again after the yield, or at the refill it waited for (a budget
- * < period under mcs), with nothing of its own pending either. Its own
- * jobs get a bound (analysis_bgjob.c); as an interferer it is always
- * ready, and only its context bounds it (SHAPE_OTHER). */
-static void background_shape(const struct scenario *s, const struct scn_step *job,
+ * < period under mcs), with nothing of its own pending either. Steps
+ * outside the job (compute, call, signal, nbsend, send, yield) run
+ * between two jobs: the next is released when its job step begins (a
+ * compute or system call in between drops the yield's time), still with
+ * nothing of its own pending. A `start` only delays the loop: the first
+ * job is released at the start (sim/uworld.c), the thread ready from then
+ * on. Its own jobs get a bound (analysis_bgjob.c); as an interferer it is
+ * always ready, and only its context bounds it (SHAPE_OTHER). */
+static void background_shape(const struct scenario *s, const struct scn_step *job, bool plain,
                              struct an_thread *t)
 {
     bool compute_only = true;
@@ -173,10 +200,10 @@ static void background_shape(const struct scenario *s, const struct scn_step *jo
         compute_only &= an_step(s, job->body_first + k)->kind == STEP_COMPUTE;
     if (!job_body(s, job, t))
         return;
-    /* calls or sends: its own jobs are analysis_bgjob.c's, once its calls
-     * are known (an_bgjob_model) */
-    t->background = compute_only;
-    t->bgjob = !compute_only;
+    /* calls, sends or steps outside the job: its own jobs are
+     * analysis_bgjob.c's, once its calls are known (an_bgjob_model) */
+    t->background = compute_only && plain;
+    t->bgjob = !t->background;
     t->work = t->compute_max;
 }
 
@@ -184,17 +211,16 @@ static void background_shape(const struct scenario *s, const struct scn_step *jo
 static void device_shape(const struct scenario *s, const struct scn_thread *th,
                          struct an_thread *t)
 {
-    const struct scn_step *loop = an_step(s, th->prog_first), *b;
+    const struct scn_step *loop = an_step(s, th->prog_first), *b, *job;
+    bool plain;
     if (th->prog_count == 1 && loop->kind == STEP_SERVE) {
         serve_shape(s, (uint32_t)(th - s->threads), loop, t);
         return;
     }
-    if (th->prog_count == 1 && loop->kind == STEP_LOOP && !th->passive && th->start == 0 &&
-        (loop->body_count == 1 ||
-         (loop->body_count == 2 && an_step(s, loop->body_first + 1)->kind == STEP_YIELD)) &&
-        an_step(s, loop->body_first)->kind == STEP_JOB) {
-        background_shape(s, an_step(s, loop->body_first), t);
-        t->yields = loop->body_count == 2;
+    if (th->prog_count == 1 && loop->kind == STEP_LOOP && !th->passive &&
+        (job = background_job(s, loop, &plain)) != NULL) {
+        background_shape(s, job, plain, t);
+        t->yields = plain && loop->body_count == 2;
         return;
     }
     if (th->prog_count == 1 && loop->kind == STEP_LOOP && loop->body_count == 2 &&

@@ -309,7 +309,7 @@ static bool resolve(struct an_ctx *c, uint32_t i)
 static void demote(struct an_thread *t, const char *why)
 {
     t->shape = SHAPE_OTHER;
-    snprintf(t->why_other, sizeof t->why_other, "%s", why);
+    t->why_other = why;
 }
 
 int an_serve_link(struct an_ctx *c)

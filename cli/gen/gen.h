@@ -137,6 +137,12 @@ struct gen_knobs {
      * instead of being passive: its handlers run on it, not on the
      * callers' contexts. */
     uint32_t active_share;
+    /* Background loops of other shapes (default 0, own streams
+     * "gen:bgshape:I"): of the background and yield threads, this share
+     * starts late (start in [0, half its period]) and computes after its job,
+     * outside it (before the yield; compute out_min..out_max, up to half
+     * the job's). */
+    uint32_t bgshape_share;
 };
 
 /* One thread's context as drawn (budget == period: round-robin). */
@@ -183,6 +189,8 @@ struct gen_job_thread {
     bool passive;               /* GEN_SERVE or GEN_DEVICE: passive, sc on n_tI
                                    (passive_share); a GEN_SERVE with sender
                                    SCN_NONE has no handler 1 */
+    cycles_t start;             /* GEN_BACKGROUND, GEN_YIELD: start (bgshape_share) */
+    cycles_t out_min, out_max;  /* ... and compute after the job, outside it (0: none) */
 };
 
 enum gen_policy { GEN_NO_HANDLER, GEN_RESET, GEN_EMERGENCY, GEN_INHERIT };

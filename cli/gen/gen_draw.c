@@ -387,6 +387,27 @@ static void draw_bgcalls(const struct gen_knobs *k, uint64_t seed, struct gen_sy
     }
 }
 
+/* Background loops of other shapes (knob bgshape_share), from their own
+ * streams: a background or yield thread starts late and computes after
+ * its job, outside it. */
+static void draw_bgshapes(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
+{
+    for (uint32_t i = 0; i < g->n_threads && k->bgshape_share > 0; i++) {
+        struct gen_job_thread *t = &g->threads[i];
+        struct rng r;
+        char name[48];
+        if (t->driver != GEN_BACKGROUND && t->driver != GEN_YIELD)
+            continue;
+        snprintf(name, sizeof name, "gen:bgshape:%u", i);
+        gen_stream(&r, seed, name);
+        if (!chance(&r, k->bgshape_share))
+            continue;
+        t->start = rng_uniform(&r, 0, t->sc.period / 2);
+        t->out_max = rng_uniform(&r, 1, t->pre_max / 2 > 1 ? t->pre_max / 2 : 1);
+        t->out_min = t->out_max - t->out_max * k->compute_spread / 1000;
+    }
+}
+
 /* Blocking sends (knob send_share), from their own streams: a message
  * thread woken through an endpoint by one sender gets a `send`. */
 static void draw_sends(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
@@ -513,9 +534,11 @@ static int check_knobs(const struct gen_knobs *k, char *why, size_t why_len)
         bad = "periods must be at least 1";
     else if (k->message_share > 1000 || k->background_share > 1000 || k->serve_share > 1000 ||
              k->send_share > 1000 || k->bgsend_share > 1000 || k->ppc_share > 1000 ||
-             k->passive_share > 1000 || k->active_share > 1000 || k->bgcall_share > 1000)
+             k->passive_share > 1000 || k->active_share > 1000 || k->bgcall_share > 1000 ||
+             k->bgshape_share > 1000)
         bad = "message_share, background_share, serve_share, send_share, bgsend_share, "
-              "ppc_share, passive_share, active_share and bgcall_share are per mille";
+              "ppc_share, passive_share, active_share, bgcall_share and bgshape_share are per "
+              "mille";
     else if (k->classic_tick && (k->tick_min == 0 || k->tick_min > k->tick_max))
         bad = "0 < tick_min <= tick_max";
     if (bad)
@@ -554,6 +577,7 @@ int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *g, cha
     draw_messages(k, seed, g);
     draw_serve(k, seed, g);
     draw_bgcalls(k, seed, g);
+    draw_bgshapes(k, seed, g);
     draw_bgsends(k, seed, g);
     draw_sends(k, seed, g);
     draw_passive(k, seed, g);

@@ -137,7 +137,10 @@ static void emit_job_thread(const struct gen_system *g, uint32_t i, struct strbu
         sb_puts(o, "    passive: true\n"); /* its context is n_tI's */
     else
         emit_context(o, &t->sc);
-    sb_printf(o, "    deadline: %lluc\n    program:\n", (unsigned long long)t->deadline);
+    sb_printf(o, "    deadline: %lluc\n", (unsigned long long)t->deadline);
+    if (t->start > 0)
+        sb_printf(o, "    start: %lluc\n", (unsigned long long)t->start);
+    sb_puts(o, "    program:\n");
     if (t->driver != GEN_SERVE)
         sb_puts(o, "      - loop:\n");
     const char *in = "              ";
@@ -172,6 +175,8 @@ static void emit_job_thread(const struct gen_system *g, uint32_t i, struct strbu
         else if (x->driver == GEN_SERVE && x->sender == i)
             sb_printf(o, "              - signal: {notification: n_t%u, bit: 1}\n", r);
     }
+    if (t->out_max > 0) /* bgshape_share: outside the job */
+        emit_compute(o, "          ", t->out_min, t->out_max);
     if (t->driver == GEN_DEVICE)
         sb_printf(o, "          - irq_ack: d_t%u\n", i);
     else if (t->driver == GEN_SERVE)

@@ -57,6 +57,8 @@ struct tally {
     /* background loops whose job calls or sends; threads woken by one
      * whose job calls */
     uint64_t bgjob, bgjob_finite, bgrecv, bgrecv_finite;
+    /* background loops with a start or steps outside their job (bgshape_share) */
+    uint64_t bgshape, bgshape_finite;
 };
 
 /* The first step of thread i's loop, NULL if its program is not a loop. */
@@ -154,6 +156,17 @@ static bool bg_job(const struct scenario *s, uint32_t i, bool call, uint32_t obj
     return call ? calls && (object == SCN_NONE || sends) : calls || sends;
 }
 
+/* A background loop (its loop's first step a job) with a start or a step
+ * outside its job other than a yield right after it. */
+static bool bg_shape(const struct scenario *s, uint32_t i)
+{
+    const struct scn_step *b = loop_head(s, i), *loop = &s->steps[s->threads[i].prog_first];
+    if (!b || b->kind != STEP_JOB)
+        return false;
+    return s->threads[i].start > 0 || loop->body_count > 2 ||
+           (loop->body_count == 2 && s->steps[loop->body_first + 1].kind != STEP_YIELD);
+}
+
 /* Woken by a message sent in the job of a background loop that calls. */
 static bool by_bg_caller(const struct scenario *s, uint32_t i)
 {
@@ -212,6 +225,9 @@ static void report(const char *what, const struct tally *t)
            "background caller: %llu of %llu finite\n",
            what, (unsigned long long)t->bgjob_finite, (unsigned long long)t->bgjob,
            (unsigned long long)t->bgrecv_finite, (unsigned long long)t->bgrecv);
+    printf("%s: background loops with a start or steps outside their job: %llu of %llu "
+           "finite\n",
+           what, (unsigned long long)t->bgshape_finite, (unsigned long long)t->bgshape);
 }
 
 /* Compare one run with the analysis; count violations. */
@@ -311,6 +327,10 @@ static void one_scheduler(const struct scenario *s, uint8_t sched, uint64_t gen_
             t->bgrecv++;
             t->bgrecv_finite += a->bound != ANALYSIS_NO_BOUND;
         }
+        if (bg_shape(s, i)) {
+            t->bgshape++;
+            t->bgshape_finite += a->bound != ANALYSIS_NO_BOUND;
+        }
         if (a->bound == ANALYSIS_NO_BOUND)
             continue;
         t->finite++;
@@ -384,6 +404,8 @@ static void test_analysis_sound_random(void **state)
     k.active_share = 300;
     /* background loops that call a server: half of those that call none */
     k.bgcall_share = 500;
+    /* background loops that start late and compute outside their job */
+    k.bgshape_share = 300;
     sound(&k, env_or("MCSIM_SOUND_FIRST", 0), env_or("MCSIM_SOUND_SCENARIOS", 150),
           env_or("MCSIM_SOUND_SEEDS", 2));
 }
