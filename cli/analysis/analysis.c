@@ -54,8 +54,14 @@ static uint32_t *order(const struct an_ctx *c)
     for (uint32_t a = 1; a < c->n; a++)
         for (uint32_t b = a; b > 0; b--) {
             uint32_t x = o[b - 1], y = o[b];
-            uint32_t px = c->t[x].shape == SHAPE_DEVICE ? c->t[x].p_eff : c->t[x].prio;
-            uint32_t py = c->t[y].shape == SHAPE_DEVICE ? c->t[y].p_eff : c->t[y].prio;
+            uint32_t px = c->t[x].shape == SHAPE_DEVICE || (c->t[x].shape == SHAPE_SERVE &&
+                                                            c->t[x].n_visits > 0)
+                              ? c->t[x].p_eff
+                              : c->t[x].prio;
+            uint32_t py = c->t[y].shape == SHAPE_DEVICE || (c->t[y].shape == SHAPE_SERVE &&
+                                                            c->t[y].n_visits > 0)
+                              ? c->t[y].p_eff
+                              : c->t[y].prio;
             if (px >= py)
                 break;
             o[b - 1] = y;
@@ -104,7 +110,9 @@ struct an_clock {
 
 static uint32_t level(const struct an_thread *t)
 {
-    return (t->shape == SHAPE_DEVICE || t->bgjob) && t->p_eff < t->prio ? t->p_eff : t->prio;
+    return (t->shape == SHAPE_DEVICE || t->shape == SHAPE_SERVE || t->bgjob) && t->p_eff < t->prio
+               ? t->p_eff
+               : t->prio;
 }
 
 static bool unchanged(const struct an_ctx *c, const struct an_clock *k, uint32_t i)
@@ -137,7 +145,7 @@ static bool unchanged(const struct an_ctx *c, const struct an_clock *k, uint32_t
          * thread's, or an unmodelled program's whose calls are known
          * (an_interference: its supply, which its lag bounds) */
         if (k->lag_at[j] >= b &&
-            (above || ((t->shape == SHAPE_DEVICE || t->calls_known) &&
+            (above || ((t->shape == SHAPE_DEVICE || t->shape == SHAPE_SERVE || t->calls_known) &&
                        an_request_reaches(c, j, l))))
             return false;
     }

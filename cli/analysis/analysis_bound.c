@@ -79,6 +79,37 @@ static cycles_t policy_wait(const struct an_ctx *c, uint32_t k, uint32_t s, uint
 
 /* B: for each server thread i visits, the longest wait behind another
  * client's request whose context can run out (*who: the client). */
+cycles_t an_call_blocking(const struct an_ctx *c, uint32_t i, uint32_t sv, uint32_t level,
+                          uint32_t *who, bool *idle)
+{
+    cycles_t b = 0;
+    if (!c->mcs)
+        return 0; /* classic: no budgets run out; queued requests are interference */
+    for (uint32_t s = sv, d = 0; s != SCN_NONE && d <= c->n; s = c->t[s].nested, d++) {
+        cycles_t worst = 0, w;
+        for (uint32_t k = 0; k < c->n; k++) {
+            const struct an_thread *o = &c->t[k];
+            if (k == i)
+                continue;
+            if (o->shape == SHAPE_OTHER && o->may_call && !o->calls_known)
+                return AN_INF; /* its requests are not modelled */
+            /* a client whose program is not modelled is never shown
+             * safe: its context may run out in any request */
+            if (!an_visits(c, k, s) || o->rr ||
+                (o->shape == SHAPE_DEVICE || o->shape == SHAPE_SERVE ? o->safe
+                                                                      : o->shape != SHAPE_OTHER))
+                continue;
+            w = policy_wait(c, k, s, level, i, idle);
+            if (w > worst) {
+                worst = w;
+                *who = k;
+            }
+        }
+        b = an_add(b, worst);
+    }
+    return b;
+}
+
 cycles_t an_blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uint32_t *who,
                      bool *idle)
 {
@@ -86,32 +117,13 @@ cycles_t an_blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uint32_
     cycles_t b = 0;
     *who = SCN_NONE;
     *idle = false;
-    if (!c->mcs)
-        return 0; /* classic: no budgets run out; queued requests are interference */
-    for (uint32_t v = 0; v < t->n_visits; v++)
-        for (uint32_t s = t->visits[v], d = 0; s != SCN_NONE && d <= c->n;
-             s = c->t[s].nested, d++) {
-            cycles_t worst = 0, w;
-            for (uint32_t k = 0; k < c->n; k++) {
-                const struct an_thread *o = &c->t[k];
-                if (k == i)
-                    continue;
-                if (o->shape == SHAPE_OTHER && o->may_call && !o->calls_known)
-                    return AN_INF; /* its requests are not modelled */
-                /* a client whose program is not modelled is never shown
-                 * safe: its context may run out in any request */
-                if (!an_visits(c, k, s) || o->rr ||
-                    (o->shape == SHAPE_DEVICE ? o->safe : o->shape != SHAPE_OTHER))
-                    continue;
-                w = policy_wait(c, k, s, level, i, idle);
-                if (w > worst) {
-                    worst = w;
-                    *who = k;
-                }
-            }
-            /* a background job's calls to one server: each may wait */
-            b = an_add(b, an_mul(worst, t->vmult[v] > 1 ? t->vmult[v] : 1));
-        }
+    for (uint32_t v = 0; v < t->n_visits; v++) {
+        cycles_t w = an_call_blocking(c, i, t->visits[v], level, who, idle);
+        if (w == AN_INF)
+            return AN_INF;
+        /* a background job's calls to one server: each may wait */
+        b = an_add(b, an_mul(w, t->vmult[v] > 1 ? t->vmult[v] : 1));
+    }
     return b;
 }
 

@@ -105,7 +105,8 @@ static uint64_t preemptions(const struct an_win *w, cycles_t d)
             n = an_add(n, an_mul(jobs, an_add(1, t->bsends)));
             if (t->has_sc && !t->rr && !t->safe)
                 n = an_add(n, an_mul(3u * t->refills, an_add(an_ceil_div(d, t->period), 1)));
-        } else if (t->shape == SHAPE_SERVE && t->prio >= w->level) {
+        } else if (t->shape == SHAPE_SERVE &&
+                   (t->prio >= w->level || (w->idle && an_request_reaches(c, j, w->level)))) {
             /* a wake per batch, at most one per run */
             n = an_add(n, an_serve_demand(w, j, d, false));
             if (t->has_sc && !t->rr && !t->safe)

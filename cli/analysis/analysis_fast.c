@@ -239,9 +239,9 @@ static bool handler(const struct an_ctx *c, uint32_t h, struct an_fast_term *m)
         struct an_fast_pair *p = &f->pair[f->n_pair];
         if (t->rr)
             continue;
-        if (t->shape == SHAPE_OTHER) {
+        if (t->shape == SHAPE_OTHER || t->shape == SHAPE_SERVE) {
             f->n_pair = m->pfirst;
-            return false; /* its context's events: left to an_faults */
+            return false; /* its context's events, its runs' calls: left to an_faults */
         }
         if (t->safe)
             continue;

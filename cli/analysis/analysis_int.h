@@ -123,6 +123,14 @@ struct an_stream {
      * pending only while its caller's job is, so its runs in a window are
      * at most its callers' jobs' calls there */
     bool calls;
+    /* the handler's own calls to passive servers (analysis_serve_link.c):
+     * the server of each call step, in order (work counts each request,
+     * nested included); their requests' time per run; `block` the wait
+     * behind other clients per run at the thread's level (B_m, set by
+     * an_serve_bound) */
+    uint32_t n_calls;
+    uint32_t call[AN_MAX_CALLS];
+    cycles_t requests, block;
 };
 
 enum an_policy { POL_NONE, POL_RESET, POL_EMERGENCY, POL_INHERIT };
@@ -291,6 +299,16 @@ struct an_win;
  * work when `weighted`) in a window of length d of w->i's analysis
  * (analysis_serve.c). */
 cycles_t an_serve_demand(const struct an_win *w, uint32_t j, cycles_t d, bool weighted);
+/* Below the window's level: the requests of SHAPE_SERVE thread j that
+ * reach it in a window of length d (the one in progress, or all of its
+ * runs' when the job may wait on an idle CPU). */
+cycles_t an_serve_requests(const struct an_win *w, uint32_t j, cycles_t d);
+/* Calls of SHAPE_SERVE thread j's runs in any window of length d whose
+ * server chain holds a server of handler h (h = SCN_NONE: every call):
+ * each run's calls times its runs there, min(eta_m(d) + 2, eta_m(d +
+ * R_j)) (analysis_serve.c; the timeout faults and emergency grants it can
+ * cause). */
+uint64_t an_serve_calls(const struct an_ctx *c, uint32_t j, uint32_t h, cycles_t d);
 
 /* The bound of SHAPE_SERVE thread i (analysis_serve.c). */
 void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out);
@@ -334,6 +352,11 @@ uint32_t an_send_level(const struct an_ctx *c, uint32_t i, uint32_t level);
  * out (*who: that client; *idle: the CPU may idle meanwhile). */
 cycles_t an_blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uint32_t *who,
                      bool *idle);
+/* Its part for one call of i to server `sv` (its chain): AN_INF where
+ * nothing bounds it; *who and *idle as above, updated only by this call
+ * (*idle is or-ed). */
+cycles_t an_call_blocking(const struct an_ctx *c, uint32_t i, uint32_t sv, uint32_t level,
+                          uint32_t *who, bool *idle);
 
 /* The most jobs of message-woken thread j that run in the window of
  * w->i's jobs when j's chain of senders starts at w->i; AN_INF otherwise. */

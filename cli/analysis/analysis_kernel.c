@@ -113,6 +113,8 @@ uint64_t an_faults(const struct an_ctx *c, uint32_t h, cycles_t d)
             continue; /* a round-robin context raises no timeout fault */
         if (t->shape == SHAPE_OTHER) /* no jobs to count: its context's events */
             n = an_add(n, an_context_events(c, c->hclients[x], d));
+        else if (t->shape == SHAPE_SERVE && !t->safe) /* its runs' calls (analysis_serve.c) */
+            n = an_add(n, an_serve_calls(c, c->hclients[x], h, d));
         else if (!t->safe)
             n = an_add(n, an_mul(c->hcount[x], an_add(an_eta(&t->arr, d), 2)));
     }

@@ -116,7 +116,7 @@ static void message_shape(const struct scenario *s, const struct scn_step *b, st
     }
     t->msg_object = b[0].object;
     t->by_endpoint = b[0].kind == STEP_RECV;
-    t->serve_candidate = t->n_visits == 0; /* several senders: analysis_serve_link.c */
+    t->serve_candidate = true; /* several senders: analysis_serve_link.c */
 }
 
 /* A Microkit driver's event loop (issue 17): serve on notification N only
@@ -247,7 +247,7 @@ static void device_shape(const struct scenario *s, const struct scn_thread *th,
         return;
     }
     /* woken by several devices, or signalled too: analysis_serve_link.c */
-    t->serve_candidate = t->n_visits == 0;
+    t->serve_candidate = true;
     if (t->device == SCN_NONE || t->device != b[2].object) {
         an_other(t, "its notification is not signalled by exactly the device it acknowledges");
         t->device = SCN_NONE;
@@ -532,7 +532,8 @@ static int derive(struct an_ctx *c)
             c->max_grant = sv->grant;
         for (uint32_t j = 0; j < c->n; j++) {
             struct an_thread *t = &c->t[j];
-            if ((t->shape != SHAPE_DEVICE && !t->calls_known) || !walk_visits(c, j, k))
+            if ((t->shape != SHAPE_DEVICE && t->shape != SHAPE_SERVE && !t->calls_known) ||
+                !walk_visits(c, j, k))
                 continue;
             c->visits[(size_t)j * c->n + k] = 1;
             if (sv->prio > t->chain_prio)

@@ -57,8 +57,9 @@ cycles_t an_supply(const struct an_ctx *c, uint32_t j, cycles_t d)
     if (an_visits_policy(c, j, POL_EMERGENCY)) {
         /* a grant per visit of a job, or per timeout fault (one of its
          * context's events) of a thread without jobs */
-        cycles_t n = t->shape == SHAPE_OTHER ? an_context_events(c, j, d)
-                                             : an_mul(an_add(an_eta(&t->arr, d), 2), t->n_visits);
+        cycles_t n = t->shape == SHAPE_OTHER   ? an_context_events(c, j, d)
+                     : t->shape == SHAPE_SERVE ? an_serve_calls(c, j, SCN_NONE, d)
+                                               : an_mul(an_add(an_eta(&t->arr, d), 2), t->n_visits);
         grants = an_add(grants, an_mul(n, c->max_grant));
     }
     return an_add(an_mul(an_ceil_div(an_add(d, lag), t->period), an_add(t->budget, c->e_max)),
@@ -121,6 +122,8 @@ cycles_t an_interference(const struct an_win *w, uint32_t j, cycles_t d, bool *l
      * waits on an idle CPU */
     if (t->shape == SHAPE_DEVICE && an_request_reaches(c, j, w->level))
         return an_mul(w->idle ? an_add(an_eta(&t->arr, d), 2) : 1, t->requests);
+    if (t->shape == SHAPE_SERVE && an_request_reaches(c, j, w->level))
+        return an_serve_requests(w, j, d); /* its handlers' calls */
     if (t->shape == SHAPE_OTHER && t->may_call && c->top_server >= w->level) {
         if (!t->calls_known)
             return AN_INF;
@@ -147,7 +150,7 @@ static bool may_interfere(const struct an_win *w, uint32_t j)
         return false;
     if (t->prio >= w->level)
         return true;
-    if (t->shape == SHAPE_DEVICE)
+    if (t->shape == SHAPE_DEVICE || t->shape == SHAPE_SERVE)
         return an_request_reaches(c, j, w->level);
     return t->shape == SHAPE_OTHER && t->may_call && c->top_server >= w->level;
 }

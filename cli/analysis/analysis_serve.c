@@ -139,15 +139,67 @@ cycles_t an_serve_demand(const struct an_win *w, uint32_t j, cycles_t d, bool we
     return sum;
 }
 
+/* A thread below the level cannot run to start a request while the
+ * window keeps the CPU at the level: the one in progress at its start
+ * (its requests, the longest of a run's at most), or, while the job may
+ * wait on an idle CPU, every run's (as a lower device thread's). */
+cycles_t an_serve_requests(const struct an_win *w, uint32_t j, cycles_t d)
+{
+    const struct an_ctx *c = w->c;
+    cycles_t sum = 0;
+    if (!w->idle)
+        return c->t[j].requests;
+    for (uint32_t m = 0; m < c->t[j].n_streams && sum != AN_INF; m++)
+        if (stream(c, j, m)->n_calls > 0)
+            sum = an_add(sum, an_mul(runs(w, j, m, d, 0, false), stream(c, j, m)->requests));
+    return sum;
+}
+
+/* How many of stream st's calls reach a server of handler h (any call
+ * for SCN_NONE), nested servers included. */
+static uint64_t calls_to(const struct an_ctx *c, const struct an_stream *st, uint32_t h)
+{
+    uint64_t n = 0;
+    for (uint32_t k = 0; k < st->n_calls; k++)
+        for (uint32_t x = st->call[k], d = 0; x != SCN_NONE && d <= c->n; x = c->t[x].nested, d++)
+            if (h == SCN_NONE ? d == 0 : c->t[x].handler == h)
+                n++;
+    return n;
+}
+
+uint64_t an_serve_calls(const struct an_ctx *c, uint32_t j, uint32_t h, cycles_t d)
+{
+    const struct an_thread *t = &c->t[j];
+    uint64_t sum = 0;
+    for (uint32_t m = 0; m < t->n_streams && sum != AN_INF; m++) {
+        const struct an_stream *st = stream(c, j, m);
+        uint64_t k = calls_to(c, st, h), n;
+        if (k == 0)
+            continue;
+        /* one run in progress and one bit pending, then one per event; or
+         * the events within its bound before the window */
+        n = an_add(stream_eta(c, st, d), 2);
+        if (t->bound != AN_INF && !st->inf && stream_eta(c, st, an_add(d, t->bound)) < n)
+            n = stream_eta(c, st, an_add(d, t->bound));
+        sum = an_add(sum, an_mul(n, k));
+    }
+    return sum;
+}
+
 /* ------------------------------------------------------------ the bound */
 
 /* The own work of a window: per stream min(eta_m(x) + extra, eta_m(w)) runs
- * (x = AN_INF: eta_m(w) only, the busy period); *n the runs. */
-static cycles_t own_work(const struct an_ctx *c, uint32_t i, cycles_t x, cycles_t w, uint64_t *n)
+ * (x = AN_INF: eta_m(w) only, the busy period); *n the wakes of its runs
+ * (each run's, and each return from a server), *blk their waits behind
+ * other clients in servers (B_m per run). */
+static cycles_t own_work(const struct an_ctx *c, uint32_t i, cycles_t x, cycles_t w, uint64_t *n,
+                         cycles_t *blk)
 {
     const struct an_thread *t = &c->t[i];
-    cycles_t sum = 0, none = 0;
+    cycles_t sum = 0, none = 0, none_b = 0;
+    uint64_t none_n = 0;
     *n = 0;
+    *blk = 0;
     for (uint32_t m = 0; m < t->n_streams; m++) {
         const struct an_stream *st = stream(c, i, m);
         uint64_t r = stream_eta(c, st, w);
@@ -156,15 +208,20 @@ static cycles_t own_work(const struct an_ctx *c, uint32_t i, cycles_t x, cycles_
             if (k < r)
                 r = k;
         }
-        if (r == 0 && st->work > none)
-            none = st->work;
-        *n = an_add(*n, r);
+        if (r == 0) {
+            none = st->work > none ? st->work : none;
+            none_b = st->block > none_b ? st->block : none_b;
+            none_n = 1 + st->n_calls > none_n ? 1 + st->n_calls : none_n;
+        }
+        *n = an_add(*n, an_mul(r, 1 + st->n_calls));
+        *blk = an_add(*blk, an_mul(r, st->block));
         sum = an_add(sum, an_mul(r, st->work));
     }
     /* the run bounded is one of them: at least one of its stream's (the
-     * worst stream counted none yet) */
-    if (none > 0)
-        *n = an_add(*n, 1);
+     * worst stream counted none yet; its work, wait and wakes each the
+     * largest of such streams') */
+    *n = an_add(*n, none_n);
+    *blk = an_add(*blk, none_b);
     return an_add(sum, none);
 }
 
@@ -173,24 +230,25 @@ static cycles_t own_work(const struct an_ctx *c, uint32_t i, cycles_t x, cycles_
  * (each is nondecreasing in w, so this ends at the least common one);
  * `start` at most that. AN_INF past the horizon. */
 static cycles_t window(struct an_win *w, cycles_t x, bool throttles, cycles_t start,
-                       cycles_t *own, cycles_t *theta)
+                       cycles_t *own, cycles_t *block, cycles_t *theta)
 {
     const struct an_ctx *c = w->c;
     cycles_t t = start;
     for (uint32_t round = 0; round < SERVE_MAX_POINTS; round++) {
         uint64_t n;
-        cycles_t base = own_work(c, w->i, x, t, &n), next;
-        if (base == AN_INF || n == AN_INF)
+        cycles_t blk, base = own_work(c, w->i, x, t, &n, &blk), next;
+        if (base == AN_INF || n == AN_INF || blk == AN_INF)
             return AN_INF;
         w->turn_need = base;
         w->turn_jobs = n ? n : 1;
-        next = an_throttled_fixed_point(w, 0, base, throttles, t, theta);
+        next = an_throttled_fixed_point(w, blk, base, throttles, t, theta);
         if (next == AN_INF)
             return AN_INF;
         if (next <= t) {
-            /* a fixed point for own work `base` >= own(x, next): a bound
-             * (F(next) <= next), and its parts add up to it */
+            /* a fixed point for own work `base` >= own(x, next) and waits
+             * `blk`: a bound (F(next) <= next), and its parts add up to it */
             *own = base;
+            *block = blk;
             return next;
         }
         t = next;
@@ -198,21 +256,27 @@ static cycles_t window(struct an_win *w, cycles_t x, bool throttles, cycles_t st
     return AN_INF;
 }
 
-/* Batches ahead: (extra + 1) x every stream's work, any arrivals, work
- * carried in by the others. */
-static cycles_t ahead(const struct an_win *win, bool throttles, cycles_t *own, cycles_t *theta)
+/* Batches ahead: (extra + 1) x every stream's work and waits, any
+ * arrivals, work carried in by the others. */
+static cycles_t ahead(const struct an_win *win, bool throttles, cycles_t *own, cycles_t *block,
+                      cycles_t *theta)
 {
     const struct an_ctx *c = win->c;
     const struct an_thread *t = &c->t[win->i];
     struct an_win w = *win;
-    cycles_t all = 0;
-    for (uint32_t m = 0; m < t->n_streams; m++)
+    cycles_t all = 0, blk = 0;
+    uint64_t wakes = 0;
+    for (uint32_t m = 0; m < t->n_streams; m++) {
         all = an_add(all, stream(c, win->i, m)->work);
+        blk = an_add(blk, stream(c, win->i, m)->block);
+        wakes = an_add(wakes, 1 + stream(c, win->i, m)->n_calls);
+    }
     *own = an_mul(t->extra + 1, all);
+    *block = an_mul(t->extra + 1, blk);
     w.crit = false;
     w.turn_need = *own;
-    w.turn_jobs = an_mul(t->extra + 1, t->n_streams);
-    return an_throttled_fixed_point(&w, 0, *own, throttles, 0, theta);
+    w.turn_jobs = an_mul(t->extra + 1, wakes);
+    return an_throttled_fixed_point(&w, *block, *own, throttles, 0, theta);
 }
 
 /* The offsets x at which some stream's count of events grows (delta(q) +
@@ -258,7 +322,7 @@ static bool serves_calls(const struct an_ctx *c, uint32_t i)
 }
 
 struct serve_result {
-    cycles_t bound, w, own, theta, x;
+    cycles_t bound, w, own, block, theta, x;
     struct an_win win;
     bool ahead;
 };
@@ -269,10 +333,10 @@ static void busy(const struct an_win *win, bool throttles, struct serve_result *
 {
     cycles_t p[SERVE_MAX_POINTS + 1];
     struct an_win w = *win;
-    cycles_t own, theta, l, start = 0;
+    cycles_t own, block, theta, l, start = 0;
     uint32_t n;
     r->bound = AN_INF;
-    l = window(&w, AN_INF, throttles, 0, &own, &theta);
+    l = window(&w, AN_INF, throttles, 0, &own, &block, &theta);
     if (l == AN_INF)
         return;
     if (serves_calls(w.c, w.i)) {
@@ -280,7 +344,7 @@ static void busy(const struct an_win *win, bool throttles, struct serve_result *
          * runs released after it (a signal is received before a queued
          * call, a higher caller's call before a lower one's), so a run
          * ends within the busy period, nothing less */
-        *r = (struct serve_result){l, l, own, theta, 0, w, false};
+        *r = (struct serve_result){l, l, own, block, theta, 0, w, false};
         return;
     }
     n = points(w.c, w.i, l, p);
@@ -291,7 +355,7 @@ static void busy(const struct an_win *win, bool throttles, struct serve_result *
         if (k > 0 && p[k] == p[k - 1])
             continue;
         w = *win;
-        wx = window(&w, p[k], throttles, start, &own, &theta);
+        wx = window(&w, p[k], throttles, start, &own, &block, &theta);
         if (wx == AN_INF) {
             r->bound = AN_INF;
             return;
@@ -302,6 +366,7 @@ static void busy(const struct an_win *win, bool throttles, struct serve_result *
             r->w = wx;
             r->x = wx - r->bound;
             r->own = own;
+            r->block = block;
             r->theta = theta;
             r->win = w;
             r->ahead = false;
@@ -309,17 +374,50 @@ static void busy(const struct an_win *win, bool throttles, struct serve_result *
     }
 }
 
+/* Each stream's wait per run behind other clients in servers, at the
+ * thread's level (an_call_blocking per call); *who the client of the
+ * longest, *idle whether the CPU may idle meanwhile. False when one has no
+ * bound. */
+static bool stream_blocking(struct an_ctx *c, uint32_t i, uint32_t *who, bool *idle)
+{
+    struct an_thread *t = &c->t[i];
+    cycles_t worst = 0;
+    *who = SCN_NONE;
+    *idle = false;
+    for (uint32_t m = 0; m < t->n_streams; m++) {
+        struct an_stream *st = &c->streams[t->stream_first + m];
+        st->block = 0;
+        for (uint32_t k = 0; k < st->n_calls; k++) {
+            uint32_t k_who = SCN_NONE;
+            cycles_t b = an_call_blocking(c, i, st->call[k], t->p_eff, &k_who, idle);
+            if (b == AN_INF)
+                return false;
+            st->block = an_add(st->block, b);
+            if (b > worst) {
+                worst = b;
+                *who = k_who;
+            }
+        }
+    }
+    return true;
+}
+
 void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
 {
     struct an_thread *t = &c->t[i];
-    struct an_win w = {c, i, t->prio, false, false, 0, 0, 0, 0, false};
+    /* its level: the lowest priority its handlers' requests run at */
+    struct an_win w = {c, i, t->p_eff, false, false, 0, 0, 0, 0, false};
     struct serve_result r, b;
-    bool throttles = c->mcs && t->has_sc && !t->rr;
-    cycles_t own = 0, theta = 0;
+    bool throttles = c->mcs && t->has_sc && !t->rr, idle;
+    cycles_t own = 0, block = 0, theta = 0;
+    uint32_t who;
+    uint64_t wakes = 0;
     t->work = 0;
-    for (uint32_t m = 0; m < t->n_streams; m++)
+    for (uint32_t m = 0; m < t->n_streams; m++) {
         if (stream(c, i, m)->work > t->work)
             t->work = stream(c, i, m)->work;
+        wakes = an_add(wakes, 1 + stream(c, i, m)->n_calls);
+    }
     out->work = t->work;
     t->safe = !throttles;
     if (t->n_streams == 0) {
@@ -329,21 +427,29 @@ void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
                  "nothing releases its jobs: no device of its notification, no signal to it");
         return;
     }
-    w.idle = throttles;
-    w.anchors = throttles && !t->sporadic ? 1 : 0;
+    if (!stream_blocking(c, i, &who, &idle)) {
+        t->bound = AN_INF;
+        an_waits_unbounded(c, AN_INF, 0, SCN_NONE, out);
+        return;
+    }
+    w.idle = throttles || idle;
+    /* a client that may run out inside a server: its refills can be
+     * delayed by the window's preemption too (as a device thread's) */
+    w.anchors = (throttles && !t->sporadic ? 1 : 0) + (idle ? 1 : 0);
     memset(&r, 0, sizeof r);
     r.win = w;
     /* batches ahead: not for an active server, whose calls can wait behind
      * any number of batches */
-    r.bound = serves_calls(c, i) ? AN_INF : ahead(&w, throttles, &own, &theta);
+    r.bound = serves_calls(c, i) ? AN_INF : ahead(&w, throttles, &own, &block, &theta);
     r.w = r.bound;
     r.own = own;
+    r.block = block;
     r.theta = theta;
     r.ahead = true;
     r.win.crit = false;
     r.win.turn_need = own;
-    r.win.turn_jobs = an_mul(t->extra + 1, t->n_streams);
-    w.crit = an_critical_instant(c, i, t->prio);
+    r.win.turn_jobs = an_mul(t->extra + 1, wakes);
+    w.crit = an_critical_instant(c, i, t->p_eff);
     busy(&w, throttles, &b);
     if (b.bound < r.bound)
         r = b;
@@ -352,14 +458,19 @@ void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
     out->may_throttle = throttles;
     out->may_lose_irq = true; /* a signal may merge, an nbsend be dropped */
     if (r.bound == AN_INF) {
-        if (throttles && !serves_calls(c, i) && ahead(&w, false, &own, &theta) != AN_INF)
+        if (throttles && !serves_calls(c, i) && ahead(&w, false, &own, &block, &theta) != AN_INF)
             snprintf(out->reason, sizeof out->reason, "%s", AN_OWN_THROTTLING_UNBOUNDED);
         else
             an_overload_reason(&w, out->reason, sizeof out->reason);
         return;
     }
     t->serve_own = r.own;
-    an_keep_terms(&r.win, 0, SCN_NONE, 1, r.w, r.theta, r.ahead, out);
+    an_keep_terms(&r.win, r.block, who, 1, r.w, r.theta, r.ahead, out);
     out->worst_job = 1;
     out->later_release = r.x;
+    if (who != SCN_NONE && r.block > 0 &&
+        c->s->threads[who].criticality < c->s->threads[i].criticality)
+        snprintf(out->reason, sizeof out->reason,
+                 "depends on %s (less critical): its context can run out inside a server",
+                 c->s->threads[who].name);
 }

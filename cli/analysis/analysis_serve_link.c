@@ -17,15 +17,15 @@ static struct an_stream *streams(const struct an_ctx *c, const struct an_thread 
     return &c->streams[t->stream_first];
 }
 
-/* A handler's or a wait/recv loop's job body: compute, signal, nbsend,
- * and irq_ack of `acks` devices only (no call: requests from here are not
- * modelled). */
+/* A handler's or a wait/recv loop's job body: compute, call, signal,
+ * nbsend, and irq_ack of `acks` devices only (each call to a modelled
+ * passive server: calls_ok). */
 static bool body_ok(const struct scenario *s, uint32_t first, uint32_t count, bool acks)
 {
     for (uint32_t k = 0; k < count; k++) {
         enum scn_step_kind kind = an_step(s, first + k)->kind;
         if (kind != STEP_COMPUTE && kind != STEP_SIGNAL && kind != STEP_NBSEND &&
-            !(acks && kind == STEP_IRQ_ACK))
+            kind != STEP_CALL && !(acks && kind == STEP_IRQ_ACK))
             return false;
     }
     return true;
@@ -132,13 +132,18 @@ static cycles_t before(const struct scenario *s, uint32_t first, uint32_t k)
     return m;
 }
 
-/* One run's work: the body's compute, its kernel entries and the receive. */
+/* One run's work: the body's compute, its kernel entries, the receive,
+ * and each call's request (nested included, its call and reply entries:
+ * it runs on and is charged to the thread's context, as a device
+ * thread's). */
 cycles_t an_serve_body_work(const struct an_ctx *c, uint32_t first, uint32_t count, uint32_t extra)
 {
     cycles_t w = an_mul(1 + extra, c->e_max);
     for (uint32_t k = 0; k < count; k++) {
         const struct scn_step *b = an_step(c->s, first + k);
-        w = an_add(w, b->kind == STEP_COMPUTE ? b->max : c->e_max);
+        w = an_add(w, b->kind == STEP_COMPUTE ? b->max
+                      : b->kind == STEP_CALL  ? an_request(c, an_server_on(c, b->object))
+                                              : c->e_max);
     }
     return w;
 }
@@ -257,6 +262,67 @@ static int make_streams(struct an_ctx *c, uint32_t i)
     return 0;
 }
 
+/* Every call step of a candidate's bodies goes to a modelled passive
+ * server (not an active one: analysis_active.c models only callers
+ * below it whose jobs are one-sender threads), at most AN_MAX_CALLS per
+ * body. */
+static bool calls_ok(const struct an_ctx *c, uint32_t i)
+{
+    const struct an_thread *t = &c->t[i];
+    for (uint32_t m = 0; m < t->n_streams; m++) {
+        const struct an_stream *st = &streams(c, t)[m];
+        uint32_t n = 0;
+        for (uint32_t k = st->body_first; k < st->body_first + st->body_count; k++) {
+            const struct scn_step *b = an_step(c->s, k);
+            uint32_t sv;
+            if (b->kind != STEP_CALL)
+                continue;
+            sv = an_server_on(c, b->object);
+            if (sv == SCN_NONE || c->t[sv].shape != SHAPE_SERVER || ++n > AN_MAX_CALLS)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* The calls of each stream of i (calls_ok), their requests, the servers
+ * the thread visits (each once: c->visits, its clients' blocking, faults
+ * and requests), and its level p_eff: the lowest priority of it and of a
+ * server its handlers reach (a request runs at its server's priority);
+ * false when more than AN_MAX_CALLS servers. */
+static bool link_stream_calls(struct an_ctx *c, uint32_t i)
+{
+    struct an_thread *t = &c->t[i];
+    t->n_visits = 0;
+    t->acalls = 0;
+    t->p_eff = t->prio;
+    for (uint32_t m = 0; m < t->n_streams; m++) {
+        struct an_stream *st = &c->streams[t->stream_first + m];
+        st->n_calls = 0;
+        st->requests = 0;
+        for (uint32_t k = st->body_first; k < st->body_first + st->body_count && !st->calls; k++) {
+            const struct scn_step *b = an_step(c->s, k);
+            uint32_t sv, v;
+            if (b->kind != STEP_CALL)
+                continue;
+            sv = an_server_on(c, b->object);
+            st->call[st->n_calls++] = sv;
+            st->requests = an_add(st->requests, an_request(c, sv));
+            for (v = 0; v < t->n_visits && t->visits[v] != sv; v++)
+                ;
+            if (v == t->n_visits) {
+                if (t->n_visits == AN_MAX_CALLS)
+                    return false;
+                t->visits[t->n_visits++] = sv;
+            }
+            for (uint32_t x = sv, d = 0; x != SCN_NONE && d <= c->n; x = c->t[x].nested, d++)
+                if (c->t[x].prio < t->p_eff)
+                    t->p_eff = c->t[x].prio;
+        }
+    }
+    return true;
+}
+
 /* Every irq_ack of a candidate's bodies acknowledges a device of its
  * notification (a wait loop's: the device it is woken by). */
 static bool acks_ok(const struct an_ctx *c, uint32_t i)
@@ -319,6 +385,11 @@ int an_serve_link(struct an_ctx *c)
         struct an_thread *t = &c->t[i];
         if (!t->serve_candidate || t->shape != SHAPE_OTHER || t->background)
             continue;
+        /* a wait/recv loop that link_calls left unmodelled (a call to no
+         * modelled server, or to an active server not above it) */
+        if (t->msg_object == SCN_NONE && !t->active &&
+            an_step(c->s, c->s->threads[i].prog_first)->kind != STEP_SERVE)
+            continue;
         if (!object_own(c, i)) {
             demote(t, "its notification (endpoint) has a context, or another receiver");
             continue;
@@ -327,8 +398,17 @@ int an_serve_link(struct an_ctx *c)
             demote(t, "it acknowledges a device of another notification");
             continue;
         }
+        if (t->bsends > 0) {
+            demote(t, "a blocking send in the job of a thread of several senders");
+            continue;
+        }
         if (make_streams(c, i) != 0)
             return -1;
+        if (!calls_ok(c, i) || !link_stream_calls(c, i)) {
+            demote(t, "a handler calls an endpoint no modelled passive server receives on");
+            t->n_visits = 0;
+            continue;
+        }
         /* no stream: nothing releases a handler, it never runs (no jobs) */
         t->shape = SHAPE_SERVE;
         t->device = SCN_NONE;

@@ -143,6 +143,12 @@ struct gen_knobs {
      * outside it (before the yield; compute out_min..out_max, up to half
      * the job's). */
     uint32_t bgshape_share;
+    /* Calls in serve loops' handlers (default 0, own streams
+     * "gen:srvcall:I"): of the serve loops (serve_share), this share calls
+     * a drawn server at the end of handler 1 (the signalled bit) and, for
+     * half of them, one in handler 0 too (after its compute): Microkit's
+     * PD whose notified handlers ppcall a server. */
+    uint32_t srvcall_share;
 };
 
 /* One thread's context as drawn (budget == period: round-robin). */
@@ -184,6 +190,7 @@ struct gen_job_thread {
     uint32_t sender;            /* GEN_MESSAGE: the thread whose job wakes it */
     uint32_t sender2;           /* a second one (serve_share), or SCN_NONE */
     cycles_t bit1_min, bit1_max;/* GEN_SERVE: handler 1's compute */
+    uint32_t server1;           /* GEN_SERVE: server handler 1 calls (srvcall_share) */
     bool by_endpoint;           /* GEN_MESSAGE: recv/nbsend, else wait/signal */
     bool blocking;              /* by_endpoint: recv/send (send_share) */
     bool passive;               /* GEN_SERVE or GEN_DEVICE: passive, sc on n_tI

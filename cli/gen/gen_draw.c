@@ -469,6 +469,28 @@ static void draw_passive(const struct gen_knobs *k, uint64_t seed, struct gen_sy
     }
 }
 
+/* Calls in serve loops' handlers (knob srvcall_share), from their own
+ * streams: handler 1 calls a drawn server, and half of the loops call one
+ * in handler 0 too (between its compute and the rest). */
+static void draw_srvcalls(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
+{
+    for (uint32_t i = 0; i < g->n_threads; i++) {
+        struct gen_job_thread *t = &g->threads[i];
+        struct rng r;
+        char name[48];
+        t->server1 = SCN_NONE;
+        if (t->driver != GEN_SERVE || k->srvcall_share == 0 || g->n_servers == 0)
+            continue;
+        snprintf(name, sizeof name, "gen:srvcall:%u", i);
+        gen_stream(&r, seed, name);
+        if (!chance(&r, k->srvcall_share))
+            continue;
+        t->server1 = (uint32_t)rng_uniform(&r, 0, g->n_servers - 1);
+        if (t->server == SCN_NONE && chance(&r, 500))
+            t->server = (uint32_t)rng_uniform(&r, 0, g->n_servers - 1);
+    }
+}
+
 static void draw_tick(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
 {
     struct rng r;
@@ -535,9 +557,10 @@ static int check_knobs(const struct gen_knobs *k, char *why, size_t why_len)
     else if (k->message_share > 1000 || k->background_share > 1000 || k->serve_share > 1000 ||
              k->send_share > 1000 || k->bgsend_share > 1000 || k->ppc_share > 1000 ||
              k->passive_share > 1000 || k->active_share > 1000 || k->bgcall_share > 1000 ||
-             k->bgshape_share > 1000)
+             k->bgshape_share > 1000 || k->srvcall_share > 1000)
         bad = "message_share, background_share, serve_share, send_share, bgsend_share, "
-              "ppc_share, passive_share, active_share, bgcall_share and bgshape_share are per "
+              "ppc_share, passive_share, active_share, bgcall_share, bgshape_share and "
+              "srvcall_share are per "
               "mille";
     else if (k->classic_tick && (k->tick_min == 0 || k->tick_min > k->tick_max))
         bad = "0 < tick_min <= tick_max";
@@ -581,6 +604,7 @@ int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *g, cha
     draw_bgsends(k, seed, g);
     draw_sends(k, seed, g);
     draw_passive(k, seed, g);
+    draw_srvcalls(k, seed, g);
     draw_tick(k, seed, g);
     for (uint32_t s = 0; s < g->n_servers; s++)
         draw_server(k, seed, s, k->period_min, g);

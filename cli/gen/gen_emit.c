@@ -149,6 +149,8 @@ static void emit_job_thread(const struct gen_system *g, uint32_t i, struct strbu
         if (!t->passive || t->sender != SCN_NONE) { /* a passive driver has none */
             sb_puts(o, "            1:\n");
             emit_compute(o, in, t->bit1_min, t->bit1_max);
+            if (t->server1 != SCN_NONE)
+                emit_call(g, t->server1, i % 2, in, o);
         }
         sb_puts(o, "            0:\n");
     } else if (t->driver == GEN_DEVICE) {

@@ -59,6 +59,9 @@ struct tally {
     uint64_t bgjob, bgjob_finite, bgrecv, bgrecv_finite;
     /* background loops with a start or steps outside their job (bgshape_share) */
     uint64_t bgshape, bgshape_finite;
+    /* serve loops (without an endpoint) and threads of several senders
+     * whose handlers (job) call a server (srvcall_share) */
+    uint64_t srvcall, srvcall_finite;
 };
 
 /* The first step of thread i's loop, NULL if its program is not a loop. */
@@ -121,13 +124,15 @@ static bool by_send(const struct scenario *s, uint32_t i)
     return b && b->kind == STEP_RECV && uses(s, STEP_SEND, b->object) > 0;
 }
 
-/* Steps [first, first + count), bodies included, have a blocking send. */
-static bool has_send(const struct scenario *s, uint32_t first, uint32_t count)
+/* Steps [first, first + count), bodies included, have a step of `kind`
+ * (a blocking send, a call). */
+static bool has_kind(const struct scenario *s, uint32_t first, uint32_t count,
+                     enum scn_step_kind kind)
 {
     for (uint32_t k = first; k < first + count; k++)
-        if (s->steps[k].kind == STEP_SEND ||
+        if (s->steps[k].kind == kind ||
             (s->steps[k].body_count > 0 &&
-             has_send(s, s->steps[k].body_first, s->steps[k].body_count)))
+             has_kind(s, s->steps[k].body_first, s->steps[k].body_count, kind)))
             return true;
     return false;
 }
@@ -135,7 +140,7 @@ static bool has_send(const struct scenario *s, uint32_t first, uint32_t count)
 /* Its program makes a blocking send. */
 static bool sends_blocking(const struct scenario *s, uint32_t i)
 {
-    return has_send(s, s->threads[i].prog_first, s->threads[i].prog_count);
+    return has_kind(s, s->threads[i].prog_first, s->threads[i].prog_count, STEP_SEND);
 }
 
 /* Thread i is a background loop (loop [job [...]] or with a yield after
@@ -228,6 +233,9 @@ static void report(const char *what, const struct tally *t)
     printf("%s: background loops with a start or steps outside their job: %llu of %llu "
            "finite\n",
            what, (unsigned long long)t->bgshape_finite, (unsigned long long)t->bgshape);
+    printf("%s: serve loops or threads of several senders whose handlers call: %llu of %llu "
+           "finite\n",
+           what, (unsigned long long)t->srvcall_finite, (unsigned long long)t->srvcall);
 }
 
 /* Compare one run with the analysis; count violations. */
@@ -306,6 +314,11 @@ static void one_scheduler(const struct scenario *s, uint8_t sched, uint64_t gen_
         if (serve_loop(s, i, true)) {
             t->ppc++;
             t->ppc_finite += a->bound != ANALYSIS_NO_BOUND;
+        }
+        if ((serve_loop(s, i, false) || several_senders(s, i)) &&
+            has_kind(s, s->threads[i].prog_first, s->threads[i].prog_count, STEP_CALL)) {
+            t->srvcall++;
+            t->srvcall_finite += a->bound != ANALYSIS_NO_BOUND;
         }
         if (several_senders(s, i)) {
             t->multi++;
@@ -406,6 +419,8 @@ static void test_analysis_sound_random(void **state)
     k.bgcall_share = 500;
     /* background loops that start late and compute outside their job */
     k.bgshape_share = 300;
+    /* half the serve loops call a server in their handlers */
+    k.srvcall_share = 500;
     sound(&k, env_or("MCSIM_SOUND_FIRST", 0), env_or("MCSIM_SOUND_SCENARIOS", 150),
           env_or("MCSIM_SOUND_SEEDS", 2));
 }
