@@ -399,6 +399,13 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
         busy_window(&w, b, true, two.bound, &r);
         if (two.two && two.bound < r.bound)
             r = two;
+        cycles_t sb, sth;
+        if (b == 0 && an_short_throttle(&w, &sb, &sth) && sb < r.bound) {
+            memset(&r, 0, sizeof r);
+            r.bound = r.w = sb;
+            r.q = r.jobs = 1;
+            r.theta = sth;
+        }
     }
     t->bound = r.bound;
     out->may_throttle = !t->safe;

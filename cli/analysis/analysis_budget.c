@@ -250,6 +250,79 @@ bool an_never_runs_out(const struct an_win *w, cycles_t r)
     return an_add(cons, margin(c, w->i, false)) <= t->budget;
 }
 
+/*
+ * The short throttle (docs/analysis.md, "Own throttling", the short
+ * throttle, where the proof is): a constant-bandwidth device thread
+ * without server visits, one job per period, whose two jobs may need a
+ * little more than its budget. With b' = b - m and own the most a job is
+ * charged, e = 2 own - b' > 0 and 2 e <= own: while no refill is ever
+ * delayed (the list never full, counted as in an_never_runs_out plus the
+ * exhaustions: 1 + floor(e / MIN_BUDGET) per job), a throttle of job k + 1
+ * at offset tau needs the previous job to have been charged less than e
+ * by offset tau, which it is by L(e) (it cannot be throttled before it is
+ * charged own - e >= e), and leaves at most e of work: every job ends
+ * within max(L(W), 2 L(e)), L(x) the least fixed point of x + E K(t) +
+ * sum_j I_j(t) with work carried in. Iterated from L(W) while the bound
+ * grows (own counts the kernel entries of the bound's window). *theta:
+ * what the bound has beyond W, K and the interference at it.
+ */
+bool an_short_throttle(const struct an_win *win, cycles_t *bound, cycles_t *theta)
+{
+    const struct an_ctx *c = win->c;
+    const struct an_thread *t = &c->t[win->i];
+    struct an_win v = *win;
+    cycles_t d2 = an_delta(&t->arr, 2), d3 = an_delta(&t->arr, 3), m, bp, lw, b, next = 0;
+    cycles_t own = 0, e = 0, le, th, k, sum;
+    uint64_t per_job, jobs;
+    uint32_t round, n;
+    if (!c->mcs || !t->has_sc || t->rr || t->sporadic || t->shape != SHAPE_DEVICE ||
+        t->n_visits > 0 || t->acalls > 0 || t->bsends > 0 || d2 < t->period)
+        return false;
+    m = margin(c, win->i, false);
+    if (t->budget <= m)
+        return false;
+    bp = t->budget - m;
+    v.crit = false;
+    v.idle = true;
+    v.anchors = 0;
+    v.anchor_extra = 0;
+    v.turn_need = t->work;
+    v.turn_jobs = an_wakes_per_job(t);
+    lw = an_fixed_point(&v, t->work, 0, t->work, false, &th);
+    if (lw == AN_INF)
+        return false;
+    b = lw;
+    for (round = 0; round < 32; round++, b = next) {
+        own = an_add(t->work, an_kernel(&v, b));
+        if (an_mul(2, own) <= bp)
+            return false; /* it never throttles, if anything: the rules above */
+        e = an_mul(2, own) - bp;
+        if (an_mul(2, e) > own)
+            return false;
+        le = an_fixed_point(&v, e, 0, e, false, &th);
+        if (le == AN_INF)
+            return false;
+        next = an_mul(2, le) > lw ? an_mul(2, le) : lw;
+        if (next <= b || next >= d2)
+            break;
+    }
+    /* the hypothesis b: every job within it, done before the next release,
+     * the one before the previous job all due by then, no refill delayed */
+    if (next > b || b >= d2 || an_add(b, t->period) > d3)
+        return false;
+    per_job = an_add(an_add(an_wakes_per_job(t), preemptions(&v, b)),
+                     an_add(1, e / (c->min_budget ? c->min_budget : 1)));
+    jobs = an_eta(&t->arr, an_add(t->period, b));
+    if (an_mul(jobs, per_job) > t->refills - 1)
+        return false;
+    n = an_interferers(&v);
+    sum = an_step_sums(&v, n, false, next, &k);
+    sum = an_add(an_add(sum, k), t->work);
+    *bound = next;
+    *theta = sum < next ? next - sum : 0;
+    return true;
+}
+
 /* A handler's context runs out only if the faults of two periods need
  * more than its budget. */
 bool an_handler_never_runs_out(const struct an_ctx *c, uint32_t h)

@@ -585,6 +585,11 @@ bool an_throttle_episode(const struct an_ctx *c, uint32_t k, cycles_t *run, cycl
  * having bound r? (analysis_budget.c) */
 bool an_never_runs_out(const struct an_win *w, cycles_t r);
 
+/* The short throttle of a constant-bandwidth device thread whose two jobs
+ * need a little more than its budget: its bound and the throttling in it
+ * (analysis_budget.c); false when it does not apply. */
+bool an_short_throttle(const struct an_win *w, cycles_t *bound, cycles_t *theta);
+
 /* A timeout handler's context runs out only if the faults of two periods
  * need more than its budget (analysis_budget.c). */
 bool an_handler_never_runs_out(const struct an_ctx *c, uint32_t h);

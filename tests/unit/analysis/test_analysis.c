@@ -272,6 +272,18 @@ static void test_analysis_lo_overrun(void **state)
     scenario_release(&s);
 }
 
+/* A bound with own throttling: its figure, the throttled term, the verdict. */
+static void expect_throttled(const struct analysis_thread *a, cycles_t bound, cycles_t theta,
+                             int verdict)
+{
+    const struct analysis_term *t;
+    assert_int_equal(a->bound, bound);
+    assert_true(a->may_throttle);
+    assert_int_equal(a->verdict, verdict);
+    assert_non_null(t = term_of(a, TERM_BUDGET, SCN_NONE));
+    assert_int_equal(t->cycles, theta);
+}
+
 /* Own budget (docs/analysis.md, "Never runs out" and "Own throttling"),
  * tests/data/analysis/fresh_cb*.yaml, zero kernel costs, MIN_BUDGET 10us:
  * lo (2ms every 10ms, two-refill constant-bandwidth context) is preempted
@@ -307,16 +319,53 @@ static void test_analysis_own_budget(void **state)
     scnload_must(MCSIM_SOURCE_DIR "/tests/data/analysis/fresh_cb_short.yaml", &s);
     lo = scenario_find_thread(&s, "lo");
     assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
-    assert_int_equal(r.threads[lo].bound, 71060000);
-    assert_true(r.threads[lo].may_throttle);
-    assert_int_equal(r.threads[lo].verdict, ANALYSIS_UNSCHEDULABLE);
-    assert_non_null(t = term_of(&r.threads[lo], TERM_BUDGET, SCN_NONE));
-    assert_int_equal(t->cycles, 59060000);
+    expect_throttled(&r.threads[lo], 71060000, 59060000, ANALYSIS_UNSCHEDULABLE);
     assert_non_null(t = term_of(&r.threads[lo], TERM_INTERFERENCE, SCN_NONE));
     assert_int_equal(t->cycles, 8000000);
     assert_int_equal(observe_run(&s, SCHED_MCS, s.seed, &o, &end), 0);
     assert_int_equal(o.threads[lo].worst, 3000000);
     observe_release(&o);
+    analysis_release(&r);
+    scenario_release(&s);
+}
+
+/* The short throttle (docs/analysis.md, "Own throttling"),
+ * tests/data/analysis/short_throttle.yaml, zero kernel costs (E = 0),
+ * MIN_BUDGET 200us: lo (2ms every 10ms, constant bandwidth 3.6ms/10ms, 19
+ * refills) below hi (2ms at 0 and at 11.9ms, round robin).
+ * m = 2 MIN_BUDGET + E = 400us, b' = 3.2ms, own = W = 2ms, e = 2 own - b'
+ * = 0.8ms (2e = 1.6ms <= own). L(W) = 2ms + hi's one job carried in
+ * (eta(4ms + R_hi) = 1) = 4ms; L(e) = 0.8ms + 2ms = 2.8ms; bound
+ * max(4ms, 5.6ms) = 5.6ms; 5.6ms < delta(2) = 10ms, 5.6 + 10 <= 20ms;
+ * refills: eta(15.6ms) = 2 jobs x (1 wake + 3 of hi (eta(5.6ms) + 2) + 1
+ * + floor(0.8ms / 200us)) = 18 <= 19 - 1. Terms: 2ms own, hi 2ms (one
+ * job carried in at 5.6ms), throttled 1.6ms (the rest). Theta gave
+ * 62.4ms. Simulated: job 2 runs 10-11.6ms, is throttled to 12ms (job 1's
+ * refill, 2ms at 12ms), hi runs 11.9-13.9ms, lo ends at 14.3ms: 4.3ms,
+ * above the unthrottled (classic) bound 4ms. */
+static void test_analysis_short_throttle(void **state)
+{
+    struct scenario s;
+    struct observed o;
+    cycles_t end;
+    (void)state;
+    scnload_must(MCSIM_SOURCE_DIR "/tests/data/analysis/short_throttle.yaml", &s);
+    assert_int_equal(observe_run(&s, SCHED_MCS, s.seed, &o, &end), 0);
+    uint32_t lo = scenario_find_thread(&s, "lo"), hi = scenario_find_thread(&s, "hi");
+    struct analysis_result r, classic;
+    const struct analysis_term *t;
+    assert_int_equal(o.threads[lo].worst, 4300000);
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+    expect_throttled(&r.threads[lo], 5600000, 1600000, ANALYSIS_SCHEDULABLE);
+    assert_false(r.threads[lo].may_lose_irq);
+    assert_non_null(t = term_of(&r.threads[lo], TERM_INTERFERENCE, hi));
+    assert_int_equal(t->cycles, 2000000);
+    assert_int_equal(analysis_run(&s, SCHED_CLASSIC, &classic), 0);
+    assert_int_equal(classic.threads[lo].bound, 4000000);
+    assert_true(o.threads[lo].worst > classic.threads[lo].bound);
+    assert_true(o.threads[lo].worst <= r.threads[lo].bound);
+    observe_release(&o);
+    analysis_release(&classic);
     analysis_release(&r);
     scenario_release(&s);
 }
@@ -532,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_analysis_network_driver),
         cmocka_unit_test(test_analysis_lo_overrun),
         cmocka_unit_test(test_analysis_own_budget),
+        cmocka_unit_test(test_analysis_short_throttle),
         cmocka_unit_test(test_analysis_policies),
         cmocka_unit_test(test_analysis_background_client),
         cmocka_unit_test(test_analysis_inherit_unqueued),
