@@ -443,6 +443,8 @@ bool an_thread_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
     out->bound = AN_INF;
     out->has_deadline = th->has_deadline;
     out->deadline = th->deadline;
+    if (c->mcs && !t->rr)
+        t->safe = false; /* until this analysis proves it */
     if (t->has_sc && t->sporadic && !t->rr && c->mcs)
         t->lag = an_sporadic_lag(c, i);
     if (t->shape == SHAPE_SERVER || t->shape == SHAPE_HANDLER || !t->has_jobs)

@@ -171,8 +171,9 @@ static bool context_timers(struct an_fast *f, const struct scn_context *sc, bool
 
 /* K(t)'s terms for this fixed point (the contexts' safety is fixed
  * during it), as an_kernel_entries. */
-static bool kernel_terms(const struct an_ctx *c, struct an_fast *f)
+static bool kernel_terms(const struct an_win *w, struct an_fast *f)
 {
+    const struct an_ctx *c = w->c;
     const struct scenario *s = c->s;
     f->n_tim = 0;
     f->tconst = c->k_fixed;
@@ -189,7 +190,9 @@ static bool kernel_terms(const struct an_ctx *c, struct an_fast *f)
         bool safe = c->t[k].safe && c->t[k].shape != SHAPE_OTHER;
         if (safe && sc->budget != sc->period)
             continue;
-        if (!context_timers(f, sc, safe))
+        if (an_context_still(w, k))
+            f->tconst = an_add(f->tconst, 1);
+        else if (!context_timers(f, sc, safe))
             return false;
     }
     for (uint32_t k = 0; k < s->n_notifications; k++)
@@ -335,7 +338,7 @@ bool an_fast_begin(const struct an_win *w, uint32_t n)
     const struct an_ctx *c = w->c;
     struct an_fast *f = c->fast;
     cycles_t h = c->horizon, k;
-    if (h >= (UINT64_C(1) << 52) || c->n >= 4096 || !kernel_terms(c, f))
+    if (h >= (UINT64_C(1) << 52) || c->n >= 4096 || !kernel_terms(w, f))
         return false;
     /* K(h), saturating: every step's K is at most that */
     k = f->tconst;

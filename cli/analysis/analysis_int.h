@@ -437,10 +437,18 @@ bool an_visits(const struct an_ctx *c, uint32_t j, uint32_t k);
 /* Kernel entries not part of any job, in a window of length d: every
  * device arrival, timer interrupts of contexts that may run out, classic
  * ticks, late starts, one entry in progress (analysis_kernel.c). */
-uint64_t an_kernel_entries(const struct an_ctx *c, cycles_t d);
+uint64_t an_kernel_entries(const struct an_win *w, cycles_t d);
 
-/* A line under an_kernel_entries(c, d). */
-struct an_line an_kernel_line(const struct an_ctx *c);
+/* A line under an_kernel_entries(w, d). */
+struct an_line an_kernel_line(const struct an_win *w);
+
+/* Does thread k's context stand still in w's window: a thread below the
+ * window's level whose context runs nowhere at or above it (no request
+ * reaching it) in a window without idle time? Then the context neither
+ * runs out nor is charged in the window: its only timer entry there is
+ * the one that may end a throttle begun before it (docs/analysis.md,
+ * "Kernel"). */
+bool an_context_still(const struct an_win *w, uint32_t k);
 
 /* The tables an_kernel_entries and an_faults use (after an_model); -1
  * out of memory. */

@@ -26,8 +26,20 @@ static uint64_t timer_entries(const struct an_ctx *c, const struct scn_context *
     return an_mul(3u * (2u + sc->extra_refills), an_add(an_ceil_div(d, sc->period), 1));
 }
 
-uint64_t an_kernel_entries(const struct an_ctx *c, cycles_t d)
+bool an_context_still(const struct an_win *w, uint32_t k)
 {
+    const struct an_ctx *c = w->c;
+    const struct an_thread *t = &c->t[k];
+    if (w->idle || t->prio >= w->level || k == w->i)
+        return false;
+    if (t->shape == SHAPE_OTHER && t->may_call && !t->calls_known)
+        return c->top_server < w->level;
+    return !an_request_reaches(c, k, w->level);
+}
+
+uint64_t an_kernel_entries(const struct an_win *w, cycles_t d)
+{
+    const struct an_ctx *c = w->c;
     const struct scenario *s = c->s;
     uint64_t n = c->k_fixed; /* one entry in progress, late starts */
     for (uint32_t k = 0; k < s->n_devices; k++)
@@ -40,7 +52,7 @@ uint64_t an_kernel_entries(const struct an_ctx *c, cycles_t d)
         bool safe = c->t[k].safe && c->t[k].shape != SHAPE_OTHER;
         if (safe && sc->budget != sc->period)
             continue; /* no timer entries of its own */
-        n = an_add(n, timer_entries(c, sc, safe, d));
+        n = an_add(n, an_context_still(w, k) ? 1 : timer_entries(c, sc, safe, d));
     }
     for (uint32_t k = 0; k < s->n_notifications; k++)
         n = an_add(n, timer_entries(c, &s->notifications[k].sc, false, d));
@@ -74,8 +86,9 @@ static struct an_line devices_line(const struct an_ctx *c)
     return l;
 }
 
-struct an_line an_kernel_line(const struct an_ctx *c)
+struct an_line an_kernel_line(const struct an_win *w)
 {
+    const struct an_ctx *c = w->c;
     const struct scenario *s = c->s;
     struct an_line l = c->k_dev_line;
     if (!c->mcs) {
@@ -85,7 +98,13 @@ struct an_line an_kernel_line(const struct an_ctx *c)
     }
     for (uint32_t x = 0; x < c->n_timed; x++) {
         uint32_t k = c->timed[x];
-        timer_line(&s->threads[k].sc, c->t[k].safe && c->t[k].shape != SHAPE_OTHER, &l);
+        bool safe = c->t[k].safe && c->t[k].shape != SHAPE_OTHER;
+        if (safe && s->threads[k].sc.budget != s->threads[k].sc.period)
+            continue;
+        if (an_context_still(w, k))
+            l.a += 1.0;
+        else
+            timer_line(&s->threads[k].sc, safe, &l);
     }
     for (uint32_t k = 0; k < s->n_notifications; k++)
         timer_line(&s->notifications[k].sc, false, &l);

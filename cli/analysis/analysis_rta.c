@@ -137,7 +137,7 @@ cycles_t an_interference(const struct an_win *w, uint32_t j, cycles_t d, bool *l
 
 cycles_t an_kernel(const struct an_win *w, cycles_t d)
 {
-    return an_mul(an_kernel_entries(w->c, d), w->c->e_max);
+    return an_mul(an_kernel_entries(w, d), w->c->e_max);
 }
 
 /* Could thread j interfere with the window's job at all? (an_interference
@@ -239,7 +239,7 @@ static cycles_t lower_start(const struct an_win *w, cycles_t base, cycles_t need
 {
     const struct an_ctx *c = w->c;
     const double down = 1.0 - 1e-9;
-    struct an_line k = an_kernel_line(c);
+    struct an_line k = an_kernel_line(w);
     double e = dbl(c->e_max), ia = 0.0, is = 0.0, a, s, root;
     double anchors = 1.0 + (double)w->anchors;
     cycles_t run, episode;
@@ -396,7 +396,7 @@ void an_overload_reason(const struct an_win *w, char *buf, size_t len)
                  more);
         return;
     }
-    share = e * an_kernel_line(c).s;
+    share = e * an_kernel_line(w).s;
     for (uint32_t x = 0; x < n; x++) {
         struct an_line l = line(w, c->ilist[x]);
         share += l.s;
