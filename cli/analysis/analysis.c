@@ -322,7 +322,8 @@ int analysis_run(const struct scenario *s, uint8_t scheduler, struct analysis_re
 {
     bool settled;
     int rc = run(s, scheduler, r, true, &settled);
-    if (rc != 0 || settled)
+    /* under classic nothing is assumed: any pass's figures are bounds */
+    if (rc != 0 || settled || scheduler != SCHED_MCS)
         return rc;
     analysis_release(r);
     return run(s, scheduler, r, false, &settled);
