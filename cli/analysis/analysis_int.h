@@ -388,8 +388,16 @@ int an_serve_grow(struct an_ctx *c, uint32_t ns, uint32_t nsrc);
 cycles_t an_serve_body_work(const struct an_ctx *c, uint32_t first, uint32_t count,
                             uint32_t extra);
 
-/* analysis_ppc.c: nothing but one serve loop and calls use endpoint ep. */
+/* analysis_ppc.c: nothing but one serve loop and calls use endpoint ep;
+ * thread th is a passive serve loop with an endpoint of its own that no
+ * step calls and a notification that is signalled (its protected
+ * handlers never run: it is modelled as the serve loop without it). */
 bool an_endpoint_own(const struct scenario *s, uint32_t ep);
+bool an_ppc_notified_only(const struct scenario *s, const struct scn_thread *th);
+/* The handlers of thread th's serve loop (its one step) that can run: all
+ * without an endpoint, the notified ones when an_ppc_notified_only, none
+ * with an endpoint that is called; *h the first of them. */
+uint32_t an_serve_handlers(const struct scenario *s, uint32_t th, const struct scn_step **h);
 
 /* Device d signals notification o and has arrivals (an empty `at` list
  * never fires); how many steps of `kind` use `object` (serve steps: their

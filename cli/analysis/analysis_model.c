@@ -127,9 +127,9 @@ static void message_shape(const struct scenario *s, const struct scn_step *b, st
 static void serve_shape(const struct scenario *s, uint32_t th, const struct scn_step *sv,
                         struct an_thread *t)
 {
-    const struct scn_step *h = an_step(s, sv->body_first), *ack;
+    const struct scn_step *h, *ack;
     struct scn_step job;
-    if (sv->object != SCN_NONE || sv->ntfn == SCN_NONE || sv->body_count != 1 ||
+    if (an_serve_handlers(s, th, &h) != 1 || sv->ntfn == SCN_NONE ||
         h->kind != STEP_ON_NOTIFIED || h->body_count == 0) {
         an_other(t, "a serve loop with an endpoint, or a handler with a call or a wait");
         an_serve_candidate(s, th, t);
@@ -284,8 +284,8 @@ uint32_t an_passive_ntfn(const struct scenario *s, const struct scn_thread *th)
     if (sv->kind == STEP_LOOP && sv->body_count == 3 &&
         an_step(s, sv->body_first)->kind == STEP_WAIT)
         n = an_step(s, sv->body_first)->object; /* loop [wait N; job; irq_ack] */
-    else if (sv->kind == STEP_SERVE && sv->object == SCN_NONE)
-        n = sv->ntfn;
+    else if (sv->kind == STEP_SERVE && (sv->object == SCN_NONE || an_ppc_notified_only(s, th)))
+        n = sv->ntfn; /* an endpoint nothing calls: as if it had none */
     return n != SCN_NONE && s->notifications[n].sc.present ? n : SCN_NONE;
 }
 
@@ -579,7 +579,7 @@ int an_model(struct an_ctx *c)
             t->shape = SHAPE_HANDLER;
         else if (th->passive && th->prog_count == 1 &&
                  an_step(s, th->prog_first)->kind == STEP_SERVE &&
-                 an_step(s, th->prog_first)->object != SCN_NONE)
+                 an_step(s, th->prog_first)->object != SCN_NONE && !an_ppc_notified_only(s, th))
             an_ppc_shape(c, i, t); /* protected procedures (analysis_ppc.c) */
         else if (an_passive_ntfn(s, th) != SCN_NONE)
             device_shape(s, th, t); /* on its notification's context, as if its own */

@@ -6,7 +6,10 @@
  * (seL4_ReplyRecv) answers it: the passive server of `recv E; loop [...;
  * reply_recv E]` (SHAPE_SERVER), its request the longest handler. Its
  * notified handlers never run when nothing signals its notification (no
- * device of it fires, no signal step names it); otherwise it is not
+ * device of it fires, no signal step names it). When it is signalled and
+ * no step calls its endpoint, its protected handlers never run: it is the
+ * passive serve loop on its notification's context (an_ppc_notified_only,
+ * analysis_model.c's an_passive_ntfn). Signalled and called, it is not
  * modelled here.
  *
  * Each handler run is a job of the server (SCENARIO-FORMAT.md "Event
@@ -75,6 +78,31 @@ static bool handler(const struct an_ctx *c, const struct scn_step *h, cycles_t *
             return false;
     }
     return true;
+}
+
+bool an_ppc_notified_only(const struct scenario *s, const struct scn_thread *th)
+{
+    const struct scn_step *sv = an_step(s, th->prog_first);
+    return th->passive && th->prog_count == 1 && th->timeout_endpoint == SCN_NONE &&
+           sv->kind == STEP_SERVE && sv->object != SCN_NONE && an_endpoint_own(s, sv->object) &&
+           an_steps_using(s, STEP_CALL, sv->object) == 0 && !never_signalled(s, sv->ntfn);
+}
+
+uint32_t an_serve_handlers(const struct scenario *s, uint32_t th, const struct scn_step **h)
+{
+    const struct scn_step *sv = an_step(s, s->threads[th].prog_first);
+    uint32_t n = 0;
+    *h = NULL;
+    if (sv->object != SCN_NONE && !an_ppc_notified_only(s, &s->threads[th]))
+        return 0;
+    for (uint32_t k = 0; k < sv->body_count; k++) {
+        const struct scn_step *x = an_step(s, sv->body_first + k);
+        if (x->kind == STEP_ON_PROTECTED && sv->object != SCN_NONE)
+            continue; /* never runs */
+        if (n++ == 0)
+            *h = x;
+    }
+    return n;
 }
 
 void an_ppc_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t)

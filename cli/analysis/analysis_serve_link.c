@@ -41,10 +41,13 @@ void an_serve_candidate(const struct scenario *s, uint32_t th, struct an_thread 
     }
     if (x->prog_count != 1 || (x->passive && an_passive_ntfn(s, x) == SCN_NONE) ||
         x->start != 0 || sv->kind != STEP_SERVE ||
-        sv->object != SCN_NONE || sv->ntfn == SCN_NONE || sv->body_count == 0)
+        (sv->object != SCN_NONE && !an_ppc_notified_only(s, x)) || sv->ntfn == SCN_NONE ||
+        sv->body_count == 0)
         return;
     for (uint32_t k = 0; k < sv->body_count; k++) {
         const struct scn_step *h = an_step(s, sv->body_first + k);
+        if (h->kind == STEP_ON_PROTECTED && sv->object != SCN_NONE)
+            continue; /* an endpoint nothing calls (analysis_ppc.c): never runs */
         if (h->kind != STEP_ON_NOTIFIED || h->count > SCN_MAX_BADGE_BIT ||
             !body_ok(s, h->body_first, h->body_count, true))
             return;

@@ -149,6 +149,12 @@ struct gen_knobs {
      * half of them, one in handler 0 too (after its compute): Microkit's
      * PD whose notified handlers ppcall a server. */
     uint32_t srvcall_share;
+    /* Passive PDs with an endpoint nothing calls (default 0, own streams
+     * "gen:ntfnep:I"): of the passive serve loops (passive_share), this
+     * share also serves protected procedures on endpoint u_tI (handler 0:
+     * the serve loop's bit-0 compute), which no step calls: only their
+     * notification wakes them (sDDF's timer driver without clients). */
+    uint32_t ntfnep_share;
 };
 
 /* One thread's context as drawn (budget == period: round-robin). */
@@ -198,6 +204,8 @@ struct gen_job_thread {
                                    SCN_NONE has no handler 1 */
     cycles_t start;             /* GEN_BACKGROUND, GEN_YIELD: start (bgshape_share) */
     cycles_t out_min, out_max;  /* ... and compute after the job, outside it (0: none) */
+    bool ntfn_ep;               /* passive GEN_SERVE: an endpoint u_tI nothing
+                                   calls (ntfnep_share) */
 };
 
 enum gen_policy { GEN_NO_HANDLER, GEN_RESET, GEN_EMERGENCY, GEN_INHERIT };

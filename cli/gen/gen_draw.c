@@ -466,6 +466,11 @@ static void draw_passive(const struct gen_knobs *k, uint64_t seed, struct gen_sy
         t->passive = true;
         if (t->driver == GEN_SERVE && chance(&r, 500))
             t->sender = SCN_NONE;
+        if (t->driver != GEN_SERVE || k->ntfnep_share == 0)
+            continue;
+        snprintf(name, sizeof name, "gen:ntfnep:%u", i);
+        gen_stream(&r, seed, name);
+        t->ntfn_ep = chance(&r, k->ntfnep_share);
     }
 }
 
@@ -557,11 +562,10 @@ static int check_knobs(const struct gen_knobs *k, char *why, size_t why_len)
     else if (k->message_share > 1000 || k->background_share > 1000 || k->serve_share > 1000 ||
              k->send_share > 1000 || k->bgsend_share > 1000 || k->ppc_share > 1000 ||
              k->passive_share > 1000 || k->active_share > 1000 || k->bgcall_share > 1000 ||
-             k->bgshape_share > 1000 || k->srvcall_share > 1000)
+             k->bgshape_share > 1000 || k->srvcall_share > 1000 || k->ntfnep_share > 1000)
         bad = "message_share, background_share, serve_share, send_share, bgsend_share, "
-              "ppc_share, passive_share, active_share, bgcall_share, bgshape_share and "
-              "srvcall_share are per "
-              "mille";
+              "ppc_share, passive_share, active_share, bgcall_share, bgshape_share, "
+              "srvcall_share and ntfnep_share are per mille";
     else if (k->classic_tick && (k->tick_min == 0 || k->tick_min > k->tick_max))
         bad = "0 < tick_min <= tick_max";
     if (bad)

@@ -103,6 +103,9 @@ static void emit_objects(const struct gen_system *g, struct strbuf *o)
         if (g->threads[i].driver == GEN_MESSAGE && g->threads[i].by_endpoint) {
             sb_printf(o, "%sq_t%u", any ? ", " : "", i);
             any = true;
+        } else if (g->threads[i].ntfn_ep) {
+            sb_printf(o, "%su_t%u", any ? ", " : "", i);
+            any = true;
         }
     sb_puts(o, "]\n");
     emit_notifications(g, o);
@@ -145,7 +148,12 @@ static void emit_job_thread(const struct gen_system *g, uint32_t i, struct strbu
         sb_puts(o, "      - loop:\n");
     const char *in = "              ";
     if (t->driver == GEN_SERVE) {
-        sb_printf(o, "      - serve:\n          notification: n_t%u\n          notified:\n", i);
+        sb_puts(o, "      - serve:\n");
+        if (t->ntfn_ep) { /* an endpoint nothing calls (ntfnep_share) */
+            sb_printf(o, "          endpoint: u_t%u\n          protected:\n            0:\n", i);
+            emit_compute(o, in, t->pre_min, t->pre_max);
+        }
+        sb_printf(o, "          notification: n_t%u\n          notified:\n", i);
         if (!t->passive || t->sender != SCN_NONE) { /* a passive driver has none */
             sb_puts(o, "            1:\n");
             emit_compute(o, in, t->bit1_min, t->bit1_max);

@@ -54,6 +54,8 @@ struct tally {
     uint64_t ppc, ppc_finite;
     /* passive handlers on their notification's context (passive_share) */
     uint64_t passive, passive_finite;
+    /* passive PDs with an endpoint nothing calls (ntfnep_share) */
+    uint64_t ntfnep, ntfnep_finite;
     /* background loops whose job calls or sends; threads woken by one
      * whose job calls */
     uint64_t bgjob, bgjob_finite, bgrecv, bgrecv_finite;
@@ -115,6 +117,13 @@ static uint32_t uses(const struct scenario *s, enum scn_step_kind kind, uint32_t
     for (uint32_t k = 0; k < s->n_steps; k++)
         n += s->steps[k].kind == kind && s->steps[k].object == object;
     return n;
+}
+
+/* A passive serve loop with an endpoint no step calls (ntfnep_share). */
+static bool ntfn_ep(const struct scenario *s, uint32_t i)
+{
+    return s->threads[i].passive && serve_loop(s, i, true) &&
+           uses(s, STEP_CALL, s->steps[s->threads[i].prog_first].object) == 0;
 }
 
 /* Woken by a blocking send: loop [recv E; job] with a send to E. */
@@ -226,6 +235,8 @@ static void report(const char *what, const struct tally *t)
            what, (unsigned long long)t->ppc_finite, (unsigned long long)t->ppc);
     printf("%s: passive handlers on their notification's context: %llu of %llu finite\n",
            what, (unsigned long long)t->passive_finite, (unsigned long long)t->passive);
+    printf("%s: passive serve loops with an endpoint nothing calls: %llu of %llu finite\n",
+           what, (unsigned long long)t->ntfnep_finite, (unsigned long long)t->ntfnep);
     printf("%s: background jobs that call or send: %llu of %llu finite; woken by a "
            "background caller: %llu of %llu finite\n",
            what, (unsigned long long)t->bgjob_finite, (unsigned long long)t->bgjob,
@@ -311,7 +322,10 @@ static void one_scheduler(const struct scenario *s, uint8_t sched, uint64_t gen_
             t->passive++;
             t->passive_finite += a->bound != ANALYSIS_NO_BOUND;
         }
-        if (serve_loop(s, i, true)) {
+        if (ntfn_ep(s, i)) {
+            t->ntfnep++;
+            t->ntfnep_finite += a->bound != ANALYSIS_NO_BOUND;
+        } else if (serve_loop(s, i, true)) {
             t->ppc++;
             t->ppc_finite += a->bound != ANALYSIS_NO_BOUND;
         }
@@ -413,6 +427,8 @@ static void test_analysis_sound_random(void **state)
     /* 30% of the serve loops and device threads passive, on their
      * notification's context */
     k.passive_share = 300;
+    /* ... half of those serve loops with an endpoint nothing calls */
+    k.ntfnep_share = 500;
     /* ... some of them active: a round-robin context of their own */
     k.active_share = 300;
     /* background loops that call a server: half of those that call none */
