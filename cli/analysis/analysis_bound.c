@@ -85,7 +85,9 @@ cycles_t an_call_blocking(const struct an_ctx *c, uint32_t i, uint32_t sv, uint3
     cycles_t b = 0;
     if (!c->mcs)
         return 0; /* classic: no budgets run out; queued requests are interference */
-    for (uint32_t s = sv, d = 0; s != SCN_NONE && d <= c->n; s = c->t[s].nested, d++) {
+    uint64_t m = 1; /* requests to s per request to sv (a protected handler's repeated calls) */
+    for (uint32_t s = sv, d = 0; s != SCN_NONE && d <= c->n;
+         m = an_mul(m, an_nested_calls(&c->t[s])), s = c->t[s].nested, d++) {
         cycles_t worst = 0, w;
         for (uint32_t k = 0; k < c->n; k++) {
             const struct an_thread *o = &c->t[k];
@@ -105,7 +107,7 @@ cycles_t an_call_blocking(const struct an_ctx *c, uint32_t i, uint32_t sv, uint3
                 *who = k;
             }
         }
-        b = an_add(b, worst);
+        b = an_add(b, an_mul(worst, m)); /* each of those requests may wait */
     }
     return b;
 }

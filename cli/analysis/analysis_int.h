@@ -199,6 +199,8 @@ struct an_thread {
     uint32_t endpoint;
     cycles_t server_compute;   /* per request, its own */
     uint32_t nested;           /* server it calls, SCN_NONE */
+    uint32_t nested_calls;     /* ppc: its calls to `nested` per request, the most
+                                  of any protected handler (0 or 1: one) */
     enum an_policy policy;     /* of its timeout endpoint's handler */
     uint32_t handler;          /* handler thread, SCN_NONE */
     cycles_t grant;            /* emergency grant */
@@ -415,6 +417,12 @@ void an_background_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
 /* The modelled passive server receiving on endpoint `ep`, SCN_NONE if
  * none or several (analysis_model.c). */
 uint32_t an_server_on(const struct an_ctx *c, uint32_t ep);
+
+/* How many times one request to server t calls t->nested (analysis_ppc.c). */
+static inline uint64_t an_nested_calls(const struct an_thread *t)
+{
+    return t->nested_calls > 1 ? t->nested_calls : 1;
+}
 
 /* Step k of the scenario's step table. */
 static inline const struct scn_step *an_step(const struct scenario *s, uint32_t k)

@@ -394,9 +394,11 @@ static void link_calls(struct an_ctx *c)
 cycles_t an_request(const struct an_ctx *c, uint32_t k)
 {
     cycles_t r = 0;
+    uint64_t m = 1; /* requests to k per request to the first server */
     /* servers are acyclic only if each nesting ends: stop after n steps */
     for (uint32_t depth = 0; k != SCN_NONE && depth <= c->n; depth++) {
-        r = an_add(r, an_add(c->t[k].server_compute, an_mul(2, c->e_max)));
+        r = an_add(r, an_mul(m, an_add(c->t[k].server_compute, an_mul(2, c->e_max))));
+        m = an_mul(m, an_nested_calls(&c->t[k]));
         k = c->t[k].nested;
         if (depth == c->n)
             return AN_INF; /* a cycle of nested calls */
@@ -405,16 +407,20 @@ cycles_t an_request(const struct an_ctx *c, uint32_t k)
 }
 
 /* Whether j's job visits server k, following the chains (before the
- * matrix exists). */
-static bool walk_visits(const struct an_ctx *c, uint32_t j, uint32_t k)
+ * matrix exists): 0 if not, else the most requests to k one chain makes
+ * (a protected handler may call its server more than once). */
+static uint64_t walk_visits(const struct an_ctx *c, uint32_t j, uint32_t k)
 {
     const struct an_thread *t = &c->t[j];
-    for (uint32_t v = 0; v < t->n_visits; v++)
+    uint64_t most = 0;
+    for (uint32_t v = 0; v < t->n_visits; v++) {
+        uint64_t m = 1;
         for (uint32_t s = t->visits[v], d = 0; s != SCN_NONE && d <= c->n;
-             s = c->t[s].nested, d++)
-            if (s == k)
-                return true;
-    return false;
+             m = an_mul(m, an_nested_calls(&c->t[s])), s = c->t[s].nested, d++)
+            if (s == k && m > most)
+                most = m;
+    }
+    return most;
 }
 
 /* Adds to t->visits the server of every call step in steps [first, first
@@ -532,14 +538,15 @@ static int derive(struct an_ctx *c)
             c->max_grant = sv->grant;
         for (uint32_t j = 0; j < c->n; j++) {
             struct an_thread *t = &c->t[j];
+            uint64_t calls = 0;
             if ((t->shape != SHAPE_DEVICE && t->shape != SHAPE_SERVE && !t->calls_known) ||
-                !walk_visits(c, j, k))
+                (calls = walk_visits(c, j, k)) == 0)
                 continue;
             c->visits[(size_t)j * c->n + k] = 1;
             if (sv->prio > t->chain_prio)
                 t->chain_prio = sv->prio;
             if (sv->handler != SCN_NONE) {
-                c->hvisits[(size_t)j * c->n + sv->handler]++;
+                c->hvisits[(size_t)j * c->n + sv->handler] += (uint32_t)calls;
                 t->visits_inherit |= sv->policy == POL_INHERIT;
                 t->visits_emergency |= sv->policy == POL_EMERGENCY;
             }

@@ -58,24 +58,29 @@ static bool never_signalled(const struct scenario *s, uint32_t n)
     return an_steps_using(s, STEP_SIGNAL, n) == 0;
 }
 
-/* One protected handler: compute, at most one call, signal and nbsend
- * (one kernel entry each); its request time without the nested server's
- * into *r; false if it has another step. */
+/* One protected handler: compute, calls to one endpoint (*calls of them),
+ * signal and nbsend (one kernel entry each); its request time without the
+ * nested server's into *r; false if it has another step or calls two
+ * endpoints. */
 static bool handler(const struct an_ctx *c, const struct scn_step *h, cycles_t *r,
-                    uint32_t *call)
+                    uint32_t *call, uint32_t *calls)
 {
     *r = 0;
     *call = SCN_NONE;
+    *calls = 0;
     for (uint32_t k = 0; k < h->body_count; k++) {
         const struct scn_step *b = an_step(c->s, h->body_first + k);
         if (b->kind == STEP_COMPUTE)
             *r = an_add(*r, b->max);
         else if (b->kind == STEP_SIGNAL || b->kind == STEP_NBSEND)
             *r = an_add(*r, c->e_max);
-        else if (b->kind == STEP_CALL && *call == SCN_NONE)
+        else if (b->kind == STEP_CALL && (*call == SCN_NONE || *call == b->object) &&
+                 *calls < AN_MAX_CALLS) {
             *call = b->object;
-        else
+            ++*calls;
+        } else {
             return false;
+        }
     }
     return true;
 }
@@ -125,21 +130,24 @@ void an_ppc_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t)
     }
     t->endpoint = sv->object;
     t->nested = SCN_NONE;
+    t->nested_calls = 0;
     t->server_compute = 0;
     for (uint32_t k = 0; k < sv->body_count; k++) {
         const struct scn_step *h = an_step(s, sv->body_first + k);
         cycles_t r;
-        uint32_t call;
+        uint32_t call, calls;
         if (h->kind != STEP_ON_PROTECTED)
             continue; /* a notified handler: never runs */
-        if (!handler(c, h, &r, &call) ||
+        if (!handler(c, h, &r, &call, &calls) ||
             (call != SCN_NONE && t->nested != SCN_NONE && call != t->nested)) {
-            an_other(t, "a protected handler with steps other than compute, signal, nbsend, one "
-                     "call to one server");
+            an_other(t, "a protected handler with steps other than compute, signal, nbsend, "
+                     "calls to one server");
             return;
         }
         if (call != SCN_NONE)
             t->nested = call; /* an endpoint for now, a thread after link */
+        if (calls > t->nested_calls)
+            t->nested_calls = calls; /* each runs the nested request (an_request) */
         if (r > t->server_compute)
             t->server_compute = r;
     }

@@ -155,6 +155,10 @@ struct gen_knobs {
      * the serve loop's bit-0 compute), which no step calls: only their
      * notification wakes them (sDDF's timer driver without clients). */
     uint32_t ntfnep_share;
+    /* Protected handlers that call their server twice (default 0, own
+     * streams "gen:twice:K"): of the passive serve-loop servers (ppc_share)
+     * with a nested call, this share makes it twice in handler 0. */
+    uint32_t twice_share;
 };
 
 /* One thread's context as drawn (budget == period: round-robin). */
@@ -218,6 +222,7 @@ struct gen_server {
     cycles_t emergency;         /* GEN_EMERGENCY: the grant */
     bool ppc;                   /* a serve loop with an endpoint (ppc_share) */
     bool active;                /* ppc with a context of its own (active_share) */
+    bool twice;                 /* ppc: handler 0 calls `nested` twice (twice_share) */
     cycles_t min1, max1;        /* ppc: protected handler 1's compute */
 };
 

@@ -440,6 +440,11 @@ static void draw_ppc(const struct gen_knobs *k, uint64_t seed, struct gen_system
         s->ppc = true;
         s->max1 = s->max / 2 ? s->max / 2 : 1;
         s->min1 = s->min / 2 ? s->min / 2 : 1;
+        if (k->twice_share > 0 && s->nested != SCN_NONE) {
+            snprintf(name, sizeof name, "gen:twice:%u", idx);
+            gen_stream(&r, seed, name);
+            s->twice = chance(&r, k->twice_share);
+        }
         if (k->active_share == 0 || s->nested != SCN_NONE)
             continue;
         snprintf(name, sizeof name, "gen:active:%u", idx);
@@ -562,10 +567,11 @@ static int check_knobs(const struct gen_knobs *k, char *why, size_t why_len)
     else if (k->message_share > 1000 || k->background_share > 1000 || k->serve_share > 1000 ||
              k->send_share > 1000 || k->bgsend_share > 1000 || k->ppc_share > 1000 ||
              k->passive_share > 1000 || k->active_share > 1000 || k->bgcall_share > 1000 ||
-             k->bgshape_share > 1000 || k->srvcall_share > 1000 || k->ntfnep_share > 1000)
+             k->bgshape_share > 1000 || k->srvcall_share > 1000 || k->ntfnep_share > 1000 ||
+             k->twice_share > 1000)
         bad = "message_share, background_share, serve_share, send_share, bgsend_share, "
               "ppc_share, passive_share, active_share, bgcall_share, bgshape_share, "
-              "srvcall_share and ntfnep_share are per mille";
+              "srvcall_share, ntfnep_share and twice_share are per mille";
     else if (k->classic_tick && (k->tick_min == 0 || k->tick_min > k->tick_max))
         bad = "0 < tick_min <= tick_max";
     if (bad)

@@ -203,6 +203,32 @@ static void test_ppc_passive(void **state)
     ancheck_file_both(DATA "ppc_passive.yaml", names, bounds, 4);
 }
 
+/* ppc_twice.yaml, zero kernel costs (E = 0), round-robin contexts (never
+ * throttled), docs/analysis.md "Protected procedures": p (prio 30), a
+ * passive PD, calls the passive server s (40, 300us) twice in its
+ * protected handler (500us): a request to p is r = 0.5 + 2 x 0.3 =
+ * 1.1ms on the caller's context (each call runs s's request). hi (20,
+ * every 10ms) computes 1ms then calls p; lo (10, every 20ms) computes 2ms
+ * then calls p.
+ *  - hi: W = 1 + 1.1 = 2.1ms at level 20 (p and s above); lo's request
+ *    runs at 30: the one in progress, 1.1ms: 2.1 + 1.1 = 3.2ms.
+ *  - lo: W = 2 + 1.1 = 3.1ms; hi calls, no critical instant: min(eta(w)
+ *    + 2, eta(w + 3.2)) 2.1ms: 3.1 -> eta(6.3) = 1: 5.2 -> eta(8.4) = 1:
+ *    5.2ms (delta(2) = 20ms).
+ *  - p: its jobs inside its callers': max(3.2 - 1, 5.2 - 2) = 3.2ms; s
+ *    has no jobs of its own (a recv server).
+ * Before, p was "program not modelled" (a protected handler may call one
+ * server once), so were hi and lo ("calls an endpoint no modelled server
+ * receives on") and nothing had a bound. Observed (both released at 0):
+ * hi 2.1ms, lo 5.2ms, p 1.1ms. */
+static void test_ppc_twice(void **state)
+{
+    static const char *const names[] = {"p", "hi", "lo"};
+    static const cycles_t bounds[] = {3200 * US, 3200 * US, 5200 * US};
+    (void)state;
+    ancheck_file_both(DATA "ppc_twice.yaml", names, bounds, 3);
+}
+
 /* ppc_active.yaml, zero kernel costs (E = 0), docs/analysis.md "Active
  * servers": srv (20) has a round-robin context of its own, so hi's (15)
  * and lo's (5) calls run on it at 20; its streams are badge 0 (hi's call,
@@ -238,6 +264,7 @@ int main(void)
         cmocka_unit_test(test_serve_two),
         cmocka_unit_test(test_ppc_passive),
         cmocka_unit_test(test_ppc_active),
+        cmocka_unit_test(test_ppc_twice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

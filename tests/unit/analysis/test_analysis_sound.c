@@ -56,6 +56,9 @@ struct tally {
     uint64_t passive, passive_finite;
     /* passive PDs with an endpoint nothing calls (ntfnep_share) */
     uint64_t ntfnep, ntfnep_finite;
+    /* protected handlers that call a server twice (twice_share): the PDs
+     * and the threads that call them */
+    uint64_t twice, twice_finite;
     /* background loops whose job calls or sends; threads woken by one
      * whose job calls */
     uint64_t bgjob, bgjob_finite, bgrecv, bgrecv_finite;
@@ -124,6 +127,40 @@ static bool ntfn_ep(const struct scenario *s, uint32_t i)
 {
     return s->threads[i].passive && serve_loop(s, i, true) &&
            uses(s, STEP_CALL, s->steps[s->threads[i].prog_first].object) == 0;
+}
+
+/* The endpoint of a serve loop with a protected handler that calls twice
+ * (twice_share), SCN_NONE if thread i is none. */
+static uint32_t twice_ep(const struct scenario *s, uint32_t i)
+{
+    const struct scn_step *sv = &s->steps[s->threads[i].prog_first];
+    if (!serve_loop(s, i, true))
+        return SCN_NONE;
+    for (uint32_t h = sv->body_first; h < sv->body_first + sv->body_count; h++) {
+        uint32_t calls = 0;
+        for (uint32_t k = 0; k < s->steps[h].body_count; k++)
+            calls += s->steps[s->steps[h].body_first + k].kind == STEP_CALL;
+        if (s->steps[h].kind == STEP_ON_PROTECTED && calls >= 2)
+            return sv->object;
+    }
+    return SCN_NONE;
+}
+
+/* Thread i is such a serve loop, or its job calls one. */
+static bool twice(const struct scenario *s, uint32_t i)
+{
+    const struct scn_step *b = loop_head(s, i);
+    if (twice_ep(s, i) != SCN_NONE)
+        return true;
+    for (uint32_t k = 0; b && b->kind == STEP_WAIT && k < s->n_threads; k++) {
+        const struct scn_step *job = b + 1;
+        uint32_t ep = twice_ep(s, k);
+        for (uint32_t x = job->body_first; ep != SCN_NONE && x < job->body_first + job->body_count;
+             x++)
+            if (s->steps[x].kind == STEP_CALL && s->steps[x].object == ep)
+                return true;
+    }
+    return false;
 }
 
 /* Woken by a blocking send: loop [recv E; job] with a send to E. */
@@ -237,6 +274,9 @@ static void report(const char *what, const struct tally *t)
            what, (unsigned long long)t->passive_finite, (unsigned long long)t->passive);
     printf("%s: passive serve loops with an endpoint nothing calls: %llu of %llu finite\n",
            what, (unsigned long long)t->ntfnep_finite, (unsigned long long)t->ntfnep);
+    printf("%s: protected handlers calling a server twice, and their callers: %llu of %llu "
+           "finite\n",
+           what, (unsigned long long)t->twice_finite, (unsigned long long)t->twice);
     printf("%s: background jobs that call or send: %llu of %llu finite; woken by a "
            "background caller: %llu of %llu finite\n",
            what, (unsigned long long)t->bgjob_finite, (unsigned long long)t->bgjob,
@@ -321,6 +361,10 @@ static void one_scheduler(const struct scenario *s, uint8_t sched, uint64_t gen_
             s->steps[s->threads[i].prog_first].kind != STEP_RECV) {
             t->passive++;
             t->passive_finite += a->bound != ANALYSIS_NO_BOUND;
+        }
+        if (twice(s, i)) {
+            t->twice++;
+            t->twice_finite += a->bound != ANALYSIS_NO_BOUND;
         }
         if (ntfn_ep(s, i)) {
             t->ntfnep++;
@@ -429,6 +473,8 @@ static void test_analysis_sound_random(void **state)
     k.passive_share = 300;
     /* ... half of those serve loops with an endpoint nothing calls */
     k.ntfnep_share = 500;
+    /* half of the protected handlers with a nested call make it twice */
+    k.twice_share = 500;
     /* ... some of them active: a round-robin context of their own */
     k.active_share = 300;
     /* background loops that call a server: half of those that call none */
@@ -487,6 +533,7 @@ static void test_analysis_sound_ppc(void **state)
     server_stress(&k);
     k.timeout_share = 0;
     k.ppc_share = 1000;
+    k.twice_share = 500;
     sound(&k, env_or("MCSIM_SOUND_FIRST", 0), env_or("MCSIM_SOUND_SERVER_SCENARIOS", 100),
           env_or("MCSIM_SOUND_SEEDS", 2));
 }
