@@ -53,11 +53,16 @@ static void earlier_run_untouched(int64_t slices)
                      0);
 }
 
+#define RUN_ERR                                                                                    \
+    "mcsim: run: cannot record to env.db: the disk failed to read or write it: check the disk, " \
+    "or record to a file on another disk with -o; run 2 is left unfinished (finished = 0), the " \
+    "file's earlier runs are untouched\n"
+
 /* A second run of SCENARIO into env.db (`mcsim run` with `args`) under a
  * file size limit of env.db's size now and 512 bytes more (ulimit -f
  * counts 512-byte blocks in sh), less than one page, in any file: it fails
  * with 4 and says `err` (run 2 left unfinished). */
-static void run_beyond_file_size_says(const char *args, const char *err)
+static void run_beyond_file_size(const char *args, const char *err)
 {
     char line[4096];
     struct stat st;
@@ -69,13 +74,25 @@ static void run_beyond_file_size_says(const char *args, const char *err)
     assert_string_equal(spawn_err, err);
 }
 
-static void run_beyond_file_size(const char *args)
+/* After a 2 s run, a run of `args` whose rows fit in the write-ahead log
+ * (under the limit) but not in the file, already as large as the limit
+ * allows: moving the log into the file, before the run is marked
+ * finished, fails with `err`. The run stays unfinished, its rows left in
+ * env.db-wal, without verdicts; the earlier run is untouched. */
+static void checkpoint_fails(const char *args, const char *err)
 {
-    run_beyond_file_size_says(args,
-                              "mcsim: run: cannot record to env.db: the disk failed to read or "
-                              "write it: check the disk, or record to a file on another disk "
-                              "with -o; run 2 is left unfinished (finished = 0), the file's "
-                              "earlier runs are untouched\n");
+    struct stat st;
+    int64_t slices;
+    workdir_clear();
+    assert_int_equal(spawn_shell("run " SCENARIO " -o env.db --duration 2s --quiet"), 0);
+    slices = sqlq_path_int(workdir_file("env.db"), "SELECT count(*) FROM run_slices");
+    run_beyond_file_size(args, err);
+    assert_int_equal(stat(workdir_file("env.db-wal"), &st), 0);
+    assert_true(st.st_size > 0);
+    earlier_run_untouched(slices);
+    assert_int_equal(sqlq_path_int(workdir_file("env.db"), "SELECT count(*) FROM runs"), 2);
+    assert_int_equal(sqlq_path_int(workdir_file("env.db"),
+                                   "SELECT count(*) FROM expectations WHERE run_id = 2"), 0);
 }
 
 static void test_environment_locked(void **state)
@@ -110,33 +127,17 @@ static void test_environment_disk_full(void **state)
      * outgrows the limit too; a write past the limit fails with EFBIG:
      * SQLite's I/O error (a full disk, ENOSPC, is its SQLITE_FULL: "the
      * disk is full: ...") */
-    run_beyond_file_size("--trace full");
+    run_beyond_file_size("--trace full", RUN_ERR);
     earlier_run_untouched(slices);
 }
 
-/* The run's rows fit in the write-ahead log (under the limit) but not in
- * the file, already as large as the limit allows after a 2 s run: moving
- * the log into the file, before the run is marked finished, fails. The run
- * fails with 4 and stays unfinished, its rows left in env.db-wal; the
- * earlier run is untouched. */
+/* `mcsim run`: only the move of the log failed, every row was written. */
 static void test_environment_checkpoint(void **state)
 {
     (void)state;
-    struct stat st;
-    int64_t slices;
-    workdir_clear();
-    assert_int_equal(spawn_shell("run " SCENARIO " -o env.db --duration 2s --quiet"), 0);
-    slices = sqlq_path_int(workdir_file("env.db"), "SELECT count(*) FROM run_slices");
-    run_beyond_file_size("--duration 200ms");
-    assert_int_equal(stat(workdir_file("env.db-wal"), &st), 0);
-    assert_true(st.st_size > 0);
-    earlier_run_untouched(slices);
-    /* the run's rows were all written (in the log): only the move failed */
-    assert_int_equal(sqlq_path_int(workdir_file("env.db"), "SELECT count(*) FROM runs"), 2);
+    checkpoint_fails("--duration 200ms", RUN_ERR);
     assert_true(sqlq_path_int(workdir_file("env.db"),
                               "SELECT count(*) FROM run_slices WHERE run_id = 2") > 0);
-    assert_int_equal(sqlq_path_int(workdir_file("env.db"),
-                                   "SELECT count(*) FROM expectations WHERE run_id = 2"), 0);
 }
 
 /* The same with `--seeds --record`: each seed is a run of its own and
@@ -147,22 +148,11 @@ static void test_environment_checkpoint(void **state)
 static void test_environment_seeds_checkpoint(void **state)
 {
     (void)state;
-    struct stat st;
-    int64_t slices;
-    workdir_clear();
-    assert_int_equal(spawn_shell("run " SCENARIO " -o env.db --duration 2s --quiet"), 0);
-    slices = sqlq_path_int(workdir_file("env.db"), "SELECT count(*) FROM run_slices");
-    run_beyond_file_size_says("--duration 200ms --seeds 2 --record",
-                              "mcsim: run: seed 0: cannot record to env.db: the disk failed to "
-                              "read or write it: check the disk, or record to a file on another "
-                              "disk with -o; run 2 is left unfinished (finished = 0), the file's "
-                              "earlier runs are untouched\n");
-    assert_int_equal(stat(workdir_file("env.db-wal"), &st), 0);
-    assert_true(st.st_size > 0);
-    earlier_run_untouched(slices);
-    assert_int_equal(sqlq_path_int(workdir_file("env.db"), "SELECT count(*) FROM runs"), 2);
-    assert_int_equal(sqlq_path_int(workdir_file("env.db"),
-                                   "SELECT count(*) FROM expectations WHERE run_id = 2"), 0);
+    checkpoint_fails("--duration 200ms --seeds 2 --record",
+                     "mcsim: run: seed 0: cannot record to env.db: the disk failed to read or "
+                     "write it: check the disk, or record to a file on another disk with -o; run "
+                     "2 is left unfinished (finished = 0), the file's earlier runs are "
+                     "untouched\n");
 }
 
 /* Without a fault every seed's run is finished with its verdicts. */
