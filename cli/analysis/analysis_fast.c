@@ -186,13 +186,11 @@ static bool kernel_terms(const struct an_win *w, struct an_fast *f)
     }
     for (uint32_t x = 0; x < c->n_timed; x++) {
         uint32_t k = c->timed[x];
-        const struct scn_context *sc = &s->threads[k].sc;
-        bool safe = c->t[k].safe && c->t[k].shape != SHAPE_OTHER;
-        if (safe && sc->budget != sc->period)
-            continue;
-        if (an_context_still(w, k))
+        bool safe;
+        enum an_timers m = an_context_timers(w, k, &safe);
+        if (m == AN_TIMERS_ONE)
             f->tconst = an_add(f->tconst, 1);
-        else if (!context_timers(f, sc, safe))
+        else if (m == AN_TIMERS_ALL && !context_timers(f, &s->threads[k].sc, safe))
             return false;
     }
     for (uint32_t k = 0; k < s->n_notifications; k++)

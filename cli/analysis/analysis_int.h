@@ -466,6 +466,13 @@ struct an_line an_kernel_line(const struct an_win *w);
  * "Kernel"). */
 bool an_context_still(const struct an_win *w, uint32_t k);
 
+/* Thread k's context's timer entries in w's window, as an_kernel_entries,
+ * an_kernel_line and the fast path count them: none (proven never to run
+ * out, not round robin), one (it stands still), or all of them (*safe:
+ * proven never to run out). */
+enum an_timers { AN_TIMERS_NONE, AN_TIMERS_ONE, AN_TIMERS_ALL };
+enum an_timers an_context_timers(const struct an_win *w, uint32_t k, bool *safe);
+
 /* The tables an_kernel_entries and an_faults use (after an_model); -1
  * out of memory. */
 int an_kernel_tables(struct an_ctx *c);

@@ -37,6 +37,16 @@ bool an_context_still(const struct an_win *w, uint32_t k)
     return !an_request_reaches(c, k, w->level);
 }
 
+enum an_timers an_context_timers(const struct an_win *w, uint32_t k, bool *safe)
+{
+    const struct an_ctx *c = w->c;
+    const struct scn_context *sc = &c->s->threads[k].sc;
+    *safe = c->t[k].safe && c->t[k].shape != SHAPE_OTHER;
+    if (*safe && sc->budget != sc->period)
+        return AN_TIMERS_NONE; /* no timer entries of its own */
+    return an_context_still(w, k) ? AN_TIMERS_ONE : AN_TIMERS_ALL;
+}
+
 uint64_t an_kernel_entries(const struct an_win *w, cycles_t d)
 {
     const struct an_ctx *c = w->c;
@@ -48,11 +58,10 @@ uint64_t an_kernel_entries(const struct an_win *w, cycles_t d)
         return an_add(n, an_add(an_ceil_div(d, s->tick ? s->tick : 1), 1));
     for (uint32_t x = 0; x < c->n_timed; x++) {
         uint32_t k = c->timed[x];
-        const struct scn_context *sc = &s->threads[k].sc;
-        bool safe = c->t[k].safe && c->t[k].shape != SHAPE_OTHER;
-        if (safe && sc->budget != sc->period)
-            continue; /* no timer entries of its own */
-        n = an_add(n, an_context_still(w, k) ? 1 : timer_entries(c, sc, safe, d));
+        bool safe;
+        enum an_timers m = an_context_timers(w, k, &safe);
+        if (m != AN_TIMERS_NONE)
+            n = an_add(n, m == AN_TIMERS_ONE ? 1 : timer_entries(c, &s->threads[k].sc, safe, d));
     }
     for (uint32_t k = 0; k < s->n_notifications; k++)
         n = an_add(n, timer_entries(c, &s->notifications[k].sc, false, d));
@@ -98,12 +107,11 @@ struct an_line an_kernel_line(const struct an_win *w)
     }
     for (uint32_t x = 0; x < c->n_timed; x++) {
         uint32_t k = c->timed[x];
-        bool safe = c->t[k].safe && c->t[k].shape != SHAPE_OTHER;
-        if (safe && s->threads[k].sc.budget != s->threads[k].sc.period)
-            continue;
-        if (an_context_still(w, k))
+        bool safe;
+        enum an_timers m = an_context_timers(w, k, &safe);
+        if (m == AN_TIMERS_ONE)
             l.a += 1.0;
-        else
+        else if (m == AN_TIMERS_ALL)
             timer_line(&s->threads[k].sc, safe, &l);
     }
     for (uint32_t k = 0; k < s->n_notifications; k++)
