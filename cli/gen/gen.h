@@ -46,6 +46,9 @@
 
 #define GEN_MAX_THREADS 1024
 #define GEN_MAX_SERVERS 16
+/* Priorities drawn: 1 .. GEN_PRIO_TOP, below the timeout handlers
+ * (GEN_HANDLER_PRIORITY). */
+#define GEN_PRIO_TOP 250u
 /* The timeout handlers' priority: above everything drawn (1 .. 250), below
  * the root task (255). */
 #define GEN_HANDLER_PRIORITY 254u
@@ -249,6 +252,10 @@ void gen_knobs_default(struct gen_knobs *k);
  * devices, distinct priorities, fixed compute, zero costs, no servers,
  * round-robin contexts (never throttled). */
 void gen_knobs_plain(struct gen_knobs *k);
+
+/* 0 when `k` is consistent, else -1 with the knob at fault in `why`
+ * (NUL-terminated). gen_draw checks it first. */
+int gen_check_knobs(const struct gen_knobs *k, char *why, size_t why_len);
 
 /* The stream a part of the generator draws from: seed and name, as
  * rng_seed_stream ("gen:threads", "gen:servers", ...). */
