@@ -15,6 +15,8 @@
 #include <cmocka.h>
 #include <mcsim/bootinfo.h>
 
+#include "db/db.h"
+#include "engine.h"
 #include "load/load.h"
 #include "scnload.h"
 #include "util/diag.h"
@@ -93,4 +95,43 @@ void scnload_corpus_run(void (*fn)(const char *path, uint8_t scheduler, bool ful
     scnload_each_run(MCSIM_SOURCE_DIR "/scenarios", true, fn, ctx);
     scnload_each_run(MCSIM_SOURCE_DIR "/tests/scenarios/kernel", false, fn, ctx);
     scnload_each_run(MCSIM_SOURCE_DIR "/tests/data/refills", false, fn, ctx);
+}
+
+int scnload_run_begin(const char *path, uint8_t scheduler, bool full, const char *version,
+                      struct scenario *s, struct db **db, struct eng_options *o, char *what,
+                      size_t what_len)
+{
+    struct diag d;
+    char err[DB_ERRMSG_MAX];
+
+    diag_init(&d);
+    if (load_scenario(path, s, &d) != 0) {
+        diag_release(&d);
+        return 1; /* a test of the loader's refusals */
+    }
+    s->scheduler = scheduler;
+    if (load_check_runnable(s, &d) != 0) {
+        diag_release(&d);
+        scenario_release(s);
+        return 1;
+    }
+    diag_release(&d);
+    snprintf(what, what_len, "%s (%s%s)", path, scheduler == SCHED_CLASSIC ? "classic" : "mcs",
+             full ? ", --trace full" : "");
+    if (db_open(":memory:", db, err, sizeof err) != 0)
+        fail_msg("an in-memory database: %s", err);
+    *o = (struct eng_options){
+        .seed = s->seed,
+        .duration = s->duration,
+        .scheduler = s->scheduler,
+        .trace_full = full,
+        .version = version,
+    };
+    return 0;
+}
+
+void scnload_run_end(struct scenario *s, struct db *db)
+{
+    db_close(db);
+    scenario_release(s);
 }

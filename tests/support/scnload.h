@@ -27,4 +27,20 @@ void scnload_each_run(const char *dir, bool full,
 void scnload_corpus_run(void (*fn)(const char *path, uint8_t scheduler, bool full, void *ctx),
                         void *ctx);
 
+/* A corpus run's setup (the fn of scnload_corpus_run): *s is `path`
+ * loaded for `scheduler` and runnable under it, `what` names the run
+ * ("PATH (mcs, --trace full)"), *db is an empty database in memory, and
+ * *o the engine's options for it (seed, duration, scheduler, --trace full,
+ * `version`; the sink is the caller's). Returns 0 when ready (release with
+ * scnload_run_end), 1 when the file is a test of the loader's refusals or
+ * cannot run under that scheduler (nothing to release). */
+struct db;
+struct eng_options;
+int scnload_run_begin(const char *path, uint8_t scheduler, bool full, const char *version,
+                      struct scenario *s, struct db **db, struct eng_options *o, char *what,
+                      size_t what_len);
+
+/* Release what scnload_run_begin set up. */
+void scnload_run_end(struct scenario *s, struct db *db);
+
 #endif /* MCSIM_TESTS_SCNLOAD_H */

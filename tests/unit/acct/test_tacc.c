@@ -261,33 +261,16 @@ static void compare_one(const char *path, uint8_t scheduler, bool full, void *ct
 {
     struct reach *r = ctx;
     struct scenario s;
-    struct diag d;
-    struct db *db = NULL;
+    struct db *db;
     struct tacc_tee tee;
     struct tacc scanned;
+    struct eng_options o;
     struct eng_result res;
     char err[DB_ERRMSG_MAX], what[512];
 
-    diag_init(&d);
-    if (load_scenario(path, &s, &d) != 0) {
-        diag_release(&d);
-        return; /* a test of the loader's refusals */
-    }
-    s.scheduler = scheduler;
-    if (load_check_runnable(&s, &d) != 0)
-        goto out;
-    snprintf(what, sizeof what, "%s (%s%s)", path, scheduler == SCHED_CLASSIC ? "classic" : "mcs",
-             full ? ", --trace full" : "");
-    if (db_open(":memory:", &db, err, sizeof err) != 0)
-        fail_msg("an in-memory database: %s", err);
-    struct eng_options o = {
-        .seed = s.seed,
-        .duration = s.duration,
-        .scheduler = s.scheduler,
-        .trace_full = full,
-        .version = "tacc",
-        .sink = tacc_tee_sink(&tee, db_sink(db, 0)),
-    };
+    if (scnload_run_begin(path, scheduler, full, "tacc", &s, &db, &o, what, sizeof what) != 0)
+        return;
+    o.sink = tacc_tee_sink(&tee, db_sink(db, 0));
     tacc_tee_want(&tee, &(struct twin_want){.budget = true,
                                              .fragment = true,
                                              .allowance = expect_entry_allowance(&s.costs)});
@@ -320,10 +303,7 @@ static void compare_one(const char *path, uint8_t scheduler, bool full, void *ct
     tacc_release(&scanned);
     tacc_tee_release(&tee);
 out:
-    if (db)
-        db_close(db);
-    scenario_release(&s);
-    diag_release(&d);
+    scnload_run_end(&s, db);
 }
 
 static void test_tacc_live_equals_scan(void **state)

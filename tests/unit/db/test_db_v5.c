@@ -231,37 +231,20 @@ static void compare_one(const char *path, uint8_t scheduler, bool full, void *ct
 {
     struct reach *r = ctx;
     struct scenario s;
-    struct diag d;
-    struct db *db = NULL;
+    struct db *db;
     struct capture c = {0};
+    struct eng_options o;
     struct eng_result res;
-    char err[DB_ERRMSG_MAX], what[512];
+    char what[512];
 
-    diag_init(&d);
-    if (load_scenario(path, &s, &d) != 0) {
-        diag_release(&d);
-        return; /* a test of the loader's refusals */
-    }
-    s.scheduler = scheduler;
-    if (load_check_runnable(&s, &d) != 0)
-        goto out;
-    snprintf(what, sizeof what, "%s (%s%s)", path, scheduler == SCHED_CLASSIC ? "classic" : "mcs",
-             full ? ", --trace full" : "");
-    if (db_open(":memory:", &db, err, sizeof err) != 0)
-        fail_msg("an in-memory database: %s", err);
+    if (scnload_run_begin(path, scheduler, full, "v5", &s, &db, &o, what, sizeof what) != 0)
+        return;
     c.next = db_sink(db, 0);
     for (int t = 0; t < T_COUNT; t++) {
         c.f[t] = open_memstream(&c.text[t], &c.len[t]);
         assert_non_null(c.f[t]);
     }
-    struct eng_options o = {
-        .seed = s.seed,
-        .duration = s.duration,
-        .scheduler = s.scheduler,
-        .trace_full = full,
-        .version = "v5",
-        .sink = {.ops = &cap_ops, .self = &c},
-    };
+    o.sink = (struct trace_sink){.ops = &cap_ops, .self = &c};
     enum eng_status st = eng_run(&s, &o, &res);
     for (int t = 0; t < T_COUNT; t++)
         fclose(c.f[t]);
@@ -283,11 +266,7 @@ static void compare_one(const char *path, uint8_t scheduler, bool full, void *ct
     }
     for (int t = 0; t < T_COUNT; t++)
         free(c.text[t]);
-out:
-    if (db)
-        db_close(db);
-    scenario_release(&s);
-    diag_release(&d);
+    scnload_run_end(&s, db);
 }
 
 static void test_v5_views_are_the_rows_recorded(void **state)
