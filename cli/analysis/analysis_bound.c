@@ -182,7 +182,16 @@ cycles_t an_throttled_fixed_point(const struct an_win *w, cycles_t base, cycles_
 {
     struct an_win v = *w;
     *theta = 0;
-    /* a constant-bandwidth context's head moves to now at every switch-in
+    if (!an_old_episodes(w->c)) {
+        /* the phase bound (an_throttle_time) holds whatever the context's
+         * thread (or a client holding a server) does meanwhile: no refill
+         * delays to add, for this context or for a client's in B */
+        v.anchors = 0;
+        v.anchor_extra = 0;
+        return an_fixed_point(&v, an_add(need, base), start, need, throttles, theta);
+    }
+    /* the earlier episodes (a context may get an emergency grant): a
+     * constant-bandwidth context's head moves to now at every switch-in
      * (B7), so its full list's tail is re-anchored after each preemption;
      * a sporadic one's head moves only by what it is charged, and at a
      * wake (after waiting in a server) */

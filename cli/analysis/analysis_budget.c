@@ -21,46 +21,76 @@ static cycles_t margin(const struct an_ctx *c, uint32_t k, bool may_run_out)
 }
 
 /*
- * Theta's episodes (docs/analysis.md, "Own throttling", where the proof
- * is): the longest thread k's context can keep it throttled while it
- * needs `need` cycles, apart from the refill delays that the window's
- * preemption adds (an_win.anchors). After a throttle at x every refill
- * ends at most T after the commit that last moved it (seL4
- * refill_budget_check, schedule_used; a full list's tail is moved to end
- * where the newest used refill ends), and a full list's tail can be moved
- * again only until the first refill is appended after x, which happens by
- * the time the head released after x is used up: then the fluid present
- * at x lies, disjoint, before x + 2T - b + a_H + E + P (a_H <= b the
- * head, P the time the context did not run in between), so the thread is
- * throttled at most c = 2T - b + m + E + P while it uses it (m covers the
- * MIN_BUDGET fold and the overrun at the exhaustion). An episode begun
- * before the window, the first one in it, and one per b - m - MIN_BUDGET
- * run: 2 + floor(need / (b - m - MIN_BUDGET)) episodes of c; the P parts
- * of all episodes lie in the window, so their sum is the window's
- * preemption once (added by the fixed point).
+ * Theta, thread k's own throttling while its context is charged `need`
+ * cycles (docs/analysis.md, "Own throttling", where the proofs are):
+ * (first + per floor(need / run)) episodes of `episode` cycles.
+ *
+ * The phase bound (since 2026-12-04, session 9): call x a throttle, a
+ * commit after which the head refill is not due (an exhaustion, seL4
+ * charge_entire_head_refill, or a remainder below MIN_BUDGET folded into
+ * the next refill, merge_nonoverlapping_head_refill). Every refill ends at
+ * most T after the head time left by the commit that last moved it, and
+ * only the tail is ever moved later (schedule_used, list full). After x
+ * every refill but the tail keeps its time or moves earlier (after a fold
+ * the list is not full, so no refill present at x moves later at all);
+ * the tail holds at most the exhausted head and the overrun, a, charged in
+ * the one commit at x. The other refills, F >= b - a of budget, end by Z
+ * <= x + T - a (a fold: F = b, Z <= x + T): until the thread has been
+ * charged F - MIN_BUDGET since x, the refills ending by Z, or the due
+ * head, hold what of F it has not been charged (a fold that moves a
+ * remainder out of them leaves it charged F - MIN_BUDGET), so it is
+ * throttled at most Z - x - F <= T - b in all (a phase). The next throttle
+ * after that begins the next phase; two consecutive phases' charges add
+ * up to b - MIN_BUDGET. In a window where the context is charged N: the
+ * phase in progress at its start and at most 2 + 2 floor(N / (b -
+ * MIN_BUDGET)) begun in it. No preemption enters (the old episodes' P).
+ *
+ * A context that may get an emergency grant keeps the earlier episodes
+ * (2 + floor(need / (b - m - MIN_BUDGET))) (2T - b + m + E) plus the
+ * refill delays the window's preemption adds (an_throttled_fixed_point):
+ * the grant's refill_update breaks the sum of the refills.
  */
 cycles_t an_throttle_time(const struct an_ctx *c, uint32_t k, cycles_t need)
 {
-    cycles_t run, episode;
-    if (!an_throttle_episode(c, k, &run, &episode))
+    struct an_episodes ep;
+    if (!an_throttle_episode(c, k, &ep))
         return 0;
-    if (need == AN_INF || run == 0)
+    if (need == AN_INF || ep.run == 0)
         return AN_INF;
-    return an_mul(an_add(2, need / run), episode);
+    return an_mul(an_add(ep.first, an_mul(ep.per_run, need / ep.run)), ep.episode);
 }
 
-bool an_throttle_episode(const struct an_ctx *c, uint32_t k, cycles_t *run, cycles_t *episode)
+/* Does a context of the scenario keep the earlier episodes (it may get an
+ * emergency grant)? Then every window keeps the refill delays. */
+bool an_old_episodes(const struct an_ctx *c)
+{
+    for (uint32_t k = 0; k < c->n; k++)
+        if (c->t[k].has_sc && an_visits_policy(c, k, POL_EMERGENCY))
+            return true;
+    return false;
+}
+
+bool an_throttle_episode(const struct an_ctx *c, uint32_t k, struct an_episodes *ep)
 {
     const struct an_thread *t = &c->t[k];
     cycles_t m = margin(c, k, true);
-    *run = 0;
-    *episode = AN_INF;
+    ep->run = 0;
+    ep->episode = AN_INF;
+    ep->first = 2;
+    ep->per_run = 1;
     if (!c->mcs || !t->has_sc || t->rr)
         return false;
+    if (!an_visits_policy(c, k, POL_EMERGENCY)) {
+        ep->run = t->budget > c->min_budget ? t->budget - c->min_budget : 0;
+        ep->episode = t->period > t->budget ? t->period - t->budget : 0;
+        ep->first = 3;
+        ep->per_run = 2;
+        return true;
+    }
     if (t->budget <= an_add(m, c->min_budget))
         return true;
-    *run = t->budget - m - c->min_budget;
-    *episode = an_add(an_mul(2, t->period) - t->budget, an_add(m, c->e_max));
+    ep->run = t->budget - m - c->min_budget;
+    ep->episode = an_add(an_mul(2, t->period) - t->budget, an_add(m, c->e_max));
     return true;
 }
 

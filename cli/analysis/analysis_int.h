@@ -507,12 +507,14 @@ struct an_win {
      * rule is not used: an always-ready equal-priority thread is then
      * bounded by its context only) */
     cycles_t turn_need;
-    /* Refill delays (docs/analysis.md, "Own throttling"): a full refill
-     * list's tail is re-anchored at the newest run, so every stretch of
-     * time a throttling context does not run (preempted, kernel entries,
-     * waiting in a server) can delay its budget by as much again. The
-     * fixed point adds `anchors` times the window's preemption (E K(t) +
-     * sum_j I_j(t)) and `anchor_extra` (the blocking) to Theta. */
+    /* Refill delays of the earlier episodes (docs/analysis.md, "Own
+     * throttling"; only while some context may get an emergency grant,
+     * an_old_episodes: the phase bound needs none): a full refill list's
+     * tail is re-anchored at the newest run, so every stretch of time a
+     * throttling context does not run (preempted, kernel entries, waiting
+     * in a server) can delay its budget by as much again. The fixed point
+     * adds `anchors` times the window's preemption (E K(t) + sum_j
+     * I_j(t)) and `anchor_extra` (the blocking) to Theta. */
     uint32_t anchors;
     cycles_t anchor_extra;
     uint64_t turn_jobs;
@@ -573,8 +575,9 @@ void an_overload_reason(const struct an_win *w, char *buf, size_t len);
 /* The reason of a window that ends without the thread's own throttling
  * and not with it. */
 #define AN_OWN_THROTTLING_UNBOUNDED                                                                \
-    "its own throttling has no bound: each episode (2 periods - budget) per budget's worth of "    \
-    "work and charged kernel entries outgrows the window"
+    "its own throttling has no bound: its throttled phases (period - budget each; 2 periods - "   \
+    "budget under emergency grants) per budget's worth of work and charged kernel entries "       \
+    "outgrow the window"
 
 /* A bound's composition, to be made once its pass is known to be kept. */
 struct an_pending {
@@ -603,14 +606,22 @@ cycles_t an_fast_sum(const struct an_win *w, cycles_t t, cycles_t *kernel);
 void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
               cycles_t theta, bool ahead, struct analysis_thread *out);
 
-/* Theta's episodes for thread k needing `need` cycles, without the refill
- * delays the window's preemption adds (analysis_bound.c). */
+/* Theta for thread k while its context is charged `need` cycles
+ * (analysis_budget.c). */
 cycles_t an_throttle_time(const struct an_ctx *c, uint32_t k, cycles_t need);
 
-/* Its parts: Theta = (2 + floor(need / run)) episode; false when k's
- * context never throttles (Theta = 0); run = 0 when its budget leaves no
- * run (Theta = AN_INF). */
-bool an_throttle_episode(const struct an_ctx *c, uint32_t k, cycles_t *run, cycles_t *episode);
+/* Its parts: Theta = (first + per_run floor(need / run)) episode; false
+ * when k's context never throttles (Theta = 0); run = 0 when its budget
+ * leaves no run (Theta = AN_INF). */
+struct an_episodes {
+    cycles_t run, episode;
+    uint32_t first, per_run;
+};
+bool an_throttle_episode(const struct an_ctx *c, uint32_t k, struct an_episodes *ep);
+
+/* Some context may get an emergency grant: the windows keep the refill
+ * delays of the earlier episodes (an_win.anchors). */
+bool an_old_episodes(const struct an_ctx *c);
 
 /* Is thread i's context (the window's) proven never to run out, its jobs
  * having bound r? (analysis_budget.c) */

@@ -221,11 +221,12 @@ static struct an_line line(const struct an_win *w, uint32_t j)
 /*
  * Where the fixed point of an_fixed_point can be (docs/analysis.md, "The
  * bound"): F(t) >= L(t) = A + S t, with
- *     S = (1 + anchors) (E k_s + sum_j s_j) + [throttles] (episode / run) E k_s
+ *     S = (1 + anchors) (E k_s + sum_j s_j) + [throttles] (per episode / run) E k_s
  *     A = base + anchor_extra + (1 + anchors) (E k_a + sum_j a_j)
- *         + [throttles] episode (1 + (need + E k_a) / run)
- * (k and the j's the lines of K and I_j above; Theta = (2 + floor(x /
- * run)) episode >= episode (1 + x / run)). Every fixed point of F is at
+ *         + [throttles] episode (first - per + per (need + E k_a) / run)
+ * (k and the j's the lines of K and I_j above; Theta = (first + per
+ * floor(x / run)) episode >= episode (first - per + per x / run)). Every
+ * fixed point of F is at
  * least base and at least the root of L (below it L(t) > t): when S >= 1
  * there is none, when the root is past the horizon none the iteration
  * can reach (it would end with AN_INF, past the horizon or its step
@@ -242,7 +243,7 @@ static cycles_t lower_start(const struct an_win *w, cycles_t base, cycles_t need
     struct an_line k = an_kernel_line(w);
     double e = dbl(c->e_max), ia = 0.0, is = 0.0, a, s, root;
     double anchors = 1.0 + (double)w->anchors;
-    cycles_t run, episode;
+    struct an_episodes ep;
     if (c->horizon >= (UINT64_C(1) << 52) || base > c->horizon)
         return base; /* the iteration ends at once, or the doubles are not exact */
     for (uint32_t x = 0; x < n; x++) {
@@ -252,10 +253,12 @@ static cycles_t lower_start(const struct an_win *w, cycles_t base, cycles_t need
     }
     s = anchors * (e * k.s + is);
     a = dbl(base) + dbl(w->anchor_extra) + anchors * (e * k.a + ia);
-    if (throttles && an_throttle_episode(c, w->i, &run, &episode) && run > 0 &&
-        episode != AN_INF) {
-        s += dbl(episode) / (double)run * e * k.s;
-        a += dbl(episode) * (1.0 + (dbl(need) + e * k.a) / (double)run);
+    if (throttles && an_throttle_episode(c, w->i, &ep) && ep.run > 0 && ep.episode != AN_INF) {
+        /* (first + per floor(x / run)) episode >= episode (first - per + per x / run) */
+        double per = (double)ep.per_run;
+        s += dbl(ep.episode) * per / (double)ep.run * e * k.s;
+        a += dbl(ep.episode) *
+             ((double)ep.first - per + per * (dbl(need) + e * k.a) / (double)ep.run);
     }
     a *= down;
     s *= down;

@@ -293,11 +293,13 @@ static void expect_throttled(const struct analysis_thread *a, cycles_t bound, cy
  *    merged into one refill: never throttled, bound 3ms = 2ms + 1ms (the
  *    old rule counted a refill per preemption and gave up);
  *  - budget 3ms: 3ms + 10ms > 10ms + 3ms, not shown; the two-job bound
- *    w = 4ms + Theta + I(w): 2 + floor(4ms / (3ms - 20us - 10us)) = 3
- *    episodes of 2T - b + m + E = 20ms - 3ms + 20us = 17.02ms, plus the
- *    window's preemption once (refill delays of a constant-bandwidth
- *    context): hi's 8 jobs in 71.06ms = 8ms, so Theta = 59.06ms and w =
- *    4ms + 59.06ms + 8ms = 71.06ms. Simulated: 3ms, never throttled. */
+ *    w = 4ms + Theta + I(w), the phase bound: 3 + 2 floor(4ms / (3ms -
+ *    MIN_BUDGET 10us)) = 5
+ *    phases of T - b = 7ms, Theta = 35ms (no preemption added); hi's jobs
+ *    carried in, min(eta(w) + 2, eta(w + 1ms)) = eta(45ms) = 5: 5ms, so
+ *    w = 4ms + 35ms + 5ms = 44ms. (The earlier episodes gave 71.06ms: 3 of
+ *    2T - b + m + E = 17.02ms and hi's 8ms again as refill delays.)
+ *    Simulated: 3ms, never throttled. */
 static void test_analysis_own_budget(void **state)
 {
     struct scenario s;
@@ -319,9 +321,9 @@ static void test_analysis_own_budget(void **state)
     scnload_must(MCSIM_SOURCE_DIR "/tests/data/analysis/fresh_cb_short.yaml", &s);
     lo = scenario_find_thread(&s, "lo");
     assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
-    expect_throttled(&r.threads[lo], 71060000, 59060000, ANALYSIS_UNSCHEDULABLE);
+    expect_throttled(&r.threads[lo], 44000000, 35000000, ANALYSIS_UNSCHEDULABLE);
     assert_non_null(t = term_of(&r.threads[lo], TERM_INTERFERENCE, SCN_NONE));
-    assert_int_equal(t->cycles, 8000000);
+    assert_int_equal(t->cycles, 5000000);
     assert_int_equal(observe_run(&s, SCHED_MCS, s.seed, &o, &end), 0);
     assert_int_equal(o.threads[lo].worst, 3000000);
     observe_release(&o);
@@ -370,6 +372,50 @@ static void test_analysis_short_throttle(void **state)
     scenario_release(&s);
 }
 
+/* A full refill list's tail delay (docs/analysis.md, "Own throttling", the
+ * phase bound), tests/data/analysis/tail_delay.yaml, zero kernel costs,
+ * MIN_BUDGET 100us: lo (2ms every 10ms, constant bandwidth 3ms/10ms, two
+ * refills) below hi (1.5ms at 0.5ms and 10.5ms, round robin).
+ * Simulated (refills as (time, amount)): job 1 runs 0-0.5ms, commit: used
+ * (10, 0.5), head (0.5, 2.5), list full; hi 0.5-2ms; lo re-anchored at 2
+ * (2, 2.5), ends at 3.5: used (12, 1.5), the tail (10, 0.5) does not touch
+ * it and the list is full, so the tail moves to (12 - 0.5, 2) = (11.5, 2);
+ * head (3.5, 1). Job 2: re-anchored (10, 1) (the tail at 11.5 is past its
+ * end: no merge), runs 10-10.5, commit: used (20, 0.5), the tail moves
+ * again to (20 - 2, 2.5) = (18, 2.5), job 1's budget now a whole period
+ * later; hi 10.5-12; lo (12, 0.5) runs out at 12.5 (the popped head (22,
+ * 0.5) appended), throttled to 18 (5.5ms <= T - b = 7ms, the phase), runs
+ * 18-19: 9ms, beyond the unthrottled bound 3.5ms (2ms + one hi job).
+ * Bound: never runs out not shown (3.5 + 10 + 100us > 10 + 3); the two-job
+ * bound, w = 4ms + Theta(4ms) + I(w) with hi's jobs carried in: Theta = (3
+ * + 2 floor(4ms / (3ms - 100us))) (10ms - 3ms) = 35ms, hi min(eta(w) + 2, eta(w +
+ * 1.5ms)) = 2 jobs = 3ms: 42ms. The busy window of lo's jobs passes it (w(q)
+ * - delta(q) = 26, 32, 38, 30, 36, 42, 34, 40, then 46 ms at q = 9) and is
+ * dropped; the short throttle does not apply (e = 2 x 2ms - (3ms - 200us) =
+ * 1.2ms, 2e > 2ms). The earlier episodes gave 61.6ms. */
+static void test_analysis_tail_delay(void **state)
+{
+    struct scenario s;
+    struct observed o;
+    struct analysis_result r;
+    cycles_t end;
+    const struct analysis_term *t;
+    (void)state;
+    scnload_must(MCSIM_SOURCE_DIR "/tests/data/analysis/tail_delay.yaml", &s);
+    uint32_t lo = scenario_find_thread(&s, "lo"), hi = scenario_find_thread(&s, "hi");
+    assert_int_equal(observe_run(&s, SCHED_MCS, s.seed, &o, &end), 0);
+    assert_int_equal(o.threads[lo].worst, 9000000);
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+    expect_throttled(&r.threads[lo], 42000000, 35000000, ANALYSIS_UNSCHEDULABLE);
+    assert_non_null(t = term_of(&r.threads[lo], TERM_INTERFERENCE, hi));
+    assert_int_equal(t->cycles, 3000000);
+    assert_int_equal(r.threads[hi].bound, 1500000);
+    assert_true(o.threads[lo].worst <= r.threads[lo].bound);
+    observe_release(&o);
+    analysis_release(&r);
+    scenario_release(&s);
+}
+
 /* server_exhausts_*: sensor's blocking term behind batch differs by the
  * server's timeout policy: inherit (with no client queued at the fault, the
  * server waits for batch's refills as with no handler; then one handler
@@ -400,9 +446,10 @@ static void test_analysis_policies(void **state)
             uint32_t batch = scenario_find_thread(&s, "batch");
             assert_int_equal(r.threads[batch].bound, ANALYSIS_NO_BOUND);
             assert_string_equal(r.threads[batch].reason,
-                                "its own throttling has no bound: each episode (2 periods - "
-                                "budget) per budget's worth of work and charged kernel entries "
-                                "outgrows the window");
+                                "its own throttling has no bound: its throttled phases (period "
+                                "- budget each; 2 periods - budget under emergency grants) per "
+                                "budget's worth of work and charged kernel entries outgrow the "
+                                "window");
         }
         printf("server_exhausts_%s: sensor blocked %llu cycles\n", names[p],
                (unsigned long long)blocked[p]);
@@ -428,13 +475,14 @@ static void test_analysis_policies(void **state)
  * telemetry's own jobs (a background loop that starts at 1ms: the start
  * only delays the loop, docs/analysis.md "Background threads"): W = 400us
  * (store) + 50us = 450us at store's level 150. Under mcs it throttles (2ms
- * / 10ms, MIN_BUDGET 10us): m = 2 x 10us = 20us, episode 2T - b + m =
- * 18.02ms, run b - m - MIN_BUDGET = 1.97ms, Theta(450us) = 2 episodes =
- * 36.04ms, plus the window's preemption again: control's requests, which
- * reach 150, (eta(w) + 2) x 400us while the job may idle (throttled) =
- * 2.8ms at w = 42.09ms (eta = 5): w = 0.45 + 36.04 + 2.8 + 2.8 = 42.09ms
- * (control is round robin: no wait behind it). Under classic control's
- * request in progress only: 450 + 400 = 850us. */
+ * / 10ms, MIN_BUDGET 10us): the phase bound, Theta(450us) = (3 + 2
+ * floor(450us / 1.99ms))
+ * phases of T - b = 8ms = 24ms, and control's requests, which reach 150,
+ * (eta(w) + 2) x 400us while the job may idle (throttled) = 2ms at w =
+ * 26.45ms (eta = 3): w = 0.45 + 24 + 2 = 26.45ms (control is round robin:
+ * no wait behind it). (The earlier episodes gave 42.09ms: 2 of 2T - b + m
+ * = 18.02ms, control's requests again as refill delays.) Under classic
+ * control's request in progress only: 450 + 400 = 850us. */
 static void test_analysis_background_client(void **state)
 {
     struct scenario s;
@@ -454,7 +502,7 @@ static void test_analysis_background_client(void **state)
     assert_non_null(t = term_of(&r.threads[control], TERM_INTERFERENCE, tele));
     assert_int_equal(t->cycles, 2000000);
     assert_null(term_of(&r.threads[control], TERM_BLOCKING, SCN_NONE));
-    assert_int_equal(r.threads[tele].bound, 42090000);
+    assert_int_equal(r.threads[tele].bound, 26450000);
     assert_int_equal(observe_run(&s, SCHED_MCS, s.seed, &o, &end), 0);
     assert_int_equal(o.threads[control].worst, 3900000);
     assert_int_equal(o.threads[tele].worst, 8250000);
@@ -476,10 +524,11 @@ static void test_analysis_background_client(void **state)
 /* inherit_unqueued: telemetry runs out inside store with nobody queued, so
  * the server waits for its refill as with no handler, and control, which
  * calls just after, waits with it (12.2ms). The blocking term per job is
- * r + H + Theta_k(r): r = 400us, H = 0 (no costs), MIN_BUDGET = 10us,
- * m = 2 MIN_BUDGET + E = 20us, run = b - m - MIN_BUDGET = 270us, episode
- * = 2T - b + m + E = 19.72ms, Theta_k(400us) = (2 + 400 / 270) x 19.72 =
- * 59.16ms: 59.56ms per job. */
+ * r + H + Theta_k(r): r = 400us, H = 0 (no costs), telemetry's context
+ * 300us / 10ms: the phase bound, Theta_k(400us) = (3 + 2 floor(400 /
+ * (300 - 10))) (T - b) = 5 x 9.7ms = 48.5ms: 48.9ms per job. (The earlier
+ * episodes: (2 + floor(400 / 270)) x (2T - b + m + E = 19.72ms) = 59.16ms,
+ * 59.56ms per job.) */
 static void test_analysis_inherit_unqueued(void **state)
 {
     struct scenario s;
@@ -496,7 +545,7 @@ static void test_analysis_inherit_unqueued(void **state)
     assert_non_null(t = term_of(&r.threads[control], TERM_BLOCKING, tele));
     /* the bound is the two-job one (the job ahead and this one): twice */
     assert_int_equal(r.threads[control].worst_job, 1);
-    assert_int_equal(t->cycles, 2 * 59560000);
+    assert_int_equal(t->cycles, 2 * 48900000);
     assert_int_equal(observe_run(&s, SCHED_MCS, s.seed, &o, &end), 0);
     assert_int_equal(o.threads[control].worst, 12200000);
     assert_true(o.threads[control].worst <= r.threads[control].bound);
@@ -582,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_analysis_lo_overrun),
         cmocka_unit_test(test_analysis_own_budget),
         cmocka_unit_test(test_analysis_short_throttle),
+        cmocka_unit_test(test_analysis_tail_delay),
         cmocka_unit_test(test_analysis_policies),
         cmocka_unit_test(test_analysis_background_client),
         cmocka_unit_test(test_analysis_inherit_unqueued),

@@ -73,16 +73,17 @@ static void test_passive_notified(void **state)
  *  - mcs: app (10, 2ms every 20ms): flood is not shown never to run out
  *    (no critical instant), its interference min(demand, supply), the
  *    supply ceil(w / 10ms) (1ms + E): w = 2 -> 3 -> 3ms (delta(2) = 20ms).
- *    flood itself: the two-job bound 2W + Theta(2W), Theta = (2 +
- *    floor(2ms / (b - m - MIN_BUDGET))) (2T - b + m + E), m = 2 MIN_BUDGET
- *    + E = 20us: (2 + floor(2000 / 970)) (20ms - 1ms + 20us) = 4 x 19.02ms
- *    = 76.08ms, bound 78.08ms (nothing preempts it: P = 0).
+ *    flood itself: the two-job bound 2W + Theta(2W), the phase bound
+ *    Theta = (3 + 2 floor(2ms / (b - MIN_BUDGET 10us))) (T - b) = 7 x 9ms
+ *    = 63ms, bound 65ms
+ *    (the earlier episodes: (2 + floor(2000 / 970)) (20ms - 1ms + 20us) =
+ *    4 x 19.02ms = 76.08ms, bound 78.08ms).
  *  - classic: flood 1ms (its window: w(q) = q ms <= delta(q + 1) = q ms
  *    at q = 1); app has no bound (flood needs 100% of the CPU). */
 static void test_passive_flood(void **state)
 {
     static const char *const names[] = {"flood", "app"};
-    static const cycles_t mcs[] = {78080 * US, 3 * MS};
+    static const cycles_t mcs[] = {65 * MS, 3 * MS};
     static const cycles_t classic[] = {1 * MS, ANALYSIS_NO_BOUND};
     (void)state;
     check_each(DATA "passive_flood.yaml", names, mcs, classic, 2);
@@ -94,14 +95,16 @@ static void test_passive_flood(void **state)
  * active) 2ms every 20ms. W_h = 800us, its level 20 (srv above runs on
  * its behalf, nothing else is above).
  *  - mcs, h: a server visit, so not the whole-budget rule; not shown never
- *    to run out: Theta(q W) = (2 + floor(0.8q / (b - m - MIN_BUDGET))) (2T
- *    - b + m + E), m = 20us: 1.97ms per episode step, 8.02ms per episode,
- *    P = 0 (nothing preempts it, no wait in srv). q = 1: 0.8 + 2 x 8.02 =
- *    16.84ms; w(q) - delta(q) = 0.8q + (2 + floor(0.8q / 1.97)) 8.02 -
- *    5(q - 1): q = 2 12.64, 3 16.46, 4 12.26, and for q >= 5 at most
- *    21.04 - 0.943q < 16.84. Bound 16.84ms (the two-job bound 17.64ms).
+ *    to run out: the phase bound Theta(q W) = (3 + 2 floor(0.8q / 1.99))
+ *    (T - b = 3ms), MIN_BUDGET 10us. q = 1: 0.8 + 3 x 3 = 9.8ms > delta(2);
+ *    w(q) - delta(q) = 0.8q + (3 + 2 floor(0.8q / 1.99)) 3 - 5(q - 1): q =
+ *    2 10.6 - 5 = 5.6, q = 3
+ *    17.4 - 10 = 7.4, q = 4 18.2 - 15 = 3.2 with w(4) = 18.2 <= delta(5) =
+ *    20: the window ends. Bound 9.8ms (the two-job bound 1.6 + 9 = 10.6ms).
+ *    (The earlier episodes, (2 + floor(0.8q / 1.97)) x 8.02ms, gave
+ *    16.84ms.)
  *  - mcs, lo: h is not a device thread without calls: no critical instant;
- *    h's term min(demand, supply) = min(min(eta(w) + 2, eta(w + 16.84ms))
+ *    h's term min(demand, supply) = min(min(eta(w) + 2, eta(w + 9.8ms))
  *    0.8ms, ceil(w / 5ms) 2ms): w = 2: min(2.4, 2) -> 4: min(2.4, 2) = 2:
  *    4ms.
  *  - classic: h 800us (nothing at or above its level but srv, on its
@@ -111,7 +114,7 @@ static void test_passive_flood(void **state)
 static void test_passive_wait(void **state)
 {
     static const char *const names[] = {"h", "lo"};
-    static const cycles_t mcs[] = {16840 * US, 4 * MS};
+    static const cycles_t mcs[] = {9800 * US, 4 * MS};
     static const cycles_t classic[] = {800 * US, 2800 * US};
     (void)state;
     check_each(DATA "passive_wait.yaml", names, mcs, classic, 2);

@@ -142,17 +142,16 @@ static void test_bg_send(void **state)
  *    reach 150 (one in progress each: ctl waits on no idle CPU): 1 + 0.4 +
  *    0.4 = 1.8ms <= delta(2): R = 1.8ms, both schedulers.
  *  - bg, mcs: lo (1.5ms / 2ms) may run out inside store, which has no
- *    timeout handler: B = r + Theta_lo(r), m = 2 MIN_BUDGET + E = 20us,
- *    lo's run 1.5 - 0.03 = 1.47ms, episode 2 x 2 - 1.5 + 0.02 = 2.52ms,
- *    Theta_lo(0.4) = 2 x 2.52 = 5.04: B = 5.44ms, and the CPU may idle.
- *    Own throttling: run 3 - 0.03 = 2.97ms, episode 20 - 3 + 0.02 = 17.02ms,
- *    Theta(1.4) = 2 x 17.02 = 34.04ms, plus the refill delays: the window's
- *    preemption again per anchor (one for a constant-bandwidth context,
- *    one for waiting behind a client that runs out) and B once more. So
- *    w = 1.4 + 2 x 5.44 + 34.04 + 3 I(w) = 46.32 + 3 I(w), I(w) = ctl's
+ *    timeout handler: B = r + Theta_lo(r), the phase bound (docs/
+ *    analysis.md, "Own throttling"): Theta_lo(0.4) = (3 + 2 floor(0.4 /
+ *    (1.5 - 0.01))) (2 - 1.5) = 1.5ms: B = 1.9ms, and the CPU may idle. Own
+ *    throttling: Theta(1.4) = (3 + 2 floor(1.4 / 2.99)) x (10 - 3) = 21ms, nothing added for
+ *    preemption or waits. So w = 1.4 + 1.9 + 21 + I(w), I(w) = ctl's
  *    min(eta(w) + 2, eta(w + 1.8)) x 1ms + lo's requests (eta_lo(w) + 2) x
- *    0.4ms (the CPU may idle): 46.32 -> 46.32 + 3 (5 + 2) = 67.32 -> + 3
- *    (7 + 2.4) = 74.52 -> + 3 (8 + 2.4) = 77.52 -> 77.52ms.
+ *    0.4ms (the CPU may idle): 24.3 -> 24.3 + 3 + 1.6 = 28.9 -> 24.3 + 4 +
+ *    1.6 = 29.9 -> 29.9ms. (The earlier episodes, 2 of 2T - b + m + E per
+ *    context, with the window's preemption and B again as refill delays,
+ *    gave B = 5.44ms, throttling 60.28ms and 77.52ms.)
  *  - bg, classic: no budgets, no blocking (queued requests are
  *    interference), no idle CPU: w = 1.4 + ctl + 0.4 (lo's request in
  *    progress): 1.8 -> 2.8 -> 2.8ms (ctl: eta(4.6ms) = 1 job).
@@ -161,7 +160,7 @@ static void test_bg_send(void **state)
 static void test_bg_call(void **state)
 {
     static const char *const names[] = {"ctl", "bg"};
-    static const cycles_t mcs[] = {1800 * US, 77520 * US}, classic[] = {1800 * US, 2800 * US};
+    static const cycles_t mcs[] = {1800 * US, 29900 * US}, classic[] = {1800 * US, 2800 * US};
     struct scenario s;
     struct analysis_result r;
     const struct analysis_term *m;
@@ -172,10 +171,10 @@ static void test_bg_call(void **state)
     assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
     assert_int_equal(r.threads[scenario_find_thread(&s, "bg")].work, 1400 * US);
     m = term_of(&s, &r, "bg", "waiting in servers behind lo");
-    assert_int_equal(m->cycles, 5440 * US);
-    /* 34.04ms + the preemption again per anchor (2 x 10.4ms) + B */
+    assert_int_equal(m->cycles, 1900 * US);
+    /* three phases of 7ms: no refill delays added */
     m = term_of(&s, &r, "bg", "throttled (own budget 3ms/10ms)");
-    assert_int_equal(m->cycles, 60280 * US);
+    assert_int_equal(m->cycles, 21 * MS);
     analysis_release(&r);
     scenario_release(&s);
 }
@@ -189,9 +188,9 @@ static void test_bg_call(void **state)
  * eta(d) = min(ceil(d / 0.8ms), floor(2 ceil(d / 10ms) / 0.8ms) + 1),
  * delta(2) = 0.8ms, delta(3) = 1.6ms, delta(4) = 10ms + 1 cycle.
  *  - feeder, its own job (mcs): W = 0.6 + 0.4 = 1ms at level 20, nothing
- *    above, no other client of store; Theta(1) = 2 x (20 - 2 + 0.02) =
- *    36.04ms (run 1.97ms), the preemption again is 0: 37.04ms. classic:
- *    1ms.
+ *    above, no other client of store; the phase bound Theta(1) = (3 + 2
+ *    floor(1 / (2 - MIN_BUDGET))) x (10 - 2) = 24ms: 25ms (the earlier episodes: 2 x (20
+ *    - 2 + 0.02) = 36.04ms, 37.04ms). classic: 1ms.
  *  - handler (mcs): feeder interferes by its budget, 2 ceil(w / 10ms).
  *    Busy window: w(1) = 3, w(2) = 4 (bound 3.2), w(3) = 5 (bound 3.4),
  *    5 <= delta(4): R = 3.4ms (the two-job bound is 4ms).
@@ -202,7 +201,7 @@ static void test_bg_call(void **state)
 static void test_bg_call_send(void **state)
 {
     static const char *const names[] = {"feeder", "handler", "logger"};
-    static const cycles_t mcs[] = {37040 * US, 3400 * US, 6 * MS}, classic[] = {1 * MS};
+    static const cycles_t mcs[] = {25 * MS, 3400 * US, 6 * MS}, classic[] = {1 * MS};
     struct scenario s;
     struct analysis_result r;
     (void)state;

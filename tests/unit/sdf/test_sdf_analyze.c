@@ -178,9 +178,13 @@ static void test_timer_driver(void **state)
  * it nor signals it here: no jobs, and no interference (before, as an
  * unmodelled program with no context of its own, it left eth and
  * net_virt_rx without a bound: "overload"). Now both are bounded: under
- * mcs eth 18.5577ms (unschedulable: its own throttling under the flood,
- * the coarse term of docs/analysis.md; `sdf run` shows it throttled 15
- * times, observed 360.87us), net_virt_rx 165.02us (observed 99.37us;
+ * mcs eth 2.99698ms (unschedulable: its own throttling under the flood,
+ * the phase bound of docs/analysis.md "Own throttling": 3 + 2 floor(need
+ * / (100us - MIN_BUDGET 20us)) = 9 phases of 400us - 100us, 2.7ms, need =
+ * its 101.79us and 195.19us of kernel entries; 18.5577ms with the earlier
+ * episodes; `sdf
+ * run` shows it throttled 15 times, observed 360.87us), net_virt_rx
+ * 165.02us (observed 99.37us;
  * 171.57us before the lower contexts that stand still counted one timer
  * entry each, docs/analysis.md "Kernel");
  * under classic eth 113.58us (observed 62.38us), net_virt_rx 2.13226ms
@@ -191,8 +195,8 @@ static void test_echo_server_flood(void **state)
     const char *side = DIR "sidecars/echo_server_flood.mcsim.yaml";
     (void)state;
     assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, NULL), 1);
-    assert_non_null(strstr(spawn_out, "  eth               101 hi       33.93us  18.5577ms      "
-                                      "400us -18.1577ms  unschedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth               101 hi       33.93us  2.99698ms      "
+                                      "400us -2.59698ms  unschedulable\n"));
     assert_non_null(strstr(spawn_out, "  net_virt_rx        99 lo        6.31us   165.02us        "
                                       "1ms   834.98us  schedulable\n"));
     assert_non_null(strstr(spawn_out, "  timer             101 lo             -          -        "
@@ -206,7 +210,7 @@ static void test_echo_server_flood(void **state)
     assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db", "--analyze",
                                  "--seed", "1", NULL),
                      0);
-    assert_non_null(strstr(spawn_out, "  eth              bound  18.5577ms  observed   360.87us"
+    assert_non_null(strstr(spawn_out, "  eth              bound  2.99698ms  observed   360.87us"
                                       "  unschedulable\n"));
     assert_non_null(strstr(spawn_out, "  net_virt_rx      bound   165.02us  observed    99.37us"
                                       "  schedulable\n"));
@@ -278,8 +282,15 @@ static void test_echo_server_timer(void **state)
  * PDs nothing signals (bench, benchIdle, uart without interrupts,
  * serial_virt_tx) have no jobs. Under classic all eight with jobs are
  * bounded (the drivers 77.03us once the passes may go on until nothing
- * changes, 99.65us after three; observed 32.46us); under mcs the two drivers (100us every 400us) are not (their
- * throttling's episodes outgrow the window), the other six are. Then
+ * changes, 99.65us after three; observed 32.46us); under mcs all eight
+ * too: the drivers (100us every 400us) 3.96178ms (unschedulable: 3.3ms of
+ * it their throttling, 11 phases of 300us by the phase bound of
+ * docs/analysis.md "Own throttling"; before it their throttling's
+ * episodes outgrew the window and they had no bound; observed 32.96us
+ * and 35.75us), and the other six lower than before (the drivers' bounds
+ * now shift their receivers' arrivals less: eth0_forwarder 788.05us ->
+ * 750.19us, eth0_virt_rx 596.85us -> 558.99us, eth1_virt_tx 543.99us ->
+ * 506.13us). Then
  * simulated with two seeds under each scheduler: every observed worst
  * within its bound (`sdf run --analyze` exits 1 otherwise). */
 static void test_firewall_path(void **state)
@@ -289,15 +300,14 @@ static void test_firewall_path(void **state)
     static const char *const seeds[] = {"1", "2"};
     (void)state;
     assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, NULL), 1);
-    assert_non_null(strstr(spawn_out, "  eth0_forwarder    194 lo       22.62us   788.05us        "
-                                      "1ms   211.95us  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  eth0_virt_rx      197 lo        7.62us   596.85us        "
-                                      "1ms   403.15us  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  eth1_virt_tx      197 lo        7.62us   543.99us        "
-                                      "1ms   456.01us  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  eth0              199 lo       23.93us          -      "
-                                      "400us          -  unknown\n"));
-    assert_non_null(strstr(spawn_out, "  eth0: no bound: its own throttling has no bound"));
+    assert_non_null(strstr(spawn_out, "  eth0_forwarder    194 lo       22.62us   750.19us        "
+                                      "1ms   249.81us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth0_virt_rx      197 lo        7.62us   558.99us        "
+                                      "1ms   441.01us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth1_virt_tx      197 lo        7.62us   506.13us        "
+                                      "1ms   493.87us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth0              199 lo       23.93us  3.96178ms      "
+                                      "400us -3.56178ms  unschedulable\n"));
     assert_non_null(strstr(spawn_out, "  uart               99 lo             -          -        "
                                       "1ms          -  no jobs\n"));
     assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "--scheduler",
