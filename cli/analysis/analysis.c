@@ -238,6 +238,7 @@ static bool passes(struct an_ctx *c, const uint32_t *o, struct an_clock *k,
 
 static void ctx_release(struct an_ctx *c)
 {
+    free(c->reach);
     free(c->visits);
     free(c->hvisits);
     free(c->dev);

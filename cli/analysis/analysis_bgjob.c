@@ -63,9 +63,7 @@ void an_bgjob_model(struct an_ctx *c, uint32_t i)
         t->vmult[v]++; /* calls_known: v < n_visits */
         t->job_calls++;
         t->work = an_add(t->work, an_request(c, sv));
-        for (uint32_t s = sv, d = 0; s != SCN_NONE && d <= c->n; s = c->t[s].nested, d++)
-            if (c->t[s].prio < t->p_eff)
-                t->p_eff = c->t[s].prio;
+        t->p_eff = an_reach_low(c, sv, t->p_eff);
     }
 }
 

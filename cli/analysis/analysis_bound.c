@@ -39,8 +39,10 @@ static cycles_t policy_wait(const struct an_ctx *c, uint32_t k, uint32_t s, uint
                             uint32_t self, bool *idle)
 {
     cycles_t r = an_request(c, s), worst = 0, w;
-    for (uint32_t d = 0; s != SCN_NONE && d <= c->n; s = c->t[s].nested, d++) {
-        const struct an_thread *sv = &c->t[s];
+    uint32_t n;
+    const struct an_reach *x = an_reach(c, s, &n);
+    for (uint32_t y = 0; y < n; y++) {
+        const struct an_thread *sv = &c->t[s = x[y].k];
         if (sv->handler == SCN_NONE && c->s->threads[s].timeout_endpoint != SCN_NONE)
             return AN_INF; /* a fault nobody answers: the server never resumes */
         switch (sv->handler == SCN_NONE ? POL_NONE : sv->policy) {
@@ -77,17 +79,19 @@ static cycles_t policy_wait(const struct an_ctx *c, uint32_t k, uint32_t s, uint
     return worst;
 }
 
-/* B: for each server thread i visits, the longest wait behind another
- * client's request whose context can run out (*who: the client). */
+/* B: for each server one call of thread i to sv reaches, the longest
+ * wait behind another client's request whose context can run out, once
+ * per request the call makes there (*who: the client). */
 cycles_t an_call_blocking(const struct an_ctx *c, uint32_t i, uint32_t sv, uint32_t level,
                           uint32_t *who, bool *idle)
 {
     cycles_t b = 0;
+    uint32_t n;
+    const struct an_reach *x = an_reach(c, sv, &n);
     if (!c->mcs)
         return 0; /* classic: no budgets run out; queued requests are interference */
-    uint64_t m = 1; /* requests to s per request to sv (a protected handler's repeated calls) */
-    for (uint32_t s = sv, d = 0; s != SCN_NONE && d <= c->n;
-         m = an_mul(m, an_nested_calls(&c->t[s])), s = c->t[s].nested, d++) {
+    for (uint32_t y = 0; y < n; y++) {
+        uint32_t s = x[y].k;
         cycles_t worst = 0, w;
         for (uint32_t k = 0; k < c->n; k++) {
             const struct an_thread *o = &c->t[k];
@@ -107,7 +111,7 @@ cycles_t an_call_blocking(const struct an_ctx *c, uint32_t i, uint32_t sv, uint3
                 *who = k;
             }
         }
-        b = an_add(b, an_mul(worst, m)); /* each of those requests may wait */
+        b = an_add(b, an_mul(worst, x[y].m)); /* each of those requests may wait */
     }
     return b;
 }

@@ -198,9 +198,14 @@ struct an_thread {
                                   requests; each run is a job of its own */
     uint32_t endpoint;
     cycles_t server_compute;   /* per request, its own */
-    uint32_t nested;           /* server it calls, SCN_NONE */
-    uint32_t nested_calls;     /* ppc: its calls to `nested` per request, the most
-                                  of any protected handler (0 or 1: one) */
+    /* the servers one request calls (each once; endpoints until linked)
+     * and how many times: a recv server's calls per request, a ppc
+     * server's most calls of any protected handler; reach_first,
+     * n_reach: its call tree in c->reach (an_reach) */
+    uint32_t n_nest;
+    uint32_t nest[AN_MAX_CALLS];
+    uint32_t nest_calls[AN_MAX_CALLS];
+    uint32_t reach_first, n_reach;
     enum an_policy policy;     /* of its timeout endpoint's handler */
     uint32_t handler;          /* handler thread, SCN_NONE */
     cycles_t grant;            /* emergency grant */
@@ -237,6 +242,7 @@ struct an_ctx {
     cycles_t horizon;          /* fixed points past this have no bound */
     uint32_t n;
     struct an_thread *t;
+    struct an_reach *reach;    /* every server's call tree (an_reach) */
     uint8_t *visits;           /* n x n: visits[j * n + k], j visits server k */
     uint32_t *hvisits;         /* n x n: servers of handler h that j visits */
     uint32_t top_server;       /* highest server priority, 0 if none */
@@ -418,11 +424,29 @@ void an_background_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
  * none or several (analysis_model.c). */
 uint32_t an_server_on(const struct an_ctx *c, uint32_t ep);
 
-/* How many times one request to server t calls t->nested (analysis_ppc.c). */
-static inline uint64_t an_nested_calls(const struct an_thread *t)
-{
-    return t->nested_calls > 1 ? t->nested_calls : 1;
-}
+/* The call tree of server k (docs/analysis.md "Nested calls"): k and
+ * every server one request to k reaches through nested calls, each once,
+ * k first, with m the requests to it per request to k (the calls along
+ * each path multiplied, the paths added; AN_INF for every server of a
+ * tree with a cycle, which never ends); *n their number (none for
+ * SCN_NONE or a thread that is not a server). Built once by
+ * an_model (an_reach_build), the one walk of the servers' calls that
+ * every pass reads. */
+struct an_reach {
+    uint32_t k;
+    uint64_t m;
+};
+const struct an_reach *an_reach(const struct an_ctx *c, uint32_t k, uint32_t *n);
+int an_reach_build(struct an_ctx *c); /* -1: out of memory */
+
+/* Server t (endpoints unlinked) calls endpoint ep `calls` times more per
+ * request, or at most `calls` times when `most` (a ppc server's
+ * handlers: the most of any); false past AN_MAX_CALLS servers or calls. */
+bool an_nest_call(struct an_thread *t, uint32_t ep, uint32_t calls, bool most);
+
+/* The lowest of `p` and the priorities of the servers one request to
+ * server `k` reaches (analysis_model.c). */
+uint32_t an_reach_low(const struct an_ctx *c, uint32_t k, uint32_t p);
 
 /* Step k of the scenario's step table. */
 static inline const struct scn_step *an_step(const struct scenario *s, uint32_t k)

@@ -26,6 +26,7 @@ void an_other(struct an_thread *t, const char *why)
 {
     t->shape = SHAPE_OTHER;
     t->why_other = why;
+    t->n_nest = 0; /* calls nothing the walks follow */
 }
 
 uint32_t an_server_on(const struct an_ctx *c, uint32_t ep)
@@ -53,7 +54,8 @@ static uint32_t device_of(const struct scenario *s, uint32_t n)
     return found;
 }
 
-/* Passive server: recv E; loop [compute | call ...; reply_recv E]. */
+/* Passive server: recv E; loop [compute | call ...; reply_recv E], its
+ * calls to any servers, each call a request of that server. */
 static void server_shape(const struct scenario *s, const struct scn_thread *th,
                          struct an_thread *t)
 {
@@ -64,14 +66,14 @@ static void server_shape(const struct scenario *s, const struct scn_thread *th,
     }
     loop = &p[1];
     t->endpoint = p[0].object;
-    t->nested = SCN_NONE;
     for (uint32_t k = 0; k < loop->body_count; k++) {
         const struct scn_step *b = an_step(s, loop->body_first + k);
         bool last = k + 1 == loop->body_count;
         if (b->kind == STEP_COMPUTE && !last) {
             t->server_compute = an_add(t->server_compute, b->max);
-        } else if (b->kind == STEP_CALL && !last && t->nested == SCN_NONE) {
-            t->nested = b->object; /* an endpoint for now, a thread after link */
+        } else if (b->kind == STEP_CALL && !last && t->n_nest == 0 &&
+                   an_nest_call(t, b->object, 1, false)) {
+            continue; /* an endpoint for now, a thread after link */
         } else if (!(last && b->kind == STEP_REPLY_RECV && b->object == t->endpoint)) {
             an_other(t, "a server loop other than compute/one call then reply_recv");
             return;
@@ -369,9 +371,11 @@ static void link_calls(struct an_ctx *c)
 {
     for (uint32_t i = 0; i < c->n; i++) {
         struct an_thread *t = &c->t[i];
-        if (t->shape == SHAPE_SERVER && t->nested != SCN_NONE &&
-            (t->nested = an_server_on(c, t->nested)) == SCN_NONE)
-            an_other(t, "calls an endpoint no modelled server receives on");
+        for (uint32_t x = 0; t->shape == SHAPE_SERVER && x < t->n_nest; x++)
+            if ((t->nest[x] = an_server_on(c, t->nest[x])) == SCN_NONE) {
+                an_other(t, "calls an endpoint no modelled server receives on");
+                t->n_nest = 0;
+            }
     }
     for (uint32_t i = 0; i < c->n; i++) {
         struct an_thread *t = &c->t[i];
@@ -394,33 +398,11 @@ static void link_calls(struct an_ctx *c)
 cycles_t an_request(const struct an_ctx *c, uint32_t k)
 {
     cycles_t r = 0;
-    uint64_t m = 1; /* requests to k per request to the first server */
-    /* servers are acyclic only if each nesting ends: stop after n steps */
-    for (uint32_t depth = 0; k != SCN_NONE && depth <= c->n; depth++) {
-        r = an_add(r, an_mul(m, an_add(c->t[k].server_compute, an_mul(2, c->e_max))));
-        m = an_mul(m, an_nested_calls(&c->t[k]));
-        k = c->t[k].nested;
-        if (depth == c->n)
-            return AN_INF; /* a cycle of nested calls */
-    }
+    uint32_t n;
+    const struct an_reach *x = an_reach(c, k, &n);
+    for (uint32_t v = 0; v < n; v++)
+        r = an_add(r, an_mul(x[v].m, an_add(c->t[x[v].k].server_compute, an_mul(2, c->e_max))));
     return r;
-}
-
-/* Whether j's job visits server k, following the chains (before the
- * matrix exists): 0 if not, else the most requests to k one chain makes
- * (a protected handler may call its server more than once). */
-static uint64_t walk_visits(const struct an_ctx *c, uint32_t j, uint32_t k)
-{
-    const struct an_thread *t = &c->t[j];
-    uint64_t most = 0;
-    for (uint32_t v = 0; v < t->n_visits; v++) {
-        uint64_t m = 1;
-        for (uint32_t s = t->visits[v], d = 0; s != SCN_NONE && d <= c->n;
-             m = an_mul(m, an_nested_calls(&c->t[s])), s = c->t[s].nested, d++)
-            if (s == k && m > most)
-                most = m;
-    }
-    return most;
 }
 
 /* Adds to t->visits the server of every call step in steps [first, first
@@ -508,10 +490,7 @@ static void job_work(struct an_ctx *c, uint32_t i)
     t->p_eff = t->prio;
     for (uint32_t v = 0; v < t->n_visits; v++) {
         t->work = an_add(t->work, an_request(c, t->visits[v]));
-        for (uint32_t s = t->visits[v], d = 0; s != SCN_NONE && d <= c->n;
-             s = c->t[s].nested, d++)
-            if (c->t[s].prio < t->p_eff)
-                t->p_eff = c->t[s].prio;
+        t->p_eff = an_reach_low(c, t->visits[v], t->p_eff);
     }
 }
 
@@ -520,14 +499,40 @@ bool an_visits(const struct an_ctx *c, uint32_t j, uint32_t k)
     return c->visits[(size_t)j * c->n + k] != 0;
 }
 
+/* Thread j's visits to server k (row[k]: 0 if none, else the most
+ * requests to k one of its calls makes, nested ones included) into the
+ * matrices and its summaries. */
+static void derive_row(struct an_ctx *c, uint32_t j, const uint64_t *row)
+{
+    struct an_thread *t = &c->t[j];
+    for (uint32_t k = 0; k < c->n; k++) {
+        const struct an_thread *sv = &c->t[k];
+        uint32_t *h;
+        if (row[k] == 0)
+            continue;
+        c->visits[(size_t)j * c->n + k] = 1;
+        if (sv->prio > t->chain_prio)
+            t->chain_prio = sv->prio;
+        if (sv->handler == SCN_NONE)
+            continue;
+        h = &c->hvisits[(size_t)j * c->n + sv->handler];
+        *h = row[k] >= UINT32_MAX - *h ? UINT32_MAX : *h + (uint32_t)row[k];
+        t->visits_inherit |= sv->policy == POL_INHERIT;
+        t->visits_emergency |= sv->policy == POL_EMERGENCY;
+    }
+}
+
 /* The matrices and per-thread summaries the passes read in O(1). */
 static int derive(struct an_ctx *c)
 {
     size_t n = c->n ? c->n : 1;
+    uint64_t *row = calloc(n, sizeof *row);
     c->visits = calloc(n * n, 1);
     c->hvisits = calloc(n * n, sizeof *c->hvisits);
-    if (!c->visits || !c->hvisits)
+    if (!row || !c->visits || !c->hvisits) {
+        free(row);
         return -1;
+    }
     for (uint32_t k = 0; k < c->n; k++) {
         const struct an_thread *sv = &c->t[k];
         if (sv->shape != SHAPE_SERVER)
@@ -536,22 +541,22 @@ static int derive(struct an_ctx *c)
             c->top_server = sv->prio;
         if (sv->handler != SCN_NONE && sv->policy == POL_EMERGENCY && sv->grant > c->max_grant)
             c->max_grant = sv->grant;
-        for (uint32_t j = 0; j < c->n; j++) {
-            struct an_thread *t = &c->t[j];
-            uint64_t calls = 0;
-            if ((t->shape != SHAPE_DEVICE && t->shape != SHAPE_SERVE && !t->calls_known) ||
-                (calls = walk_visits(c, j, k)) == 0)
-                continue;
-            c->visits[(size_t)j * c->n + k] = 1;
-            if (sv->prio > t->chain_prio)
-                t->chain_prio = sv->prio;
-            if (sv->handler != SCN_NONE) {
-                c->hvisits[(size_t)j * c->n + sv->handler] += (uint32_t)calls;
-                t->visits_inherit |= sv->policy == POL_INHERIT;
-                t->visits_emergency |= sv->policy == POL_EMERGENCY;
-            }
-        }
     }
+    for (uint32_t j = 0; j < c->n; j++) {
+        struct an_thread *t = &c->t[j];
+        if (t->shape != SHAPE_DEVICE && t->shape != SHAPE_SERVE && !t->calls_known)
+            continue;
+        memset(row, 0, n * sizeof *row);
+        for (uint32_t v = 0; v < t->n_visits; v++) {
+            uint32_t m;
+            const struct an_reach *x = an_reach(c, t->visits[v], &m);
+            for (uint32_t y = 0; y < m; y++)
+                if (x[y].m > row[x[y].k])
+                    row[x[y].k] = x[y].m;
+        }
+        derive_row(c, j, row);
+    }
+    free(row);
     for (uint32_t j = 0; j < c->n; j++)
         for (uint32_t v = 0; v < c->t[j].n_visits; v++)
             c->t[j].requests = an_add(c->t[j].requests, an_request(c, c->t[j].visits[v]));
@@ -570,7 +575,6 @@ int an_model(struct an_ctx *c)
         struct an_thread *t = &c->t[i];
         memset(t, 0, sizeof *t);
         t->bound = AN_INF;
-        t->nested = SCN_NONE;
         t->handler = SCN_NONE;
         t->device = SCN_NONE;
         t->sender = SCN_NONE;
@@ -603,7 +607,7 @@ int an_model(struct an_ctx *c)
     for (uint32_t i = 0; i < c->n; i++)
         an_background_shape(c, i); /* a loop whose sends wake others */
     link_calls(c);
-    if (an_message_link(c) != 0)
+    if (an_reach_build(c) != 0 || an_message_link(c) != 0)
         return -1;
     other_calls(c);
     for (uint32_t i = 0; i < c->n; i++)

@@ -58,29 +58,23 @@ static bool never_signalled(const struct scenario *s, uint32_t n)
     return an_steps_using(s, STEP_SIGNAL, n) == 0;
 }
 
-/* One protected handler: compute, calls to one endpoint (*calls of them),
- * signal and nbsend (one kernel entry each); its request time without the
- * nested server's into *r; false if it has another step or calls two
- * endpoints. */
+/* One protected handler: compute, calls (into *calls: the endpoints
+ * and how many times each, as for a recv server), signal and nbsend (one
+ * kernel entry each); its request time without the nested servers' into
+ * *r; false if it has another step or too many calls. */
 static bool handler(const struct an_ctx *c, const struct scn_step *h, cycles_t *r,
-                    uint32_t *call, uint32_t *calls)
+                    struct an_thread *calls)
 {
     *r = 0;
-    *call = SCN_NONE;
-    *calls = 0;
+    calls->n_nest = 0;
     for (uint32_t k = 0; k < h->body_count; k++) {
         const struct scn_step *b = an_step(c->s, h->body_first + k);
         if (b->kind == STEP_COMPUTE)
             *r = an_add(*r, b->max);
         else if (b->kind == STEP_SIGNAL || b->kind == STEP_NBSEND)
             *r = an_add(*r, c->e_max);
-        else if (b->kind == STEP_CALL && (*call == SCN_NONE || *call == b->object) &&
-                 *calls < AN_MAX_CALLS) {
-            *call = b->object;
-            ++*calls;
-        } else {
+        else if (b->kind != STEP_CALL || !an_nest_call(calls, b->object, 1, false))
             return false;
-        }
     }
     return true;
 }
@@ -129,25 +123,26 @@ void an_ppc_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t)
         return;
     }
     t->endpoint = sv->object;
-    t->nested = SCN_NONE;
-    t->nested_calls = 0;
+    t->n_nest = 0;
     t->server_compute = 0;
     for (uint32_t k = 0; k < sv->body_count; k++) {
         const struct scn_step *h = an_step(s, sv->body_first + k);
+        struct an_thread calls;
+        bool ok;
         cycles_t r;
-        uint32_t call, calls;
         if (h->kind != STEP_ON_PROTECTED)
             continue; /* a notified handler: never runs */
-        if (!handler(c, h, &r, &call, &calls) ||
-            (call != SCN_NONE && t->nested != SCN_NONE && call != t->nested)) {
+        ok = handler(c, h, &r, &calls);
+        /* per server the most calls of any handler, each running its
+         * request (an_request): the longest handler's time and the most
+         * calls of each, an overestimate when they are different handlers */
+        for (uint32_t y = 0; ok && y < calls.n_nest; y++)
+            ok = an_nest_call(t, calls.nest[y], calls.nest_calls[y], true);
+        if (!ok || t->n_nest > 1) {
             an_other(t, "a protected handler with steps other than compute, signal, nbsend, "
                      "calls to one server");
             return;
         }
-        if (call != SCN_NONE)
-            t->nested = call; /* an endpoint for now, a thread after link */
-        if (calls > t->nested_calls)
-            t->nested_calls = calls; /* each runs the nested request (an_request) */
         if (r > t->server_compute)
             t->server_compute = r;
     }
@@ -168,6 +163,15 @@ static bool calls(const struct scenario *s, uint32_t first, uint32_t count, uint
     return false;
 }
 
+/* Server t calls server k (linked). */
+static bool calls_server(const struct an_thread *t, uint32_t k)
+{
+    for (uint32_t x = 0; x < t->n_nest; x++)
+        if (t->nest[x] == k)
+            return true;
+    return false;
+}
+
 /* Every caller of server k is known: a thread that visits it (c->visits,
  * nested chains included), or a modelled server whose own callers are
  * all known. */
@@ -180,7 +184,7 @@ static bool callers_known(const struct an_ctx *c, uint32_t k, uint32_t depth)
         const struct scn_thread *th = &s->threads[j];
         if (j == k || !calls(s, th->prog_first, th->prog_count, c->t[k].endpoint))
             continue;
-        if (c->t[j].shape == SHAPE_SERVER && c->t[j].nested == k) {
+        if (c->t[j].shape == SHAPE_SERVER && calls_server(&c->t[j], k)) {
             if (!callers_known(c, j, depth + 1))
                 return false;
         } else if (!an_visits(c, j, k)) {

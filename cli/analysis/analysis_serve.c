@@ -160,10 +160,13 @@ cycles_t an_serve_requests(const struct an_win *w, uint32_t j, cycles_t d)
 static uint64_t calls_to(const struct an_ctx *c, const struct an_stream *st, uint32_t h)
 {
     uint64_t n = 0;
-    for (uint32_t k = 0; k < st->n_calls; k++)
-        for (uint32_t x = st->call[k], d = 0; x != SCN_NONE && d <= c->n; x = c->t[x].nested, d++)
-            if (h == SCN_NONE ? d == 0 : c->t[x].handler == h)
+    for (uint32_t k = 0; k < st->n_calls; k++) {
+        uint32_t m;
+        const struct an_reach *x = an_reach(c, st->call[k], &m);
+        for (uint32_t y = 0; y < m; y++)
+            if (h == SCN_NONE ? y == 0 : c->t[x[y].k].handler == h)
                 n++;
+    }
     return n;
 }
 

@@ -318,9 +318,7 @@ static bool link_stream_calls(struct an_ctx *c, uint32_t i)
                     return false;
                 t->visits[t->n_visits++] = sv;
             }
-            for (uint32_t x = sv, d = 0; x != SCN_NONE && d <= c->n; x = c->t[x].nested, d++)
-                if (c->t[x].prio < t->p_eff)
-                    t->p_eff = c->t[x].prio;
+            t->p_eff = an_reach_low(c, sv, t->p_eff);
         }
     }
     return true;
