@@ -244,7 +244,7 @@ struct an_ctx {
     struct an_thread *t;
     struct an_reach *reach;    /* every server's call tree (an_reach) */
     uint8_t *visits;           /* n x n: visits[j * n + k], j visits server k */
-    uint32_t *hvisits;         /* n x n: servers of handler h that j visits */
+    uint32_t *hvisits;         /* n x n: j's requests per job to servers of handler h */
     uint32_t top_server;       /* highest server priority, 0 if none */
     cycles_t max_grant;        /* largest emergency grant */
     struct an_arrivals *dev;   /* per device (an_arrival_tables) */

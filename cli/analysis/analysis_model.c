@@ -71,11 +71,10 @@ static void server_shape(const struct scenario *s, const struct scn_thread *th,
         bool last = k + 1 == loop->body_count;
         if (b->kind == STEP_COMPUTE && !last) {
             t->server_compute = an_add(t->server_compute, b->max);
-        } else if (b->kind == STEP_CALL && !last && t->n_nest == 0 &&
-                   an_nest_call(t, b->object, 1, false)) {
+        } else if (b->kind == STEP_CALL && !last && an_nest_call(t, b->object, 1, false)) {
             continue; /* an endpoint for now, a thread after link */
         } else if (!(last && b->kind == STEP_REPLY_RECV && b->object == t->endpoint)) {
-            an_other(t, "a server loop other than compute/one call then reply_recv");
+            an_other(t, "a server loop other than compute/calls then reply_recv");
             return;
         }
     }
@@ -499,9 +498,9 @@ bool an_visits(const struct an_ctx *c, uint32_t j, uint32_t k)
     return c->visits[(size_t)j * c->n + k] != 0;
 }
 
-/* Thread j's visits to server k (row[k]: 0 if none, else the most
- * requests to k one of its calls makes, nested ones included) into the
- * matrices and its summaries. */
+/* Thread j's visits to server k (row[k]: 0 if none, else the requests
+ * to k its job makes, nested ones included: each may raise a timeout
+ * fault) into the matrices and its summaries. */
 static void derive_row(struct an_ctx *c, uint32_t j, const uint64_t *row)
 {
     struct an_thread *t = &c->t[j];
@@ -551,8 +550,7 @@ static int derive(struct an_ctx *c)
             uint32_t m;
             const struct an_reach *x = an_reach(c, t->visits[v], &m);
             for (uint32_t y = 0; y < m; y++)
-                if (x[y].m > row[x[y].k])
-                    row[x[y].k] = x[y].m;
+                row[x[y].k] = an_add(row[x[y].k], x[y].m);
         }
         derive_row(c, j, row);
     }

@@ -138,9 +138,9 @@ void an_ppc_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t)
          * calls of each, an overestimate when they are different handlers */
         for (uint32_t y = 0; ok && y < calls.n_nest; y++)
             ok = an_nest_call(t, calls.nest[y], calls.nest_calls[y], true);
-        if (!ok || t->n_nest > 1) {
-            an_other(t, "a protected handler with steps other than compute, signal, nbsend, "
-                     "calls to one server");
+        if (!ok) {
+            an_other(t, "a protected handler with steps other than compute, signal, nbsend "
+                     "and calls (to at most 8 servers, 8 calls each)");
             return;
         }
         if (r > t->server_compute)

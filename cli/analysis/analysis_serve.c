@@ -155,8 +155,9 @@ cycles_t an_serve_requests(const struct an_win *w, uint32_t j, cycles_t d)
     return sum;
 }
 
-/* How many of stream st's calls reach a server of handler h (any call
- * for SCN_NONE), nested servers included. */
+/* How many requests stream st's calls make to servers of handler h
+ * (nested ones included, each as often as it is called), or for
+ * SCN_NONE how many calls. */
 static uint64_t calls_to(const struct an_ctx *c, const struct an_stream *st, uint32_t h)
 {
     uint64_t n = 0;
@@ -165,7 +166,7 @@ static uint64_t calls_to(const struct an_ctx *c, const struct an_stream *st, uin
         const struct an_reach *x = an_reach(c, st->call[k], &m);
         for (uint32_t y = 0; y < m; y++)
             if (h == SCN_NONE ? y == 0 : c->t[x[y].k].handler == h)
-                n++;
+                n = an_add(n, h == SCN_NONE ? 1 : x[y].m);
     }
     return n;
 }

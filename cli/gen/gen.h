@@ -162,6 +162,12 @@ struct gen_knobs {
      * streams "gen:twice:K"): of the passive serve-loop servers (ppc_share)
      * with a nested call, this share makes it twice in handler 0. */
     uint32_t twice_share;
+    /* Servers that call two different servers (default 0, own streams
+     * "gen:two:K"): of the servers with a nested call that have two
+     * servers after them, this share also calls a second one (drawn from
+     * those after it, other than the first) after the first call, in its
+     * loop or in protected handler 0. */
+    uint32_t two_share;
 };
 
 /* One thread's context as drawn (budget == period: round-robin). */
@@ -226,6 +232,8 @@ struct gen_server {
     bool ppc;                   /* a serve loop with an endpoint (ppc_share) */
     bool active;                /* ppc with a context of its own (active_share) */
     bool twice;                 /* ppc: handler 0 calls `nested` twice (twice_share) */
+    uint32_t nested2;           /* a second server it calls after `nested`, SCN_NONE
+                                   (two_share) */
     cycles_t min1, max1;        /* ppc: protected handler 1's compute */
 };
 

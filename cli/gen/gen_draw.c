@@ -184,7 +184,7 @@ static void draw_server(const struct gen_knobs *k, uint64_t seed, uint32_t idx, 
     s->min = s->max - s->max * k->compute_spread / 1000;
     if (s->min == 0)
         s->min = 1;
-    s->nested = SCN_NONE;
+    s->nested = s->nested2 = SCN_NONE;
     if (idx + 1 < g->n_servers && chance(&r, k->nested_share))
         s->nested = (uint32_t)rng_uniform(&r, idx + 1, g->n_servers - 1);
     if (k->policy_reset)
@@ -451,13 +451,38 @@ static void draw_tick(const struct gen_knobs *k, uint64_t seed, struct gen_syste
     g->timeslice = (uint32_t)rng_uniform(&r, 1, 5);
 }
 
-/* The most a request to server `k` takes, nested calls included. */
+/* The most a request to server `k` takes, nested calls included (a
+ * server calls only servers after it: the recursion ends). */
 static cycles_t server_chain(const struct gen_system *g, uint32_t k)
 {
-    cycles_t c = 0;
-    for (; k != SCN_NONE; k = g->servers[k].nested)
-        c += g->servers[k].max;
+    const struct gen_server *s = &g->servers[k];
+    cycles_t c = s->max;
+    if (s->nested != SCN_NONE)
+        c += server_chain(g, s->nested);
+    if (s->nested2 != SCN_NONE)
+        c += server_chain(g, s->nested2);
     return c;
+}
+
+/* Servers that call two different servers (knob two_share), from their
+ * own streams: the second is drawn from the servers after it but the
+ * first, so the calls stay acyclic. */
+static void draw_two(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
+{
+    for (uint32_t idx = 0; idx + 2 < g->n_servers && k->two_share > 0; idx++) {
+        struct gen_server *s = &g->servers[idx];
+        struct rng r;
+        char name[48];
+        uint32_t u;
+        if (s->nested == SCN_NONE)
+            continue;
+        snprintf(name, sizeof name, "gen:two:%u", idx);
+        gen_stream(&r, seed, name);
+        if (!chance(&r, k->two_share))
+            continue;
+        u = (uint32_t)rng_uniform(&r, idx + 1, g->n_servers - 2);
+        s->nested2 = u >= s->nested ? u + 1 : u;
+    }
 }
 
 /* Budgets from the drawn factors, now that server times are known. */
@@ -523,6 +548,7 @@ int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *g, cha
     for (uint32_t s = 0; s < g->n_servers; s++)
         draw_server(k, seed, s, k->period_min, g);
     draw_ppc(k, seed, g);
+    draw_two(k, seed, g);
     set_budgets(g);
     g->duration = pmax * k->periods;
     return 0;

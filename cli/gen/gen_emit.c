@@ -210,6 +210,8 @@ static void emit_server(const struct gen_system *g, uint32_t k, struct strbuf *o
             emit_call(g, s->nested, 0, "              ", o);
         if (s->nested != SCN_NONE && s->twice) /* twice_share */
             emit_call(g, s->nested, 0, "              ", o);
+        if (s->nested2 != SCN_NONE) /* two_share */
+            emit_call(g, s->nested2, 0, "              ", o);
         sb_puts(o, "            1:\n");
         emit_compute(o, "              ", s->min1, s->max1);
         return;
@@ -218,6 +220,8 @@ static void emit_server(const struct gen_system *g, uint32_t k, struct strbuf *o
     emit_compute(o, "          ", s->min, s->max);
     if (s->nested != SCN_NONE)
         emit_call(g, s->nested, 0, "          ", o);
+    if (s->nested2 != SCN_NONE) /* two_share */
+        emit_call(g, s->nested2, 0, "          ", o);
     sb_printf(o, "          - reply_recv: e_s%u\n", k);
 }
 

@@ -180,7 +180,7 @@ static void servers(const struct gen_taskset_knobs *k, uint64_t seed, uint32_t *
     shuffle(&r, idx, k->tasks);
     for (uint32_t s = 0; s < g->n_servers; s++) {
         g->servers[s].priority = GEN_TASKSET_SERVER_TOP - s;
-        g->servers[s].nested = SCN_NONE;
+        g->servers[s].nested = g->servers[s].nested2 = SCN_NONE;
         g->servers[s].max = UINT64_MAX;
     }
     for (uint32_t i = 0; i < callers; i++)

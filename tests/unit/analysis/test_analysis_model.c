@@ -229,6 +229,37 @@ static void test_ppc_twice(void **state)
     ancheck_file_both(DATA "ppc_twice.yaml", names, bounds, 3);
 }
 
+/* ppc_tree.yaml, zero kernel costs (E = 0), round-robin contexts (never
+ * throttled, so no blocking B under mcs either), docs/analysis.md "Nested
+ * calls": servers that call two different servers. s3 (prio 50, 100us)
+ * and s4 (45, 200us) are passive PDs; s1 (40), a passive PD, computes
+ * 300us and calls s3 and s4 in its protected handler; s2 (35), a recv
+ * server, computes 400us and calls s3 (so s3 is reached through s1 and
+ * through s2). Requests: r(s3) = 0.1ms, r(s4) = 0.2ms, r(s1) = 0.3 + 0.1
+ * + 0.2 = 0.6ms, r(s2) = 0.4 + 0.1 = 0.5ms. hi (20, every 10ms) computes
+ * 1ms, calls s1 then s2; lo (10, every 20ms) computes 2ms, calls s2.
+ *  - hi: W = 1 + 0.6 + 0.5 = 2.1ms at level 20 (every server above);
+ *    lo's request runs at 35 or above: the one in progress, 0.5ms:
+ *    w = 2.1 + 0.5 = 2.6ms.
+ *  - lo: W = 2 + 0.5 = 2.5ms at level 10; hi calls (no critical instant):
+ *    min(eta(w) + 2, eta(w + 2.6)) x 2.1ms: 2.5 -> eta(5.1) = 1: 4.6 ->
+ *    eta(7.2) = 1: 4.6ms (delta(2) = 20ms: one job).
+ *  - the PDs' jobs lie inside their callers' (the worst caller's bound
+ *    less its least compute): s1 and s4 are reached by hi only, 2.6 - 1 =
+ *    1.6ms; s3 by hi (through s1 and s2) and lo (through s2), max(1.6,
+ *    4.6 - 2) = 2.6ms. s2 has no jobs of its own (a recv server).
+ * Before, s1 was "program not modelled" (a protected handler calling two
+ * servers), so hi was too (it calls s1), lo had no bound (an unmodelled
+ * caller of s2), nor had s3 and s4. Observed (both released at 0, both schedulers): hi 2.1ms,
+ * lo 4.6ms (the bound), s1 0.6ms, s3 0.1ms, s4 0.2ms. */
+static void test_ppc_tree(void **state)
+{
+    static const char *const names[] = {"s3", "s4", "s1", "hi", "lo"};
+    static const cycles_t bounds[] = {2600 * US, 1600 * US, 1600 * US, 2600 * US, 4600 * US};
+    (void)state;
+    ancheck_file_both(DATA "ppc_tree.yaml", names, bounds, 5);
+}
+
 /* ppc_active.yaml, zero kernel costs (E = 0), docs/analysis.md "Active
  * servers": srv (20) has a round-robin context of its own, so hi's (15)
  * and lo's (5) calls run on it at 20; its streams are badge 0 (hi's call,
@@ -265,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_ppc_passive),
         cmocka_unit_test(test_ppc_active),
         cmocka_unit_test(test_ppc_twice),
+        cmocka_unit_test(test_ppc_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,6 +59,9 @@ struct tally {
     /* protected handlers that call a server twice (twice_share): the PDs
      * and the threads that call them */
     uint64_t twice, twice_finite;
+    /* servers that call two different servers (two_share) and the threads
+     * that call them */
+    uint64_t two, two_finite;
     /* background loops whose job calls or sends; threads woken by one
      * whose job calls */
     uint64_t bgjob, bgjob_finite, bgrecv, bgrecv_finite;
@@ -144,6 +147,58 @@ static uint32_t twice_ep(const struct scenario *s, uint32_t i)
             return sv->object;
     }
     return SCN_NONE;
+}
+
+/* Steps [first, first + count) (bodies included) call an endpoint
+ * other than *ep (the first call's, SCN_NONE before it). */
+static bool calls_other(const struct scenario *s, uint32_t first, uint32_t count, uint32_t *ep)
+{
+    for (uint32_t k = first; k < first + count; k++) {
+        const struct scn_step *b = &s->steps[k];
+        if (b->kind == STEP_CALL && *ep != SCN_NONE && b->object != *ep)
+            return true;
+        if (b->kind == STEP_CALL)
+            *ep = b->object;
+        if (b->body_count > 0 && calls_other(s, b->body_first, b->body_count, ep))
+            return true;
+    }
+    return false;
+}
+
+/* The endpoint of a passive server (recv loop or serve loop with an
+ * endpoint) that calls two different servers (two_share), else SCN_NONE. */
+static uint32_t two_ep(const struct scenario *s, uint32_t i)
+{
+    const struct scn_thread *th = &s->threads[i];
+    const struct scn_step *p = &s->steps[th->prog_first];
+    uint32_t ep = SCN_NONE;
+    if (!th->passive || (p->kind != STEP_RECV && !serve_loop(s, i, true)))
+        return SCN_NONE;
+    return calls_other(s, th->prog_first, th->prog_count, &ep) ? p->object : SCN_NONE;
+}
+
+/* Steps [first, first + count) (bodies included) call endpoint ep. */
+static bool calls_ep(const struct scenario *s, uint32_t first, uint32_t count, uint32_t ep)
+{
+    for (uint32_t k = first; k < first + count; k++)
+        if ((s->steps[k].kind == STEP_CALL && s->steps[k].object == ep) ||
+            (s->steps[k].body_count > 0 &&
+             calls_ep(s, s->steps[k].body_first, s->steps[k].body_count, ep)))
+            return true;
+    return false;
+}
+
+/* Thread i is such a server, or a step of its program calls one. */
+static bool two(const struct scenario *s, uint32_t i)
+{
+    const struct scn_thread *th = &s->threads[i];
+    if (two_ep(s, i) != SCN_NONE)
+        return true;
+    for (uint32_t k = 0; k < s->n_threads; k++)
+        if (two_ep(s, k) != SCN_NONE &&
+            calls_ep(s, th->prog_first, th->prog_count, two_ep(s, k)))
+            return true;
+    return false;
 }
 
 /* Thread i is such a serve loop, or its job calls one. */
@@ -277,6 +332,9 @@ static void report(const char *what, const struct tally *t)
     printf("%s: protected handlers calling a server twice, and their callers: %llu of %llu "
            "finite\n",
            what, (unsigned long long)t->twice_finite, (unsigned long long)t->twice);
+    printf("%s: servers calling two different servers, and their callers: %llu of %llu "
+           "finite\n",
+           what, (unsigned long long)t->two_finite, (unsigned long long)t->two);
     printf("%s: background jobs that call or send: %llu of %llu finite; woken by a "
            "background caller: %llu of %llu finite\n",
            what, (unsigned long long)t->bgjob_finite, (unsigned long long)t->bgjob,
@@ -365,6 +423,10 @@ static void one_scheduler(const struct scenario *s, uint8_t sched, uint64_t gen_
         if (twice(s, i)) {
             t->twice++;
             t->twice_finite += a->bound != ANALYSIS_NO_BOUND;
+        }
+        if (two(s, i)) {
+            t->two++;
+            t->two_finite += a->bound != ANALYSIS_NO_BOUND;
         }
         if (ntfn_ep(s, i)) {
             t->ntfnep++;
@@ -475,6 +537,8 @@ static void test_analysis_sound_random(void **state)
     k.ntfnep_share = 500;
     /* half of the protected handlers with a nested call make it twice */
     k.twice_share = 500;
+    /* half of the servers with a nested call call a second server too */
+    k.two_share = 500;
     /* ... some of them active: a round-robin context of their own */
     k.active_share = 300;
     /* background loops that call a server: half of those that call none */
@@ -534,6 +598,7 @@ static void test_analysis_sound_ppc(void **state)
     k.timeout_share = 0;
     k.ppc_share = 1000;
     k.twice_share = 500;
+    k.two_share = 500;
     sound(&k, env_or("MCSIM_SOUND_FIRST", 0), env_or("MCSIM_SOUND_SERVER_SCENARIOS", 100),
           env_or("MCSIM_SOUND_SEEDS", 2));
 }
