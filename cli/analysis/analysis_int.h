@@ -213,6 +213,7 @@ struct an_thread {
     uint32_t chain_prio;       /* highest priority of a server it visits, 0 if none */
     bool visits_inherit, visits_emergency;
     cycles_t requests;         /* its requests' time per job, nested included */
+    uint64_t grants;           /* emergency grants per job, an_grants per visit */
     /* learnt by the passes */
     cycles_t bound;            /* R (AN_INF: none) */
     bool safe;                 /* proven never to run out of budget */
@@ -311,9 +312,9 @@ cycles_t an_serve_demand(const struct an_win *w, uint32_t j, cycles_t d, bool we
  * reach it in a window of length d (the one in progress, or all of its
  * runs' when the job may wait on an idle CPU). */
 cycles_t an_serve_requests(const struct an_win *w, uint32_t j, cycles_t d);
-/* Calls of SHAPE_SERVE thread j's runs in any window of length d whose
- * server chain holds a server of handler h (h = SCN_NONE: every call):
- * each run's calls times its runs there, min(eta_m(d) + 2, eta_m(d +
+/* Requests of SHAPE_SERVE thread j's runs in any window of length d to
+ * servers of handler h (h = SCN_NONE: the emergency grants of its calls,
+ * an_grants): each run's requests times its runs there, min(eta_m(d) + 2, eta_m(d +
  * R_j)) (analysis_serve.c; the timeout faults and emergency grants it can
  * cause). */
 uint64_t an_serve_calls(const struct an_ctx *c, uint32_t j, uint32_t h, cycles_t d);
@@ -443,6 +444,11 @@ int an_reach_build(struct an_ctx *c); /* -1: out of memory */
  * request, or at most `calls` times when `most` (a ppc server's
  * handlers: the most of any); false past AN_MAX_CALLS servers or calls. */
 bool an_nest_call(struct an_thread *t, uint32_t ep, uint32_t calls, bool most);
+
+/* The emergency grants one call to server k can get: one per request it
+ * makes to a server whose handler grants them (sim/timeouts.c: one grant
+ * per request), at least one (analysis_reach.c). */
+uint64_t an_grants(const struct an_ctx *c, uint32_t k);
 
 /* The lowest of `p` and the priorities of the servers one request to
  * server `k` reaches (analysis_model.c). */

@@ -556,8 +556,10 @@ static int derive(struct an_ctx *c)
     }
     free(row);
     for (uint32_t j = 0; j < c->n; j++)
-        for (uint32_t v = 0; v < c->t[j].n_visits; v++)
+        for (uint32_t v = 0; v < c->t[j].n_visits; v++) {
             c->t[j].requests = an_add(c->t[j].requests, an_request(c, c->t[j].visits[v]));
+            c->t[j].grants = an_add(c->t[j].grants, an_grants(c, c->t[j].visits[v]));
+        }
     return 0;
 }
 

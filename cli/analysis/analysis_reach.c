@@ -120,6 +120,17 @@ const struct an_reach *an_reach(const struct an_ctx *c, uint32_t k, uint32_t *n)
     return c->reach + c->t[k].reach_first;
 }
 
+uint64_t an_grants(const struct an_ctx *c, uint32_t k)
+{
+    uint32_t n;
+    uint64_t g = 0;
+    const struct an_reach *x = an_reach(c, k, &n);
+    for (uint32_t y = 0; y < n; y++)
+        if (c->t[x[y].k].handler != SCN_NONE && c->t[x[y].k].policy == POL_EMERGENCY)
+            g = an_add(g, x[y].m);
+    return g > 1 ? g : 1;
+}
+
 uint32_t an_reach_low(const struct an_ctx *c, uint32_t k, uint32_t p)
 {
     uint32_t n;

@@ -55,11 +55,12 @@ cycles_t an_supply(const struct an_ctx *c, uint32_t j, cycles_t d)
         grants = an_mul(an_context_events(c, j, d), t->requests);
     }
     if (an_visits_policy(c, j, POL_EMERGENCY)) {
-        /* a grant per visit of a job, or per timeout fault (one of its
-         * context's events) of a thread without jobs */
+        /* a grant per request of a job to a server that grants them
+         * (nested ones included; at least one per call), or per timeout
+         * fault (one of its context's events) of a thread without jobs */
         cycles_t n = t->shape == SHAPE_OTHER   ? an_context_events(c, j, d)
                      : t->shape == SHAPE_SERVE ? an_serve_calls(c, j, SCN_NONE, d)
-                                               : an_mul(an_add(an_eta(&t->arr, d), 2), t->n_visits);
+                                               : an_mul(an_add(an_eta(&t->arr, d), 2), t->grants);
         grants = an_add(grants, an_mul(n, c->max_grant));
     }
     return an_add(an_mul(an_ceil_div(an_add(d, lag), t->period), an_add(t->budget, c->e_max)),

@@ -157,7 +157,7 @@ cycles_t an_serve_requests(const struct an_win *w, uint32_t j, cycles_t d)
 
 /* How many requests stream st's calls make to servers of handler h
  * (nested ones included, each as often as it is called), or for
- * SCN_NONE how many calls. */
+ * SCN_NONE the emergency grants they can get (an_grants). */
 static uint64_t calls_to(const struct an_ctx *c, const struct an_stream *st, uint32_t h)
 {
     uint64_t n = 0;
@@ -166,7 +166,7 @@ static uint64_t calls_to(const struct an_ctx *c, const struct an_stream *st, uin
         const struct an_reach *x = an_reach(c, st->call[k], &m);
         for (uint32_t y = 0; y < m; y++)
             if (h == SCN_NONE ? y == 0 : c->t[x[y].k].handler == h)
-                n = an_add(n, h == SCN_NONE ? 1 : x[y].m);
+                n = an_add(n, h == SCN_NONE ? an_grants(c, st->call[k]) : x[y].m);
     }
     return n;
 }

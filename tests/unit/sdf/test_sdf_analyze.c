@@ -274,6 +274,46 @@ static void test_echo_server_timer(void **state)
     clean();
 }
 
+/* A protected handler calling two PDs (tests/data/sdf/ppc_two.system,
+ * sidecars/ppc_two.mcsim.yaml; docs/analysis.md "Nested calls"): client
+ * (10, its interrupt every 10ms) works 1ms and ppcalls api (30, passive),
+ * whose handler works 300us and ppcalls store (50, 100us) and log (40,
+ * 200us), both passive. Zero kernel costs. api's request r = 0.3 + 0.1 +
+ * 0.2 = 0.6ms on client's donated context; client, a serve loop of one
+ * stream (bit 1; bit 0 has no source), w = 1 + 0.6 = 1.6ms, nothing else
+ * runs; each PD's job lies inside client's, 1.6ms (client's least compute
+ * is not known for a serve loop: 0). Observed under both schedulers:
+ * client 1.6ms (the bound), api 600us, store 100us, log 200us. Before,
+ * api was "program not modelled" and nothing had a bound. */
+static void test_ppc_two(void **state)
+{
+    static const char *const sched[] = {"mcs", "classic"};
+    static const char *const rows[] = {
+        "  store              50 lo         100us      1.6ms          -          -  schedulable\n",
+        "  log                40 lo         200us      1.6ms          -          -  schedulable\n",
+        "  api                30 lo         600us      1.6ms          -          -  schedulable\n",
+        "  client             10 lo         1.6ms      1.6ms       10ms      8.4ms  schedulable\n",
+        "  api: 1.6ms = 1.6ms within a job of its caller client, less its own least compute\n",
+    };
+    const char *sys = DIR "ppc_two.system";
+    const char *side = DIR "sidecars/ppc_two.mcsim.yaml";
+    (void)state;
+    for (size_t k = 0; k < 2; k++) {
+        assert_int_equal(
+            spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "--scheduler", sched[k], NULL),
+            0);
+        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
+            assert_non_null(strstr(spawn_out, rows[r]));
+        /* simulated: the worst response within the bound */
+        assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db",
+                                     "--analyze", "--scheduler", sched[k], NULL),
+                         0);
+        assert_non_null(strstr(spawn_out, "  client           bound      1.6ms  observed      1.6ms"));
+        assert_non_null(strstr(spawn_out, "  api              bound      1.6ms  observed      600us"));
+    }
+    clean();
+}
+
 /* The LionsOS firewall's packet path (sidecars/firewall_path.mcsim.yaml):
  * every PD with handlers is a serve loop of several streams
  * (docs/analysis.md "Several senders and serve loops"): a driver's bit 0
@@ -437,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_timer_driver),
         cmocka_unit_test(test_echo_server_flood),
         cmocka_unit_test(test_echo_server_timer),
+        cmocka_unit_test(test_ppc_two),
         cmocka_unit_test(test_firewall_path),
         cmocka_unit_test(test_ethernet_active),
         cmocka_unit_test(test_store),
