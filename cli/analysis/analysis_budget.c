@@ -241,6 +241,42 @@ static bool fresh_each_job(const struct an_win *w, cycles_t r, cycles_t own)
 }
 
 /*
+ * A served thread (docs/analysis.md, "Never runs out", served threads):
+ * the charge of any window (x - T, x] is that of the runs that end after
+ * x - T (an_serve_charge), the kernel's entries while they run (those of
+ * the window, which may have idle time, or of each run's own window) and
+ * what it may pay for others; its chunks one per wake, and for a
+ * constant-bandwidth context one per return from a preemption.
+ */
+static bool serve_never_runs_out(const struct an_win *w, cycles_t r)
+{
+    const struct an_ctx *c = w->c;
+    const struct an_thread *t = &c->t[w->i];
+    struct an_win v = *w;
+    cycles_t work, k, x;
+    uint64_t runs, wakes, chunks, p;
+    if (!an_serve_charge(w, r, &work, &runs, &wakes))
+        return false;
+    v.idle = true;
+    v.crit = false;
+    v.turn_jobs = wakes ? wakes : 1;
+    k = an_kernel(&v, t->period);
+    if ((x = an_mul(runs, an_kernel(w, r))) < k)
+        k = x;
+    chunks = an_add(1, wakes);
+    if (!t->sporadic) {
+        p = preemptions(&v, t->period);
+        if ((x = an_mul(runs, preemptions(w, r))) < p)
+            p = x;
+        chunks = an_add(chunks, p);
+    }
+    if (chunks > t->refills - 1)
+        return false;
+    return an_add(an_add(an_add(work, k), payments(&v, t->period)), margin(c, w->i, false)) <=
+           t->budget;
+}
+
+/*
  * Is i's context proven never to run out, given jobs with bound r? Then
  * the refills not yet due at any time x are consumption of (x - T, x]
  * (no refill list overflow: the refills a window needs fit in the list),
@@ -256,6 +292,8 @@ bool an_never_runs_out(const struct an_win *w, cycles_t r)
     bool one_per_period;
     if (!c->mcs || t->rr)
         return true;
+    if (t->shape == SHAPE_SERVE)
+        return serve_never_runs_out(w, r);
     own = an_add(an_add(t->work, an_kernel(w, r)), payments(w, r));
     if (fresh_each_job(w, r, own))
         return true;

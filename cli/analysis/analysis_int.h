@@ -318,6 +318,12 @@ cycles_t an_serve_requests(const struct an_win *w, uint32_t j, cycles_t d);
  * R_j)) (analysis_serve.c; the timeout faults and emergency grants it can
  * cause). */
 uint64_t an_serve_calls(const struct an_ctx *c, uint32_t j, uint32_t h, cycles_t d);
+/* What SHAPE_SERVE thread w->i's context can be charged in any window of
+ * its period when each run ends within r of its batch's release: *work
+ * of *runs runs with *wakes wakes; false when its events have no bound
+ * (analysis_serve.c; an_never_runs_out). */
+bool an_serve_charge(const struct an_win *w, cycles_t r, cycles_t *work, uint64_t *runs,
+                     uint64_t *wakes);
 
 /* The bound of SHAPE_SERVE thread i (analysis_serve.c). */
 void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out);

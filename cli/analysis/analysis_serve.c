@@ -190,6 +190,66 @@ uint64_t an_serve_calls(const struct an_ctx *c, uint32_t j, uint32_t h, cycles_t
     return sum;
 }
 
+/* No interrupt of device d is ever held on its masked line when a serve
+ * loop's handler of d's own stream acknowledges it and d's arrivals are
+ * more than r + E apart: by induction, each is delivered at once (its
+ * arrival the stamp), the batch that takes it is released at most E later
+ * (the kernel takes it after at most the entry in progress; the first
+ * delivery since the receive before is no later), and that handler's run
+ * acknowledges d within r of that release, before the next arrival. */
+static bool never_held(const struct an_ctx *c, const struct an_stream *st, uint32_t d,
+                       cycles_t r)
+{
+    bool acks = false;
+    if (st->bit > SCN_MAX_BADGE_BIT)
+        return false; /* a wait loop acknowledges after its job, outside r */
+    for (uint32_t k = st->body_first; k < st->body_first + st->body_count; k++)
+        acks |= an_step(c->s, k)->kind == STEP_IRQ_ACK && an_step(c->s, k)->object == d;
+    return acks && an_delta(&c->dev[d], 2) > an_add(r, c->e_max);
+}
+
+/*
+ * What served thread i's context can be charged in any window (x - T, x]
+ * (T its period) when every run ends within r of its batch's release
+ * (docs/analysis.md, "Never runs out", served threads): only runs that
+ * end after x - T, whose batches are released after x - T - r. Each such
+ * run has an event of its stream in (x - T - r, x] -- a signal (nbsend,
+ * call) is made after the receive before its batch and is no earlier than
+ * the batch's release, the first delivery since that receive -- but for
+ * an interrupt delivered at an irq_ack with its arrival time while the
+ * word already held an earlier signal: that arrival came after the
+ * line's previous delivery, which is no earlier than the release of the
+ * batch that took it, so only the first interrupt of each line in the
+ * window can be older. Per stream at most eta_m(T + r) runs, plus one
+ * per device of it when the thread has more than one source. *work their
+ * work, *runs their number, *wakes their wakes (a receive, each return
+ * from a server). False when a stream's events have no bound.
+ */
+bool an_serve_charge(const struct an_win *w, cycles_t r, cycles_t *work, uint64_t *runs,
+                     uint64_t *wakes)
+{
+    const struct an_ctx *c = w->c;
+    const struct an_thread *t = &c->t[w->i];
+    uint32_t sources = 0;
+    *work = 0;
+    *runs = 0;
+    *wakes = 0;
+    for (uint32_t m = 0; m < t->n_streams; m++)
+        sources += stream(c, w->i, m)->n_src;
+    for (uint32_t m = 0; m < t->n_streams; m++) {
+        const struct an_stream *st = stream(c, w->i, m);
+        uint64_t n = stream_eta(c, st, an_add(t->period, r));
+        if (n == AN_INF || r == AN_INF)
+            return false;
+        for (uint32_t x = st->src_first; sources > 1 && x < st->src_first + st->n_src; x++)
+            n = an_add(n, c->srcs[x].dev != SCN_NONE && !never_held(c, st, c->srcs[x].dev, r));
+        *work = an_add(*work, an_mul(n, st->work));
+        *runs = an_add(*runs, n);
+        *wakes = an_add(*wakes, an_mul(n, 1 + st->n_calls));
+    }
+    return *work != AN_INF && *wakes != AN_INF;
+}
+
 /* ------------------------------------------------------------ the bound */
 
 /* The own work of a window: per stream min(eta_m(x) + extra, eta_m(w)) runs
@@ -406,12 +466,45 @@ static bool stream_blocking(struct an_ctx *c, uint32_t i, uint32_t *who, bool *i
     return true;
 }
 
+/* The smaller of the two bounds, with or without own throttling (the CPU
+ * may idle while a wait may be for a refill: its own, or a client's that
+ * ran out inside a server, `idle`). */
+static void attempt(struct an_ctx *c, uint32_t i, bool throttles, bool idle, uint64_t wakes,
+                    struct serve_result *r, struct an_win *base)
+{
+    const struct an_thread *t = &c->t[i];
+    /* its level: the lowest priority its handlers' requests run at */
+    struct an_win w = {c, i, t->p_eff, false, false, 0, 0, 0, 0, false};
+    struct serve_result b;
+    cycles_t own = 0, block = 0, theta = 0;
+    w.idle = throttles || idle;
+    /* a client that may run out inside a server: its refills can be
+     * delayed by the window's preemption too (as a device thread's) */
+    w.anchors = (throttles && !t->sporadic ? 1 : 0) + (idle ? 1 : 0);
+    memset(r, 0, sizeof *r);
+    r->win = w;
+    /* batches ahead: not for an active server, whose calls can wait behind
+     * any number of batches */
+    r->bound = serves_calls(c, i) ? AN_INF : ahead(&w, throttles, &own, &block, &theta);
+    r->w = r->bound;
+    r->own = own;
+    r->block = block;
+    r->theta = theta;
+    r->ahead = true;
+    r->win.turn_need = own;
+    r->win.turn_jobs = an_mul(t->extra + 1, wakes);
+    w.crit = an_critical_instant(c, i, t->p_eff);
+    busy(&w, throttles, &b);
+    if (b.bound < r->bound)
+        *r = b;
+    *base = w;
+}
+
 void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
 {
     struct an_thread *t = &c->t[i];
-    /* its level: the lowest priority its handlers' requests run at */
-    struct an_win w = {c, i, t->p_eff, false, false, 0, 0, 0, 0, false};
-    struct serve_result r, b;
+    struct serve_result r;
+    struct an_win w;
     bool throttles = c->mcs && t->has_sc && !t->rr, idle;
     cycles_t own = 0, block = 0, theta = 0;
     uint32_t who;
@@ -436,27 +529,18 @@ void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
         an_waits_unbounded(c, AN_INF, 0, SCN_NONE, out);
         return;
     }
-    w.idle = throttles || idle;
-    /* a client that may run out inside a server: its refills can be
-     * delayed by the window's preemption too (as a device thread's) */
-    w.anchors = (throttles && !t->sporadic ? 1 : 0) + (idle ? 1 : 0);
-    memset(&r, 0, sizeof r);
-    r.win = w;
-    /* batches ahead: not for an active server, whose calls can wait behind
-     * any number of batches */
-    r.bound = serves_calls(c, i) ? AN_INF : ahead(&w, throttles, &own, &block, &theta);
-    r.w = r.bound;
-    r.own = own;
-    r.block = block;
-    r.theta = theta;
-    r.ahead = true;
-    r.win.crit = false;
-    r.win.turn_need = own;
-    r.win.turn_jobs = an_mul(t->extra + 1, wakes);
-    w.crit = an_critical_instant(c, i, t->p_eff);
-    busy(&w, throttles, &b);
-    if (b.bound < r.bound)
-        r = b;
+    if (throttles) {
+        /* as if its context never ran out, kept when that is then proven
+         * (by induction over time: docs/analysis.md, "Never runs out") */
+        t->safe = true;
+        attempt(c, i, false, idle, wakes, &r, &w);
+        t->safe = r.bound != AN_INF && an_never_runs_out(&r.win, r.bound);
+        throttles = !t->safe;
+        if (throttles)
+            attempt(c, i, true, idle, wakes, &r, &w);
+    } else {
+        attempt(c, i, false, idle, wakes, &r, &w);
+    }
     t->bound = r.bound;
     out->bound = r.bound;
     out->may_throttle = throttles;

@@ -3,6 +3,8 @@
  * serve loops"): serve loops as interferers of the critical instant, and
  * calls in the handlers of serve loops of several handlers or streams
  * (the Microkit PD whose notified handlers ppcall a passive server).
+ * A served thread's context shown never to run out (docs/analysis.md,
+ * "Never runs out", served threads).
  * Small scenarios of tests/data/analysis/ whose bounds are computed by hand
  * below and asserted exactly, and simulated: every observed worst
  * response is within its bound.
@@ -85,11 +87,77 @@ static void test_serve_calls(void **state)
     ancheck_file_both(DATA "serve_calls.yaml", names, bounds, 4);
 }
 
+/* serve_never.yaml, zero kernel costs (E = 0, K = 0), MIN_BUDGET 10us.
+ * srv (prio 30): a serve loop of two device bits, d_a (bit 0, every 10ms)
+ * and d_b (bit 1, every 20ms), each handled in 1ms and acknowledged by
+ * its own handler (W_0 = W_1 = 1ms), on a constant-bandwidth context of
+ * 3.5ms every 10ms with 5 refills (extra_refills 3); lo (10): 2ms every
+ * 20ms.
+ *  - srv, as if its context never ran out: extra = 2 (a device bit);
+ *    batches ahead 3 x 2 = 6ms; busy window: L = 2ms (both once), offsets
+ *    0 and 1: x = 0: min(eta_m(0) + 2, eta_m(w)) = 1 each: 2ms. R = 2ms.
+ *    Never runs out: per stream eta_m(T + R) = eta_m(12ms) runs, no more
+ *    (each device's arrivals are more than R + E = 2ms apart, so none is
+ *    ever held on its masked line): n_0 = 2, n_1 = 1; charge 3 x 1ms + E
+ *    K = 3ms, plus m = 2 MIN_BUDGET + E = 20us: 3.02ms <= 3.5ms; chunks 1
+ *    + 3 wakes + 0 preemptions (nothing above it, lo calls nothing) = 4 <=
+ *    5 - 1. Kept: 2ms (the observed worst: both devices at 0, bit 0's run
+ *    0..1ms, bit 1's 1..2ms).
+ *  - lo: srv makes no call and is never throttled: a critical-instant
+ *    interferer (an_serve_crit): w = 2 + 1 ceil(w / 10) + 1 ceil(w / 20):
+ *    2 -> 4 -> 4ms, the observed worst.
+ * The same under classic. Before (a served thread never shown never to
+ * run out): srv 55.56ms with the episodes' Theta (batches ahead 6ms + 3
+ * episodes of 2T - b + m = 16.52ms), 37.499999ms with the phases' Theta
+ * (below), lo 5.5ms (2ms + srv's budget 3.5ms).
+ * With a budget of 3.02ms (3.02ms <= 3.02ms) the same bounds; with
+ * 3.01ms, or with 4 refills (4 chunks > 3), srv is not shown never to run
+ * out: 4 refills, 3.5ms: Theta by phases (3 + 2 floor(5ms / (3.5ms -
+ * 10us))) (T - b) = 5 x 6.5ms = 32.5ms on the busy window's 5ms, the
+ * second job released 1ns after the first: 37.499999ms, lo 5.5ms. */
+static void test_serve_never(void **state)
+{
+    static const char *const names[] = {"srv", "lo"};
+    static const cycles_t bounds[] = {2 * MS, 4 * MS};
+    struct scenario s;
+    struct analysis_result r;
+    uint32_t srv, lo;
+    (void)state;
+    ancheck_file_both(DATA "serve_never.yaml", names, bounds, 2);
+    scnload_must(DATA "serve_never.yaml", &s);
+    srv = scenario_find_thread(&s, "srv");
+    lo = scenario_find_thread(&s, "lo");
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+    assert_false(r.threads[srv].may_throttle);
+    analysis_release(&r);
+
+    s.threads[srv].sc.budget = 3020 * US;
+    ancheck_bounds(&s, SCHED_MCS, names, bounds, 2);
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+    assert_false(r.threads[srv].may_throttle);
+    analysis_release(&r);
+
+    s.threads[srv].sc.budget = 3010 * US;
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+    assert_true(r.threads[srv].may_throttle);
+    analysis_release(&r);
+
+    s.threads[srv].sc.budget = 3500 * US;
+    s.threads[srv].sc.extra_refills = 2;
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+    assert_true(r.threads[srv].may_throttle);
+    assert_int_equal(r.threads[srv].bound, 37499999);
+    assert_int_equal(r.threads[lo].bound, 5500 * US);
+    analysis_release(&r);
+    scenario_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_serve_crit),
         cmocka_unit_test(test_serve_calls),
+        cmocka_unit_test(test_serve_never),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
