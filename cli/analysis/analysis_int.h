@@ -123,6 +123,9 @@ struct an_stream {
      * pending only while its caller's job is, so its runs in a window are
      * at most its callers' jobs' calls there */
     bool calls;
+    /* the `init` steps before a serve loop (analysis_serve_link.c): run
+     * once, at the thread's start, before its first receive */
+    bool once;
     /* the handler's own calls to passive servers (analysis_serve_link.c):
      * the server of each call step, in order (work counts each request,
      * nested included); their requests' time per run; `block` the wait
@@ -402,6 +405,18 @@ const char *an_active_unlinked(const struct an_ctx *c, uint32_t i);
 int an_serve_grow(struct an_ctx *c, uint32_t ns, uint32_t nsrc);
 cycles_t an_serve_body_work(const struct an_ctx *c, uint32_t first, uint32_t count,
                             uint32_t extra);
+
+/* analysis_init.c: the `init` steps before thread x's serve loop (one
+ * `job` of compute, call, signal and nbsend steps, or such steps alone:
+ * *first, *count; count 0 none; false another prefix); its one-run stream
+ * (-1 out of memory); the sources send step k gives a stream, their number
+ * (into c->srcs when `fill`): the step, or, in a passive PD's protected
+ * handler, every call to that PD's endpoint (the handler runs between the
+ * call and its reply, inside the caller's job). */
+bool an_serve_init(const struct scenario *s, const struct scn_thread *x, uint32_t *first,
+                   uint32_t *count);
+int an_serve_add_init(struct an_ctx *c, uint32_t i);
+uint32_t an_step_sources(struct an_ctx *c, uint32_t k, bool fill);
 
 /* analysis_ppc.c: nothing but one serve loop and calls use endpoint ep;
  * thread th is a passive serve loop with an endpoint of its own that no

@@ -218,6 +218,12 @@ static void device_shape(const struct scenario *s, const struct scn_thread *th,
         serve_shape(s, (uint32_t)(th - s->threads), loop, t);
         return;
     }
+    if (th->prog_count > 1 && loop[th->prog_count - 1].kind == STEP_SERVE) {
+        an_other(t, "init steps before a serve loop other than one job of compute, call, signal "
+                    "and nbsend");
+        an_serve_candidate(s, (uint32_t)(th - s->threads), t); /* analysis_init.c */
+        return;
+    }
     if (th->prog_count == 1 && loop->kind == STEP_LOOP && !th->passive &&
         (job = background_job(s, loop, &plain)) != NULL) {
         background_shape(s, job, plain, t);

@@ -51,6 +51,8 @@ static struct an_arrivals comp_curve(const struct an_ctx *c, const struct an_com
 static uint64_t stream_eta(const struct an_ctx *c, const struct an_stream *st, cycles_t d)
 {
     uint64_t n = 0;
+    if (st->once)
+        return d > 0; /* an init: one run, at the start */
     if (st->inf)
         return AN_INF;
     for (uint32_t k = 0; k < st->n_comp; k++) {
@@ -113,6 +115,8 @@ static uint64_t runs(const struct an_win *w, uint32_t j, uint32_t m, cycles_t d,
      * start (an_serve_crit): no run in progress or pending then */
     uint64_t a = an_add(stream_eta(c, st, d), crit ? 0 : 2), b = AN_INF;
     uint64_t e = st->calls || crit ? 0 : 2;
+    if (st->once)
+        return d > 0; /* an init runs once */
     if (c->t[j].bound != AN_INF && !st->inf)
         b = stream_eta(c, st, an_add(d, c->t[j].bound));
     if (depth > SERVE_MAX_DEPTH)
@@ -180,6 +184,10 @@ uint64_t an_serve_calls(const struct an_ctx *c, uint32_t j, uint32_t h, cycles_t
         uint64_t k = calls_to(c, st, h), n;
         if (k == 0)
             continue;
+        if (st->once) {
+            sum = an_add(sum, k); /* an init runs once */
+            continue;
+        }
         /* one run in progress and one bit pending, then one per event; or
          * the events within its bound before the window */
         n = an_add(stream_eta(c, st, d), 2);
@@ -321,25 +329,35 @@ static cycles_t window(struct an_win *w, cycles_t x, bool throttles, cycles_t st
 }
 
 /* Batches ahead: (extra + 1) x every stream's work and waits, any
- * arrivals, work carried in by the others. */
+ * arrivals, work carried in by the others. An init runs before the first
+ * receive: what is ahead is `extra` batches or the init and extra - 1
+ * batches, at most extra x the larger of a batch and the init. */
 static cycles_t ahead(const struct an_win *win, bool throttles, cycles_t *own, cycles_t *block,
-                      cycles_t *theta)
+                      cycles_t *theta, uint64_t *jobs)
 {
     const struct an_ctx *c = win->c;
     const struct an_thread *t = &c->t[win->i];
     struct an_win w = *win;
-    cycles_t all = 0, blk = 0;
-    uint64_t wakes = 0;
+    cycles_t all = 0, blk = 0, iw = 0, ib = 0;
+    uint64_t wakes = 0, iwakes = 0;
     for (uint32_t m = 0; m < t->n_streams; m++) {
-        all = an_add(all, stream(c, win->i, m)->work);
-        blk = an_add(blk, stream(c, win->i, m)->block);
-        wakes = an_add(wakes, 1 + stream(c, win->i, m)->n_calls);
+        const struct an_stream *st = stream(c, win->i, m);
+        if (st->once) {
+            iw = st->work;
+            ib = st->block;
+            iwakes = 1 + st->n_calls;
+            continue;
+        }
+        all = an_add(all, st->work);
+        blk = an_add(blk, st->block);
+        wakes = an_add(wakes, 1 + st->n_calls);
     }
-    *own = an_mul(t->extra + 1, all);
-    *block = an_mul(t->extra + 1, blk);
+    *own = an_add(all, an_mul(t->extra, all > iw ? all : iw));
+    *block = an_add(blk, an_mul(t->extra, blk > ib ? blk : ib));
     w.crit = false;
     w.turn_need = *own;
-    w.turn_jobs = an_mul(t->extra + 1, wakes);
+    w.turn_jobs = an_add(wakes, an_mul(t->extra, wakes > iwakes ? wakes : iwakes));
+    *jobs = w.turn_jobs;
     return an_throttled_fixed_point(&w, *block, *own, throttles, 0, theta);
 }
 
@@ -477,6 +495,7 @@ static void attempt(struct an_ctx *c, uint32_t i, bool throttles, bool idle, uin
     struct an_win w = {c, i, t->p_eff, false, false, 0, 0, 0, 0, false};
     struct serve_result b;
     cycles_t own = 0, block = 0, theta = 0;
+    uint64_t jobs = an_mul(t->extra + 1, wakes);
     w.idle = throttles || idle;
     /* a client that may run out inside a server: its refills can be
      * delayed by the window's preemption too (as a device thread's) */
@@ -485,14 +504,14 @@ static void attempt(struct an_ctx *c, uint32_t i, bool throttles, bool idle, uin
     r->win = w;
     /* batches ahead: not for an active server, whose calls can wait behind
      * any number of batches */
-    r->bound = serves_calls(c, i) ? AN_INF : ahead(&w, throttles, &own, &block, &theta);
+    r->bound = serves_calls(c, i) ? AN_INF : ahead(&w, throttles, &own, &block, &theta, &jobs);
     r->w = r->bound;
     r->own = own;
     r->block = block;
     r->theta = theta;
     r->ahead = true;
     r->win.turn_need = own;
-    r->win.turn_jobs = an_mul(t->extra + 1, wakes);
+    r->win.turn_jobs = jobs;
     w.crit = an_critical_instant(c, i, t->p_eff);
     busy(&w, throttles, &b);
     if (b.bound < r->bound)
@@ -546,7 +565,8 @@ void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
     out->may_throttle = throttles;
     out->may_lose_irq = true; /* a signal may merge, an nbsend be dropped */
     if (r.bound == AN_INF) {
-        if (throttles && !serves_calls(c, i) && ahead(&w, false, &own, &block, &theta) != AN_INF)
+        if (throttles && !serves_calls(c, i) &&
+            ahead(&w, false, &own, &block, &theta, &wakes) != AN_INF)
             snprintf(out->reason, sizeof out->reason, "%s", AN_OWN_THROTTLING_UNBOUNDED);
         else
             an_overload_reason(&w, out->reason, sizeof out->reason);

@@ -34,12 +34,13 @@ static bool body_ok(const struct scenario *s, uint32_t first, uint32_t count, bo
 void an_serve_candidate(const struct scenario *s, uint32_t th, struct an_thread *t)
 {
     const struct scn_thread *x = &s->threads[th];
-    const struct scn_step *sv = an_step(s, x->prog_first);
+    const struct scn_step *sv = an_step(s, x->prog_first + x->prog_count - 1);
+    uint32_t first, count;
     if (t->msg_object != SCN_NONE) {
         t->serve_candidate = true; /* a wait/recv loop (analysis_model.c checked its job) */
         return;
     }
-    if (x->prog_count != 1 || (x->passive && an_passive_ntfn(s, x) == SCN_NONE) ||
+    if (!an_serve_init(s, x, &first, &count) || (x->passive && an_passive_ntfn(s, x) == SCN_NONE) ||
         x->start != 0 || sv->kind != STEP_SERVE ||
         (sv->object != SCN_NONE && !an_ppc_notified_only(s, x)) || sv->ntfn == SCN_NONE ||
         sv->body_count == 0)
@@ -193,8 +194,9 @@ static int add_stream(struct an_ctx *c, uint32_t i, uint32_t bit, uint32_t first
     for (uint32_t d = 0; d < s->n_devices && !endpoint; d++)
         n += an_device_fires(s, d, o) && feeds(dev_badge(s, d), bit);
     for (uint32_t k = 0; k < s->n_steps; k++)
-        n += an_step(s, k)->kind == kind && an_step(s, k)->object == o &&
-             (endpoint || feeds(an_step(s, k)->badge, bit));
+        if (an_step(s, k)->kind == kind && an_step(s, k)->object == o &&
+            (endpoint || feeds(an_step(s, k)->badge, bit)))
+            n += an_step_sources(c, k, false);
     if (n == 0)
         return 0; /* nothing releases it: it never runs */
     if (an_serve_grow(c, 1, n) != 0)
@@ -218,13 +220,8 @@ static int add_stream(struct an_ctx *c, uint32_t i, uint32_t bit, uint32_t first
         }
     for (uint32_t k = 0; k < s->n_steps; k++)
         if (an_step(s, k)->kind == kind && an_step(s, k)->object == o &&
-            (endpoint || feeds(an_step(s, k)->badge, bit))) {
-            struct an_source *x = &c->srcs[c->n_srcs++];
-            x->dev = SCN_NONE;
-            x->sender = x->stream = SCN_NONE;
-            x->step = k;
-            x->cmin = 0;
-        }
+            (endpoint || feeds(an_step(s, k)->badge, bit)))
+            an_step_sources(c, k, true);
     st->n_src = c->n_srcs - st->src_first;
     t->n_streams++;
     return 0;
@@ -262,7 +259,7 @@ static int make_streams(struct an_ctx *c, uint32_t i)
         if (add_stream(c, i, bit, first, count, 0) != 0)
             return -1;
     }
-    return 0;
+    return an_serve_add_init(c, i);
 }
 
 /* Every call step of a candidate's bodies goes to a modelled passive
@@ -331,7 +328,8 @@ static bool acks_ok(const struct an_ctx *c, uint32_t i)
     const struct scenario *s = c->s;
     const struct an_thread *t = &c->t[i];
     uint32_t o = t->msg_object != SCN_NONE ? t->msg_object : t->wait_ntfn;
-    const struct scn_step *p = an_step(s, s->threads[i].prog_first);
+    const struct scn_thread *th = &s->threads[i];
+    const struct scn_step *p = an_step(s, th->prog_first + th->prog_count - 1);
     if (t->msg_object != SCN_NONE) {
         if (p->body_count != 3)
             return true;
@@ -362,8 +360,8 @@ static bool resolve(struct an_ctx *c, uint32_t i)
             uint32_t th, sm, first;
             if (sr->dev != SCN_NONE)
                 continue;
-            if (!holder(c, sr->step, &th, &sm) || th == i)
-                return false;
+            if (!holder(c, sr->step, &th, &sm))
+                return false; /* its own: arrivals unknown (source_comps) */
             sr->sender = th;
             sr->stream = sm;
             first = sm == SCN_NONE ? c->t[th].job_first : streams(c, &c->t[th])[sm].body_first;
@@ -389,7 +387,8 @@ int an_serve_link(struct an_ctx *c)
         /* a wait/recv loop that link_calls left unmodelled (a call to no
          * modelled server, or to an active server not above it) */
         if (t->msg_object == SCN_NONE && !t->active &&
-            an_step(c->s, c->s->threads[i].prog_first)->kind != STEP_SERVE)
+            an_step(c->s, c->s->threads[i].prog_first + c->s->threads[i].prog_count - 1)->kind !=
+                STEP_SERVE)
             continue;
         if (!object_own(c, i)) {
             demote(t, "its notification (endpoint) has a context, or another receiver");
@@ -464,10 +463,16 @@ const char *an_serve_unlinked(const struct an_ctx *c, uint32_t i)
 /* The components of source x: a device's own arrivals; a sender's
  * releases (its own components) delayed by its bound less the compute
  * before the step. */
-static void source_comps(const struct an_ctx *c, const struct an_source *x, struct an_stream *out)
+static void source_comps(const struct an_ctx *c, uint32_t i, const struct an_source *x,
+                         struct an_stream *out)
 {
     const struct an_thread *s;
     cycles_t add;
+    if (x->dev == SCN_NONE && (x->sender == i || (x->stream != SCN_NONE &&
+                                                  streams(c, &c->t[x->sender])[x->stream].once))) {
+        out->inf = true; /* its own runs, or an init's one run: no curve */
+        return;
+    }
     if (x->dev != SCN_NONE) {
         if (out->n_comp == AN_MAX_COMPS) {
             out->inf = true;
@@ -512,7 +517,7 @@ bool an_serve_arrivals(struct an_ctx *c, uint32_t i)
         now.n_comp = 0;
         now.inf = false;
         for (uint32_t x = st->src_first; x < st->src_first + st->n_src; x++)
-            source_comps(c, &c->srcs[x], &now);
+            source_comps(c, i, &c->srcs[x], &now);
         for (uint32_t k = 0; k < now.n_comp && !now.inf; k++)
             now.inf = now.comps[k].shift == AN_INF;
         if (now.inf)
@@ -561,8 +566,8 @@ bool an_serve_crit(const struct an_ctx *c, uint32_t j)
         (c->mcs && !t->rr && !t->safe))
         return false;
     for (uint32_t m = 0; m < t->n_streams; m++)
-        if (streams(c, t)[m].calls)
-            return false; /* an active server's calls: overtaken, queued */
+        if (streams(c, t)[m].calls || streams(c, t)[m].once)
+            return false; /* an active server's calls (overtaken, queued); an init */
     if (t->msg_object != SCN_NONE)
         return true;
     for (uint32_t d = 0; d < s->n_devices; d++) {
