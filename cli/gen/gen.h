@@ -168,6 +168,14 @@ struct gen_knobs {
      * those after it, other than the first) after the first call, in its
      * loop or in protected handler 0. */
     uint32_t two_share;
+    /* Init steps and notifying protected procedures (default 0, own
+     * streams "gen:init:I" and "gen:initntfy:K"): of the serve loops with
+     * a context of their own, this share runs an init job first (compute
+     * pre_min..pre_max, a call to the server its handlers call if any,
+     * and for half of them a signal of its own bit 1); of the passive
+     * serve-loop servers (ppc_share), this share signals bit 1 of a drawn
+     * serve loop in protected handler 1 (Microkit's passive_server). */
+    uint32_t init_share;
 };
 
 /* One thread's context as drawn (budget == period: round-robin). */
@@ -219,6 +227,8 @@ struct gen_job_thread {
     cycles_t out_min, out_max;  /* ... and compute after the job, outside it (0: none) */
     bool ntfn_ep;               /* passive GEN_SERVE: an endpoint u_tI nothing
                                    calls (ntfnep_share) */
+    bool init, init_signal;     /* GEN_SERVE with a context: an init job, which
+                                   signals its own bit 1 (init_share) */
 };
 
 enum gen_policy { GEN_NO_HANDLER, GEN_RESET, GEN_EMERGENCY, GEN_INHERIT };
@@ -234,6 +244,8 @@ struct gen_server {
     bool twice;                 /* ppc: handler 0 calls `nested` twice (twice_share) */
     uint32_t nested2;           /* a second server it calls after `nested`, SCN_NONE
                                    (two_share) */
+    uint32_t notify;            /* passive ppc: handler 1 signals bit 1 of serve
+                                   loop t<notify> (init_share), SCN_NONE: none */
     cycles_t min1, max1;        /* ppc: protected handler 1's compute */
 };
 

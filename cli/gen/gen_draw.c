@@ -441,6 +441,40 @@ static void draw_srvcalls(const struct gen_knobs *k, uint64_t seed, struct gen_s
     }
 }
 
+/* Init jobs before serve loops and passive servers' protected handlers
+ * that notify a serve loop (knob init_share), from their own streams. */
+static void draw_inits(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
+{
+    for (uint32_t i = 0; i < g->n_threads; i++) {
+        struct gen_job_thread *t = &g->threads[i];
+        struct rng r;
+        char name[48];
+        if (t->driver != GEN_SERVE || t->passive || k->init_share == 0)
+            continue;
+        snprintf(name, sizeof name, "gen:init:%u", i);
+        gen_stream(&r, seed, name);
+        t->init = chance(&r, k->init_share);
+        t->init_signal = t->init && chance(&r, 500);
+    }
+    for (uint32_t s = 0; s < g->n_servers; s++) {
+        struct gen_server *v = &g->servers[s];
+        struct rng r;
+        char name[48];
+        uint32_t x;
+        v->notify = SCN_NONE;
+        if (!v->ppc || v->active || k->init_share == 0)
+            continue;
+        snprintf(name, sizeof name, "gen:initntfy:%u", s);
+        gen_stream(&r, seed, name);
+        if (!chance(&r, k->init_share))
+            continue;
+        x = (uint32_t)rng_uniform(&r, 0, g->n_threads - 1);
+        if (g->threads[x].driver == GEN_SERVE &&
+            (!g->threads[x].passive || g->threads[x].sender != SCN_NONE))
+            v->notify = x; /* a loop with a handler for bit 1 */
+    }
+}
+
 static void draw_tick(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
 {
     struct rng r;
@@ -549,6 +583,7 @@ int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *g, cha
         draw_server(k, seed, s, k->period_min, g);
     draw_ppc(k, seed, g);
     draw_two(k, seed, g);
+    draw_inits(k, seed, g);
     set_budgets(g);
     g->duration = pmax * k->periods;
     return 0;

@@ -147,6 +147,15 @@ static void emit_job_thread(const struct gen_system *g, uint32_t i, struct strbu
     if (t->driver != GEN_SERVE)
         sb_puts(o, "      - loop:\n");
     const char *in = "              ";
+    if (t->driver == GEN_SERVE && t->init) { /* init_share */
+        uint32_t sv = t->server1 != SCN_NONE ? t->server1 : t->server;
+        sb_puts(o, "      - job:\n");
+        emit_compute(o, "          ", t->pre_min, t->pre_max);
+        if (sv != SCN_NONE)
+            emit_call(g, sv, i % 2, "          ", o);
+        if (t->init_signal)
+            sb_printf(o, "          - signal: {notification: n_t%u, bit: 1}\n", i);
+    }
     if (t->driver == GEN_SERVE) {
         sb_puts(o, "      - serve:\n");
         if (t->ntfn_ep) { /* an endpoint nothing calls (ntfnep_share) */
@@ -214,6 +223,8 @@ static void emit_server(const struct gen_system *g, uint32_t k, struct strbuf *o
             emit_call(g, s->nested2, 0, "              ", o);
         sb_puts(o, "            1:\n");
         emit_compute(o, "              ", s->min1, s->max1);
+        if (s->notify != SCN_NONE) /* init_share */
+            sb_printf(o, "              - signal: {notification: n_t%u, bit: 1}\n", s->notify);
         return;
     }
     sb_printf(o, "    program:\n      - recv: e_s%u\n      - loop:\n", k);

@@ -70,6 +70,8 @@ struct tally {
     /* serve loops (without an endpoint) and threads of several senders
      * whose handlers (job) call a server (srvcall_share) */
     uint64_t srvcall, srvcall_finite;
+    /* serve loops after init steps (init_share) */
+    uint64_t init, init_finite;
 };
 
 /* The first step of thread i's loop, NULL if its program is not a loop. */
@@ -345,6 +347,8 @@ static void report(const char *what, const struct tally *t)
     printf("%s: serve loops or threads of several senders whose handlers call: %llu of %llu "
            "finite\n",
            what, (unsigned long long)t->srvcall_finite, (unsigned long long)t->srvcall);
+    printf("%s: serve loops after init steps: %llu of %llu finite\n", what,
+           (unsigned long long)t->init_finite, (unsigned long long)t->init);
 }
 
 /* Compare one run with the analysis; count violations. */
@@ -439,6 +443,11 @@ static void one_scheduler(const struct scenario *s, uint8_t sched, uint64_t gen_
             has_kind(s, s->threads[i].prog_first, s->threads[i].prog_count, STEP_CALL)) {
             t->srvcall++;
             t->srvcall_finite += a->bound != ANALYSIS_NO_BOUND;
+        }
+        if (s->threads[i].prog_count > 1 &&
+            s->steps[s->threads[i].prog_first + s->threads[i].prog_count - 1].kind == STEP_SERVE) {
+            t->init++;
+            t->init_finite += a->bound != ANALYSIS_NO_BOUND;
         }
         if (several_senders(s, i)) {
             t->multi++;
@@ -547,6 +556,9 @@ static void test_analysis_sound_random(void **state)
     k.bgshape_share = 300;
     /* half the serve loops call a server in their handlers */
     k.srvcall_share = 500;
+    /* half the serve loops with a context run an init job first, half the
+     * passive protected-procedure servers notify a serve loop */
+    k.init_share = 500;
     sound(&k, env_or("MCSIM_SOUND_FIRST", 0), env_or("MCSIM_SOUND_SCENARIOS", 150),
           env_or("MCSIM_SOUND_SEEDS", 2));
 }
