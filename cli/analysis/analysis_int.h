@@ -278,6 +278,8 @@ struct an_ctx {
     uint32_t n_serve;          /* threads of SHAPE_SERVE */
 };
 
+struct an_win;
+
 /* Message-woken threads (analysis_message.c): after the servers are
  * linked, a thread of program loop [wait N; job [...]] (or loop [recv E;
  * job [...]]) whose N is signalled (E nbsent to) by exactly one step, in
@@ -287,46 +289,6 @@ struct an_ctx {
 int an_message_link(struct an_ctx *c); /* -1 out of memory */
 bool an_message_arrivals(struct an_ctx *c, uint32_t i);
 
-/* Several job streams in one thread (analysis_serve.c): an_serve_shape
- * marks candidates (a serve loop, or a wait/recv loop, that
- * analysis_message.c cannot link to one sender), an_serve_link promotes
- * those whose every source is modelled (before analysis_message.c's
- * demotions, which it then undoes for what they cut off: -1 out of
- * memory); an_serve_sends_to tells whether a send step goes to one;
- * an_serve_arrivals recomputes a thread's streams from its senders'
- * current bounds (true if any changed). */
-int an_serve_link(struct an_ctx *c);
-bool an_serve_receives(const struct an_ctx *c, const struct scn_step *b);
-const char *an_serve_unlinked(const struct an_ctx *c, uint32_t i);
-bool an_serve_arrivals(struct an_ctx *c, uint32_t i);
-void an_serve_candidate(const struct scenario *s, uint32_t th, struct an_thread *t);
-/* May SHAPE_SERVE thread j be an interferer of the critical instant: it
- * never suspends with work pending (no calls, not throttled, no calls
- * served) and, when it has nothing pending, no interrupt of its lines is
- * held for a later delivery (analysis_serve_link.c)? */
-bool an_serve_crit(const struct an_ctx *c, uint32_t j);
-
-struct an_win;
-/* The most runs of SHAPE_SERVE thread j (all streams, each run times its
- * work when `weighted`) in a window of length d of w->i's analysis
- * (analysis_serve.c). */
-cycles_t an_serve_demand(const struct an_win *w, uint32_t j, cycles_t d, bool weighted);
-/* Below the window's level: the requests of SHAPE_SERVE thread j that
- * reach it in a window of length d (the one in progress, or all of its
- * runs' when the job may wait on an idle CPU). */
-cycles_t an_serve_requests(const struct an_win *w, uint32_t j, cycles_t d);
-/* Requests of SHAPE_SERVE thread j's runs in any window of length d to
- * servers of handler h (h = SCN_NONE: the emergency grants of its calls,
- * an_grants): each run's requests times its runs there, min(eta_m(d) + 2, eta_m(d +
- * R_j)) (analysis_serve.c; the timeout faults and emergency grants it can
- * cause). */
-uint64_t an_serve_calls(const struct an_ctx *c, uint32_t j, uint32_t h, cycles_t d);
-/* What SHAPE_SERVE thread w->i's context can be charged in any window of
- * its period when each run ends within r of its batch's release: *work
- * of *runs runs with *wakes wakes; false when its events have no bound
- * (analysis_serve.c; an_never_runs_out). */
-bool an_serve_charge(const struct an_win *w, cycles_t r, cycles_t *work, uint64_t *runs,
-                     uint64_t *wakes);
 
 /* The bound of SHAPE_SERVE thread i (analysis_serve.c). */
 void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out);
@@ -445,35 +407,6 @@ void an_background_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
 /* The modelled passive server receiving on endpoint `ep`, SCN_NONE if
  * none or several (analysis_model.c). */
 uint32_t an_server_on(const struct an_ctx *c, uint32_t ep);
-
-/* The call tree of server k (docs/analysis.md "Nested calls"): k and
- * every server one request to k reaches through nested calls, each once,
- * k first, with m the requests to it per request to k (the calls along
- * each path multiplied, the paths added; AN_INF for every server of a
- * tree with a cycle, which never ends); *n their number (none for
- * SCN_NONE or a thread that is not a server). Built once by
- * an_model (an_reach_build), the one walk of the servers' calls that
- * every pass reads. */
-struct an_reach {
-    uint32_t k;
-    uint64_t m;
-};
-const struct an_reach *an_reach(const struct an_ctx *c, uint32_t k, uint32_t *n);
-int an_reach_build(struct an_ctx *c); /* -1: out of memory */
-
-/* Server t (endpoints unlinked) calls endpoint ep `calls` times more per
- * request, or at most `calls` times when `most` (a ppc server's
- * handlers: the most of any); false past AN_MAX_CALLS servers or calls. */
-bool an_nest_call(struct an_thread *t, uint32_t ep, uint32_t calls, bool most);
-
-/* The emergency grants one call to server k can get: one per request it
- * makes to a server whose handler grants them (sim/timeouts.c: one grant
- * per request), at least one (analysis_reach.c). */
-uint64_t an_grants(const struct an_ctx *c, uint32_t k);
-
-/* The lowest of `p` and the priorities of the servers one request to
- * server `k` reaches (analysis_model.c). */
-uint32_t an_reach_low(const struct an_ctx *c, uint32_t k, uint32_t p);
 
 /* Step k of the scenario's step table. */
 static inline const struct scn_step *an_step(const struct scenario *s, uint32_t k)
@@ -657,42 +590,14 @@ cycles_t an_fast_sum(const struct an_win *w, cycles_t t, cycles_t *kernel);
 void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycles_t wq,
               cycles_t theta, bool ahead, struct analysis_thread *out);
 
-/* Theta for thread k while its context is charged `need` cycles
- * (analysis_budget.c). */
-cycles_t an_throttle_time(const struct an_ctx *c, uint32_t k, cycles_t need);
-
-/* Its parts: Theta = (first + per_run floor(need / run)) episode; false
- * when k's context never throttles (Theta = 0); run = 0 when its budget
- * leaves no run (Theta = AN_INF). */
-struct an_episodes {
-    cycles_t run, episode;
-    uint32_t first, per_run;
-};
-bool an_throttle_episode(const struct an_ctx *c, uint32_t k, struct an_episodes *ep);
-
-/* Some context may get an emergency grant: the windows keep the refill
- * delays of the earlier episodes (an_win.anchors). */
-bool an_old_episodes(const struct an_ctx *c);
-
-/* Is thread i's context (the window's) proven never to run out, its jobs
- * having bound r? (analysis_budget.c) */
-bool an_never_runs_out(const struct an_win *w, cycles_t r);
-
-/* The short throttle of a constant-bandwidth device thread whose two jobs
- * need a little more than its budget: its bound and the throttling in it
- * (analysis_budget.c); false when it does not apply. */
-bool an_short_throttle(const struct an_win *w, cycles_t *bound, cycles_t *theta);
-
-/* A timeout handler's context runs out only if the faults of two periods
- * need more than its budget (analysis_budget.c). */
-bool an_handler_never_runs_out(const struct an_ctx *c, uint32_t h);
-
-/* How far a sporadic context's refills can lag behind now (analysis_budget.c). */
-cycles_t an_sporadic_lag(const struct an_ctx *c, uint32_t i);
-
 /* Analyse thread `i` with what is known of the others; updates c->t[i]
  * and fills `out` (analysis_rta.c). Returns true if anything it learnt
  * (bound, safety, lag) changed. */
 bool an_thread_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out);
+
+/* The interfaces of two parts, which use the types above. */
+#include "analysis/analysis_budget.h"
+#include "analysis/analysis_reach.h"
+#include "analysis/analysis_serve.h"
 
 #endif /* MCSIM_ANALYSIS_ANALYSIS_INT_H */
