@@ -129,15 +129,10 @@ int an_active_streams(struct an_ctx *c, uint32_t i)
         if (an_serve_grow(c, 1, n) != 0)
             return -1;
         const struct scn_step *h = handler_of(s, i, k);
-        struct an_stream *st = &c->streams[c->n_streams_all++];
-        *st = (struct an_stream){0};
-        st->bit = SCN_NONE;
-        st->calls = true;
-        st->body_first = h ? h->body_first : 0;
-        st->body_count = h ? h->body_count : 0;
         /* the handler and the ReplyRecv that answers it and receives */
-        st->work = an_serve_body_work(c, st->body_first, st->body_count, 0);
-        st->src_first = c->n_srcs;
+        struct an_stream *st = an_serve_new_stream(c, SCN_NONE, h ? h->body_first : 0,
+                                                   h ? h->body_count : 0, 0);
+        st->calls = true;
         st->inf = true;
         for (uint32_t x = 0; x < s->n_steps; x++)
             if (an_step(s, x)->kind == STEP_CALL && an_step(s, x)->object == t->endpoint &&

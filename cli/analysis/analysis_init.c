@@ -7,7 +7,6 @@
  */
 #include "analysis/analysis_int.h"
 
-#include <string.h>
 
 bool an_serve_init(const struct scenario *s, const struct scn_thread *x, uint32_t *first,
                    uint32_t *count)
@@ -35,15 +34,9 @@ int an_serve_add_init(struct an_ctx *c, uint32_t i)
         return 0;
     if (an_serve_grow(c, 1, 0) != 0)
         return -1;
-    st = &c->streams[c->n_streams_all++];
-    memset(st, 0, sizeof *st);
-    st->bit = SCN_NONE;
-    st->once = true;
-    st->body_first = first;
-    st->body_count = count;
     /* its steps' work and one entry more (as a handler's receive) */
-    st->work = an_serve_body_work(c, first, count, 0);
-    st->src_first = c->n_srcs;
+    st = an_serve_new_stream(c, SCN_NONE, first, count, 0);
+    st->once = true;
     t->n_streams++;
     return 0;
 }

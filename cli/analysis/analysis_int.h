@@ -367,6 +367,11 @@ const char *an_active_unlinked(const struct an_ctx *c, uint32_t i);
 int an_serve_grow(struct an_ctx *c, uint32_t ns, uint32_t nsrc);
 cycles_t an_serve_body_work(const struct an_ctx *c, uint32_t first, uint32_t count,
                             uint32_t extra);
+/* The next stream (room made by an_serve_grow): zeroed but for its bit, its
+ * body, that body's work (an_serve_body_work) and its first source (the
+ * next). */
+struct an_stream *an_serve_new_stream(struct an_ctx *c, uint32_t bit, uint32_t first,
+                                      uint32_t count, uint32_t extra);
 
 /* analysis_init.c: the `init` steps before thread x's serve loop (one
  * `job` of compute, call, signal and nbsend steps, or such steps alone:

@@ -165,6 +165,19 @@ int an_serve_grow(struct an_ctx *c, uint32_t ns, uint32_t nsrc)
     return 0;
 }
 
+struct an_stream *an_serve_new_stream(struct an_ctx *c, uint32_t bit, uint32_t first,
+                                      uint32_t count, uint32_t extra)
+{
+    struct an_stream *st = &c->streams[c->n_streams_all++];
+    *st = (struct an_stream){0};
+    st->bit = bit;
+    st->body_first = first;
+    st->body_count = count;
+    st->work = an_serve_body_work(c, first, count, extra);
+    st->src_first = c->n_srcs;
+    return st;
+}
+
 /* Does source step or device x (bits `badge`) feed stream `bit`? */
 static bool feeds(uint64_t badge, uint32_t bit)
 {
@@ -201,13 +214,7 @@ static int add_stream(struct an_ctx *c, uint32_t i, uint32_t bit, uint32_t first
         return 0; /* nothing releases it: it never runs */
     if (an_serve_grow(c, 1, n) != 0)
         return -1;
-    st = &c->streams[c->n_streams_all++];
-    memset(st, 0, sizeof *st);
-    st->bit = bit;
-    st->body_first = first;
-    st->body_count = count;
-    st->work = an_serve_body_work(c, first, count, extra_entries);
-    st->src_first = c->n_srcs;
+    st = an_serve_new_stream(c, bit, first, count, extra_entries);
     st->inf = true;
     for (uint32_t d = 0; d < s->n_devices && !endpoint; d++)
         if (an_device_fires(s, d, o) && feeds(dev_badge(s, d), bit)) {
