@@ -9,6 +9,8 @@
  *
  * MCSIM_BENCH_ONLY=plain-mcs (plain-classic, mixed-mcs, mixed-classic)
  * runs one case only, e.g. for callgrind --toggle-collect=analysis_run.
+ * MCSIM_BENCH_EMIT=DIR also writes each set as DIR/plain.yaml and
+ * DIR/mixed.yaml, for `mcsim analyze` to explain its verdicts.
  *
  * Two scenarios drawn by cli/gen (seed 100, 100 device threads with
  * distinct priorities): a plain fixed-priority set (round-robin contexts,
@@ -29,6 +31,7 @@
 
 #include "analysis/analysis.h"
 #include "gen/gen.h"
+#include "util/strbuf.h"
 
 static double now_ms(void)
 {
@@ -43,17 +46,40 @@ static int (*volatile run_analysis)(const struct scenario *, uint8_t,
                                     struct analysis_result *) = analysis_run;
 
 static const char *only; /* MCSIM_BENCH_ONLY: "plain-mcs", "mixed-classic", ... */
+static const char *emit; /* MCSIM_BENCH_EMIT: a folder for the sets' YAML */
+
+/* Writes `yaml` to DIR/TAG.yaml; 0 or -1 (said on stderr). */
+static int write_set(const char *tag, const struct strbuf *yaml)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.yaml", emit, tag);
+    FILE *f = fopen(path, "w");
+    if (f == NULL || fputs(sb_str(yaml), f) == EOF || fclose(f) != 0) {
+        fprintf(stderr, "mcsim_bench_analysis: cannot write %s\n", path);
+        return -1;
+    }
+    return 0;
+}
 
 static int bench(const char *what, const char *tag, const struct gen_knobs *k, int repeat)
 {
     struct scenario s;
     struct diag d;
+    struct strbuf yaml = {0};
     diag_init(&d);
-    if (gen_scenario(k, 100, &s, NULL, &d) != 0) {
+    if (gen_scenario(k, 100, &s, emit ? &yaml : NULL, &d) != 0) {
         diag_print(&d, stderr);
         return 3;
     }
     diag_release(&d);
+    if (emit) {
+        int rc = write_set(tag, &yaml);
+        sb_release(&yaml);
+        if (rc != 0) {
+            scenario_release(&s);
+            return 2;
+        }
+    }
     for (uint8_t sched = SCHED_MCS; sched <= SCHED_CLASSIC; sched++) {
         double best = 1e30;
         struct analysis_result r;
@@ -86,12 +112,14 @@ int main(int argc, char **argv)
     struct gen_knobs k;
     int repeat = argc > 1 && atoi(argv[1]) > 0 ? atoi(argv[1]) : 5;
     only = getenv("MCSIM_BENCH_ONLY");
+    emit = getenv("MCSIM_BENCH_EMIT");
     gen_knobs_plain(&k);
     k.threads_min = k.threads_max = 100;
     k.util_min = 1;
     k.util_max = 8;
-    if (bench("plain fixed-priority set", "plain", &k, repeat) != 0)
-        return 3;
+    int rc = bench("plain fixed-priority set", "plain", &k, repeat);
+    if (rc != 0)
+        return rc;
     gen_knobs_default(&k);
     k.threads_min = k.threads_max = 100;
     k.distinct_priorities = true;

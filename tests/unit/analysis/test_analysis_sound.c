@@ -28,6 +28,7 @@
 #include "analysis/analysis.h"
 #include "gen/gen.h"
 #include "observe.h"
+#include "sound_shapes.h"
 
 static uint64_t env_or(const char *name, uint64_t dflt)
 {
@@ -39,265 +40,16 @@ static uint64_t env_or(const char *name, uint64_t dflt)
 static const double edges[] = {1.1, 1.5, 2.0, 5.0, 10.0};
 #define N_BUCKETS 6
 
+#define N_CLASSES 32
+
 struct tally {
     uint64_t threads, finite, observed, violations, lost_claims;
     uint64_t bucket[N_BUCKETS];
     double ratio_sum;
-    /* threads woken by a message; threads sharing their priority with an
-     * always-ready thread: how many, how many with a finite bound */
-    uint64_t msg, msg_finite, equal, equal_finite;
-    /* serve loops; threads woken by messages of two or more senders */
-    uint64_t serve, serve_finite, multi, multi_finite;
-    /* threads whose job makes a blocking send; threads woken by one */
-    uint64_t bsender, bsender_finite, brecv, brecv_finite;
-    /* Microkit PDs serving protected procedures (serve with an endpoint) */
-    uint64_t ppc, ppc_finite;
-    /* passive handlers on their notification's context (passive_share) */
-    uint64_t passive, passive_finite;
-    /* passive PDs with an endpoint nothing calls (ntfnep_share) */
-    uint64_t ntfnep, ntfnep_finite;
-    /* protected handlers that call a server twice (twice_share): the PDs
-     * and the threads that call them */
-    uint64_t twice, twice_finite;
-    /* servers that call two different servers (two_share) and the threads
-     * that call them */
-    uint64_t two, two_finite;
-    /* background loops whose job calls or sends; threads woken by one
-     * whose job calls */
-    uint64_t bgjob, bgjob_finite, bgrecv, bgrecv_finite;
-    /* background loops with a start or steps outside their job (bgshape_share) */
-    uint64_t bgshape, bgshape_finite;
-    /* serve loops (without an endpoint) and threads of several senders
-     * whose handlers (job) call a server (srvcall_share) */
-    uint64_t srvcall, srvcall_finite;
-    /* serve loops after init steps (init_share) */
-    uint64_t init, init_finite;
+    /* per class of sound_classes: threads with jobs, with a finite bound */
+    uint64_t cls[N_CLASSES], cls_finite[N_CLASSES];
 };
 
-/* The first step of thread i's loop, NULL if its program is not a loop. */
-static const struct scn_step *loop_head(const struct scenario *s, uint32_t i)
-{
-    const struct scn_step *p = &s->steps[s->threads[i].prog_first];
-    if (s->threads[i].prog_count != 1 || p->kind != STEP_LOOP || p->body_count == 0)
-        return NULL;
-    return &s->steps[p->body_first];
-}
-
-/* Woken by a message: loop [wait N; job] with no device on N, or loop [recv E; job]. */
-static bool by_message(const struct scenario *s, uint32_t i)
-{
-    const struct scn_step *b = loop_head(s, i);
-    if (!b || (b->kind != STEP_WAIT && b->kind != STEP_RECV))
-        return false;
-    for (uint32_t d = 0; b->kind == STEP_WAIT && d < s->n_devices; d++)
-        if (s->devices[d].notification == b->object)
-            return false;
-    return true;
-}
-
-/* A serve loop (its program is one serve step), with an endpoint (`ppc`)
- * or without. */
-static bool serve_loop(const struct scenario *s, uint32_t i, bool ppc)
-{
-    const struct scn_step *p = &s->steps[s->threads[i].prog_first];
-    return s->threads[i].prog_count == 1 && p->kind == STEP_SERVE &&
-           (p->object != SCN_NONE) == ppc;
-}
-
-/* Woken by a message that two or more steps send. */
-static bool several_senders(const struct scenario *s, uint32_t i)
-{
-    const struct scn_step *b = loop_head(s, i);
-    uint32_t n = 0;
-    if (!by_message(s, i))
-        return false;
-    for (uint32_t k = 0; k < s->n_steps; k++)
-        n += s->steps[k].object == b->object &&
-             (b->kind == STEP_WAIT ? s->steps[k].kind == STEP_SIGNAL
-                                   : s->steps[k].kind == STEP_NBSEND);
-    return n >= 2;
-}
-
-/* Steps of `kind` on `object` in the scenario. */
-static uint32_t uses(const struct scenario *s, enum scn_step_kind kind, uint32_t object)
-{
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < s->n_steps; k++)
-        n += s->steps[k].kind == kind && s->steps[k].object == object;
-    return n;
-}
-
-/* A passive serve loop with an endpoint no step calls (ntfnep_share). */
-static bool ntfn_ep(const struct scenario *s, uint32_t i)
-{
-    return s->threads[i].passive && serve_loop(s, i, true) &&
-           uses(s, STEP_CALL, s->steps[s->threads[i].prog_first].object) == 0;
-}
-
-/* The endpoint of a serve loop with a protected handler that calls twice
- * (twice_share), SCN_NONE if thread i is none. */
-static uint32_t twice_ep(const struct scenario *s, uint32_t i)
-{
-    const struct scn_step *sv = &s->steps[s->threads[i].prog_first];
-    if (!serve_loop(s, i, true))
-        return SCN_NONE;
-    for (uint32_t h = sv->body_first; h < sv->body_first + sv->body_count; h++) {
-        uint32_t calls = 0;
-        for (uint32_t k = 0; k < s->steps[h].body_count; k++)
-            calls += s->steps[s->steps[h].body_first + k].kind == STEP_CALL;
-        if (s->steps[h].kind == STEP_ON_PROTECTED && calls >= 2)
-            return sv->object;
-    }
-    return SCN_NONE;
-}
-
-/* Steps [first, first + count) (bodies included) call an endpoint
- * other than *ep (the first call's, SCN_NONE before it). */
-static bool calls_other(const struct scenario *s, uint32_t first, uint32_t count, uint32_t *ep)
-{
-    for (uint32_t k = first; k < first + count; k++) {
-        const struct scn_step *b = &s->steps[k];
-        if (b->kind == STEP_CALL && *ep != SCN_NONE && b->object != *ep)
-            return true;
-        if (b->kind == STEP_CALL)
-            *ep = b->object;
-        if (b->body_count > 0 && calls_other(s, b->body_first, b->body_count, ep))
-            return true;
-    }
-    return false;
-}
-
-/* The endpoint of a passive server (recv loop or serve loop with an
- * endpoint) that calls two different servers (two_share), else SCN_NONE. */
-static uint32_t two_ep(const struct scenario *s, uint32_t i)
-{
-    const struct scn_thread *th = &s->threads[i];
-    const struct scn_step *p = &s->steps[th->prog_first];
-    uint32_t ep = SCN_NONE;
-    if (!th->passive || (p->kind != STEP_RECV && !serve_loop(s, i, true)))
-        return SCN_NONE;
-    return calls_other(s, th->prog_first, th->prog_count, &ep) ? p->object : SCN_NONE;
-}
-
-/* Steps [first, first + count) (bodies included) call endpoint ep. */
-static bool calls_ep(const struct scenario *s, uint32_t first, uint32_t count, uint32_t ep)
-{
-    for (uint32_t k = first; k < first + count; k++)
-        if ((s->steps[k].kind == STEP_CALL && s->steps[k].object == ep) ||
-            (s->steps[k].body_count > 0 &&
-             calls_ep(s, s->steps[k].body_first, s->steps[k].body_count, ep)))
-            return true;
-    return false;
-}
-
-/* Thread i is such a server, or a step of its program calls one. */
-static bool two(const struct scenario *s, uint32_t i)
-{
-    const struct scn_thread *th = &s->threads[i];
-    if (two_ep(s, i) != SCN_NONE)
-        return true;
-    for (uint32_t k = 0; k < s->n_threads; k++)
-        if (two_ep(s, k) != SCN_NONE &&
-            calls_ep(s, th->prog_first, th->prog_count, two_ep(s, k)))
-            return true;
-    return false;
-}
-
-/* Thread i is such a serve loop, or its job calls one. */
-static bool twice(const struct scenario *s, uint32_t i)
-{
-    const struct scn_step *b = loop_head(s, i);
-    if (twice_ep(s, i) != SCN_NONE)
-        return true;
-    for (uint32_t k = 0; b && b->kind == STEP_WAIT && k < s->n_threads; k++) {
-        const struct scn_step *job = b + 1;
-        uint32_t ep = twice_ep(s, k);
-        for (uint32_t x = job->body_first; ep != SCN_NONE && x < job->body_first + job->body_count;
-             x++)
-            if (s->steps[x].kind == STEP_CALL && s->steps[x].object == ep)
-                return true;
-    }
-    return false;
-}
-
-/* Woken by a blocking send: loop [recv E; job] with a send to E. */
-static bool by_send(const struct scenario *s, uint32_t i)
-{
-    const struct scn_step *b = loop_head(s, i);
-    return b && b->kind == STEP_RECV && uses(s, STEP_SEND, b->object) > 0;
-}
-
-/* Steps [first, first + count), bodies included, have a step of `kind`
- * (a blocking send, a call). */
-static bool has_kind(const struct scenario *s, uint32_t first, uint32_t count,
-                     enum scn_step_kind kind)
-{
-    for (uint32_t k = first; k < first + count; k++)
-        if (s->steps[k].kind == kind ||
-            (s->steps[k].body_count > 0 &&
-             has_kind(s, s->steps[k].body_first, s->steps[k].body_count, kind)))
-            return true;
-    return false;
-}
-
-/* Its program makes a blocking send. */
-static bool sends_blocking(const struct scenario *s, uint32_t i)
-{
-    return has_kind(s, s->threads[i].prog_first, s->threads[i].prog_count, STEP_SEND);
-}
-
-/* Thread i is a background loop (loop [job [...]] or with a yield after
- * the job) whose job calls (`call`; with an `object`, and also signals,
- * nbsends or sends to it), or calls or sends (!call). */
-static bool bg_job(const struct scenario *s, uint32_t i, bool call, uint32_t object)
-{
-    const struct scn_step *b = loop_head(s, i);
-    bool calls = false, sends = false;
-    if (!b || b->kind != STEP_JOB)
-        return false;
-    for (uint32_t k = b->body_first; k < b->body_first + b->body_count; k++) {
-        const struct scn_step *x = &s->steps[k];
-        calls |= x->kind == STEP_CALL;
-        sends |= (x->kind == STEP_SIGNAL || x->kind == STEP_NBSEND || x->kind == STEP_SEND) &&
-                 (object == SCN_NONE || x->object == object);
-    }
-    return call ? calls && (object == SCN_NONE || sends) : calls || sends;
-}
-
-/* A background loop (its loop's first step a job) with a start or a step
- * outside its job other than a yield right after it. */
-static bool bg_shape(const struct scenario *s, uint32_t i)
-{
-    const struct scn_step *b = loop_head(s, i), *loop = &s->steps[s->threads[i].prog_first];
-    if (!b || b->kind != STEP_JOB)
-        return false;
-    return s->threads[i].start > 0 || loop->body_count > 2 ||
-           (loop->body_count == 2 && s->steps[loop->body_first + 1].kind != STEP_YIELD);
-}
-
-/* Woken by a message sent in the job of a background loop that calls. */
-static bool by_bg_caller(const struct scenario *s, uint32_t i)
-{
-    const struct scn_step *b = loop_head(s, i);
-    if (!by_message(s, i))
-        return false;
-    for (uint32_t k = 0; k < s->n_threads; k++)
-        if (k != i && bg_job(s, k, true, b->object))
-            return true;
-    return false;
-}
-
-/* Another thread at its priority is always ready (loop [job ...]). */
-static bool beside_ready(const struct scenario *s, uint32_t i)
-{
-    for (uint32_t k = 0; k < s->n_threads; k++) {
-        const struct scn_step *b = loop_head(s, k);
-        if (k != i && s->threads[k].priority == s->threads[i].priority && b &&
-            b->kind == STEP_JOB)
-            return true;
-    }
-    return false;
-}
 
 static void report(const char *what, const struct tally *t)
 {
@@ -313,42 +65,9 @@ static void report(const char *what, const struct tally *t)
            (unsigned long long)t->bucket[2], (unsigned long long)t->bucket[3],
            (unsigned long long)t->bucket[4], (unsigned long long)t->bucket[5],
            t->observed ? t->ratio_sum / (double)t->observed : 0.0);
-    printf("%s: woken by a message: %llu of %llu finite; beside an always-ready thread of "
-           "their priority: %llu of %llu finite\n",
-           what, (unsigned long long)t->msg_finite, (unsigned long long)t->msg,
-           (unsigned long long)t->equal_finite, (unsigned long long)t->equal);
-    printf("%s: serve loops: %llu of %llu finite; woken by several senders: %llu of %llu "
-           "finite\n",
-           what, (unsigned long long)t->serve_finite, (unsigned long long)t->serve,
-           (unsigned long long)t->multi_finite, (unsigned long long)t->multi);
-    printf("%s: blocking senders: %llu of %llu finite; woken by a blocking send: %llu of %llu "
-           "finite\n",
-           what, (unsigned long long)t->bsender_finite, (unsigned long long)t->bsender,
-           (unsigned long long)t->brecv_finite, (unsigned long long)t->brecv);
-    printf("%s: serving protected procedures (serve with an endpoint): %llu of %llu finite\n",
-           what, (unsigned long long)t->ppc_finite, (unsigned long long)t->ppc);
-    printf("%s: passive handlers on their notification's context: %llu of %llu finite\n",
-           what, (unsigned long long)t->passive_finite, (unsigned long long)t->passive);
-    printf("%s: passive serve loops with an endpoint nothing calls: %llu of %llu finite\n",
-           what, (unsigned long long)t->ntfnep_finite, (unsigned long long)t->ntfnep);
-    printf("%s: protected handlers calling a server twice, and their callers: %llu of %llu "
-           "finite\n",
-           what, (unsigned long long)t->twice_finite, (unsigned long long)t->twice);
-    printf("%s: servers calling two different servers, and their callers: %llu of %llu "
-           "finite\n",
-           what, (unsigned long long)t->two_finite, (unsigned long long)t->two);
-    printf("%s: background jobs that call or send: %llu of %llu finite; woken by a "
-           "background caller: %llu of %llu finite\n",
-           what, (unsigned long long)t->bgjob_finite, (unsigned long long)t->bgjob,
-           (unsigned long long)t->bgrecv_finite, (unsigned long long)t->bgrecv);
-    printf("%s: background loops with a start or steps outside their job: %llu of %llu "
-           "finite\n",
-           what, (unsigned long long)t->bgshape_finite, (unsigned long long)t->bgshape);
-    printf("%s: serve loops or threads of several senders whose handlers call: %llu of %llu "
-           "finite\n",
-           what, (unsigned long long)t->srvcall_finite, (unsigned long long)t->srvcall);
-    printf("%s: serve loops after init steps: %llu of %llu finite\n", what,
-           (unsigned long long)t->init_finite, (unsigned long long)t->init);
+    for (size_t c = 0; c < sound_n_classes; c++)
+        printf("%s: %s: %llu of %llu finite\n", what, sound_classes[c].what,
+               (unsigned long long)t->cls_finite[c], (unsigned long long)t->cls[c]);
 }
 
 /* Compare one run with the analysis; count violations. */
@@ -407,72 +126,11 @@ static void one_scheduler(const struct scenario *s, uint8_t sched, uint64_t gen_
         if (a->verdict == ANALYSIS_NO_JOBS)
             continue;
         t->threads++;
-        if (by_message(s, i)) {
-            t->msg++;
-            t->msg_finite += a->bound != ANALYSIS_NO_BOUND;
-        }
-        if (beside_ready(s, i)) {
-            t->equal++;
-            t->equal_finite += a->bound != ANALYSIS_NO_BOUND;
-        }
-        if (serve_loop(s, i, false)) {
-            t->serve++;
-            t->serve_finite += a->bound != ANALYSIS_NO_BOUND;
-        }
-        if (s->threads[i].passive && !serve_loop(s, i, true) &&
-            s->steps[s->threads[i].prog_first].kind != STEP_RECV) {
-            t->passive++;
-            t->passive_finite += a->bound != ANALYSIS_NO_BOUND;
-        }
-        if (twice(s, i)) {
-            t->twice++;
-            t->twice_finite += a->bound != ANALYSIS_NO_BOUND;
-        }
-        if (two(s, i)) {
-            t->two++;
-            t->two_finite += a->bound != ANALYSIS_NO_BOUND;
-        }
-        if (ntfn_ep(s, i)) {
-            t->ntfnep++;
-            t->ntfnep_finite += a->bound != ANALYSIS_NO_BOUND;
-        } else if (serve_loop(s, i, true)) {
-            t->ppc++;
-            t->ppc_finite += a->bound != ANALYSIS_NO_BOUND;
-        }
-        if ((serve_loop(s, i, false) || several_senders(s, i)) &&
-            has_kind(s, s->threads[i].prog_first, s->threads[i].prog_count, STEP_CALL)) {
-            t->srvcall++;
-            t->srvcall_finite += a->bound != ANALYSIS_NO_BOUND;
-        }
-        if (s->threads[i].prog_count > 1 &&
-            s->steps[s->threads[i].prog_first + s->threads[i].prog_count - 1].kind == STEP_SERVE) {
-            t->init++;
-            t->init_finite += a->bound != ANALYSIS_NO_BOUND;
-        }
-        if (several_senders(s, i)) {
-            t->multi++;
-            t->multi_finite += a->bound != ANALYSIS_NO_BOUND;
-        }
-        if (sends_blocking(s, i)) {
-            t->bsender++;
-            t->bsender_finite += a->bound != ANALYSIS_NO_BOUND;
-        }
-        if (by_send(s, i)) {
-            t->brecv++;
-            t->brecv_finite += a->bound != ANALYSIS_NO_BOUND;
-        }
-        if (bg_job(s, i, false, SCN_NONE)) {
-            t->bgjob++;
-            t->bgjob_finite += a->bound != ANALYSIS_NO_BOUND;
-        }
-        if (by_bg_caller(s, i)) {
-            t->bgrecv++;
-            t->bgrecv_finite += a->bound != ANALYSIS_NO_BOUND;
-        }
-        if (bg_shape(s, i)) {
-            t->bgshape++;
-            t->bgshape_finite += a->bound != ANALYSIS_NO_BOUND;
-        }
+        for (size_t c = 0; c < sound_n_classes; c++)
+            if (sound_classes[c].is(s, i)) {
+                t->cls[c]++;
+                t->cls_finite[c] += a->bound != ANALYSIS_NO_BOUND;
+            }
         if (a->bound == ANALYSIS_NO_BOUND)
             continue;
         t->finite++;
@@ -497,6 +155,7 @@ static void sound(const struct gen_knobs *kn, uint64_t first, uint64_t n, uint64
 {
     struct tally mcs = {0}, classic = {0};
     struct gen_knobs k = *kn;
+    assert_true(sound_n_classes <= N_CLASSES);
     for (uint64_t seed = first; seed < first + n; seed++) {
         struct scenario s;
         struct diag d;
