@@ -53,3 +53,12 @@ void ancheck_file_both(const char *path, const char *const *names, const cycles_
     ancheck_bounds(&s, SCHED_CLASSIC, names, bounds, n);
     scenario_release(&s);
 }
+
+const struct analysis_term *ancheck_term(const struct analysis_thread *t,
+                                         enum analysis_term_kind kind, uint32_t thread)
+{
+    for (uint32_t k = 0; k < t->n_terms; k++)
+        if (t->terms[k].kind == kind && (thread == SCN_NONE || t->terms[k].thread == thread))
+            return &t->terms[k];
+    return NULL;
+}

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "analysis/analysis.h"
 #include "scenario.h"
 
 /* Analyse `s` under `sched`, compare each named thread's bound with
@@ -20,5 +21,10 @@ void ancheck_bounds(const struct scenario *s, uint8_t sched, const char *const *
  * with the same bounds under both. */
 void ancheck_file_both(const char *path, const char *const *names, const cycles_t *bounds,
                        uint32_t n);
+
+/* The first term of `t`'s bound of `kind` (from `thread`, or any if
+ * SCN_NONE); NULL if none. */
+const struct analysis_term *ancheck_term(const struct analysis_thread *t,
+                                         enum analysis_term_kind kind, uint32_t thread);
 
 #endif /* MCSIM_TESTS_ANCHECK_H */

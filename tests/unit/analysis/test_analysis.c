@@ -12,7 +12,6 @@
  *    observed worst of a run under each scheduler;
  *  - network_driver: the driver's interference on control is held to its
  *    budget under mcs and is its whole demand under classic;
- *  - server_exhausts_*: each timeout policy its own blocking term;
  *  - background threads (slack, round_robin), equal priorities taking
  *    round-robin turns under mcs;
  *  - the verdicts' names, the exit rule and the JSON shape.
@@ -31,6 +30,7 @@
 #include "analysis/analysis.h"
 #include "gen/gen.h"
 #include "load/load.h"
+#include "ancheck.h"
 #include "observe.h"
 #include "scnload.h"
 
@@ -178,15 +178,6 @@ static void test_analysis_scenarios_hold(void **state)
     assert_true(finite >= 47); /* 47 since shared_server's telemetry (a late start) is bounded */
 }
 
-static const struct analysis_term *term_of(const struct analysis_thread *t,
-                                           enum analysis_term_kind kind, uint32_t thread)
-{
-    for (uint32_t k = 0; k < t->n_terms; k++)
-        if (t->terms[k].kind == kind && (thread == SCN_NONE || t->terms[k].thread == thread))
-            return &t->terms[k];
-    return NULL;
-}
-
 /* network_driver: under mcs the driver's term on control is limited by
  * its context (2ms per 10ms, plus one kernel entry per window), under
  * classic it is its demand, and control misses its deadline. */
@@ -202,8 +193,8 @@ static void test_analysis_network_driver(void **state)
     driver = scenario_find_thread(&s, "net_driver");
     assert_int_equal(analysis_run(&s, SCHED_MCS, &mcs), 0);
     assert_int_equal(analysis_run(&s, SCHED_CLASSIC, &classic), 0);
-    m = term_of(&mcs.threads[control], TERM_INTERFERENCE, driver);
-    c = term_of(&classic.threads[control], TERM_INTERFERENCE, driver);
+    m = ancheck_term(&mcs.threads[control], TERM_INTERFERENCE, driver);
+    c = ancheck_term(&classic.threads[control], TERM_INTERFERENCE, driver);
     assert_non_null(m);
     assert_non_null(c);
     assert_non_null(strstr(m->text, "budget 2ms/10ms"));
@@ -223,9 +214,9 @@ static void test_analysis_network_driver(void **state)
     assert_int_equal(mcs.threads[control].bound, 5064190);
     assert_int_equal(mcs.threads[control].verdict, ANALYSIS_SCHEDULABLE);
     assert_false(mcs.threads[control].may_throttle);
-    assert_null(term_of(&mcs.threads[control], TERM_BUDGET, SCN_NONE));
+    assert_null(ancheck_term(&mcs.threads[control], TERM_BUDGET, SCN_NONE));
     assert_int_equal(m->cycles, 2001310);
-    assert_int_equal(term_of(&mcs.threads[control], TERM_KERNEL, SCN_NONE)->cycles, 46 * 1310);
+    assert_int_equal(ancheck_term(&mcs.threads[control], TERM_KERNEL, SCN_NONE)->cycles, 46 * 1310);
     /* classic: 3.00262ms own + the kernel + all 60 packets = 11.95152ms */
     assert_int_equal(classic.threads[control].bound, 11951520);
     assert_false(analysis_all_schedulable(&classic));
@@ -257,10 +248,10 @@ static void test_analysis_lo_overrun(void **state)
     assert_int_equal(analysis_run(&s, SCHED_CLASSIC, &classic), 0);
     assert_int_equal(mcs.threads[control].bound, 7052400);
     assert_int_equal(mcs.threads[control].verdict, ANALYSIS_SCHEDULABLE);
-    assert_int_equal(term_of(&mcs.threads[control], TERM_INTERFERENCE, camera)->cycles, 2001310);
-    assert_int_equal(term_of(&mcs.threads[control], TERM_INTERFERENCE, logger)->cycles, 2002620);
-    assert_int_equal(term_of(&mcs.threads[control], TERM_KERNEL, SCN_NONE)->cycles, 35 * 1310);
-    assert_null(term_of(&mcs.threads[control], TERM_BUDGET, SCN_NONE));
+    assert_int_equal(ancheck_term(&mcs.threads[control], TERM_INTERFERENCE, camera)->cycles, 2001310);
+    assert_int_equal(ancheck_term(&mcs.threads[control], TERM_INTERFERENCE, logger)->cycles, 2002620);
+    assert_int_equal(ancheck_term(&mcs.threads[control], TERM_KERNEL, SCN_NONE)->cycles, 35 * 1310);
+    assert_null(ancheck_term(&mcs.threads[control], TERM_BUDGET, SCN_NONE));
     assert_int_equal(mcs.threads[camera].verdict, ANALYSIS_UNSCHEDULABLE);
     assert_int_equal(mcs.threads[logger].verdict, ANALYSIS_UNSCHEDULABLE);
     assert_int_equal(classic.threads[control].bound, ANALYSIS_NO_BOUND);
@@ -280,7 +271,7 @@ static void expect_throttled(const struct analysis_thread *a, cycles_t bound, cy
     assert_int_equal(a->bound, bound);
     assert_true(a->may_throttle);
     assert_int_equal(a->verdict, verdict);
-    assert_non_null(t = term_of(a, TERM_BUDGET, SCN_NONE));
+    assert_non_null(t = ancheck_term(a, TERM_BUDGET, SCN_NONE));
     assert_int_equal(t->cycles, theta);
 }
 
@@ -322,7 +313,7 @@ static void test_analysis_own_budget(void **state)
     lo = scenario_find_thread(&s, "lo");
     assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
     expect_throttled(&r.threads[lo], 44000000, 35000000, ANALYSIS_UNSCHEDULABLE);
-    assert_non_null(t = term_of(&r.threads[lo], TERM_INTERFERENCE, SCN_NONE));
+    assert_non_null(t = ancheck_term(&r.threads[lo], TERM_INTERFERENCE, SCN_NONE));
     assert_int_equal(t->cycles, 5000000);
     assert_int_equal(observe_run(&s, SCHED_MCS, s.seed, &o, &end), 0);
     assert_int_equal(o.threads[lo].worst, 3000000);
@@ -360,7 +351,7 @@ static void test_analysis_short_throttle(void **state)
     assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
     expect_throttled(&r.threads[lo], 5600000, 1600000, ANALYSIS_SCHEDULABLE);
     assert_false(r.threads[lo].may_lose_irq);
-    assert_non_null(t = term_of(&r.threads[lo], TERM_INTERFERENCE, hi));
+    assert_non_null(t = ancheck_term(&r.threads[lo], TERM_INTERFERENCE, hi));
     assert_int_equal(t->cycles, 2000000);
     assert_int_equal(analysis_run(&s, SCHED_CLASSIC, &classic), 0);
     assert_int_equal(classic.threads[lo].bound, 4000000);
@@ -407,148 +398,10 @@ static void test_analysis_tail_delay(void **state)
     assert_int_equal(o.threads[lo].worst, 9000000);
     assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
     expect_throttled(&r.threads[lo], 42000000, 35000000, ANALYSIS_UNSCHEDULABLE);
-    assert_non_null(t = term_of(&r.threads[lo], TERM_INTERFERENCE, hi));
+    assert_non_null(t = ancheck_term(&r.threads[lo], TERM_INTERFERENCE, hi));
     assert_int_equal(t->cycles, 3000000);
     assert_int_equal(r.threads[hi].bound, 1500000);
     assert_true(o.threads[lo].worst <= r.threads[lo].bound);
-    observe_release(&o);
-    analysis_release(&r);
-    scenario_release(&s);
-}
-
-/* server_exhausts_*: sensor's blocking term behind batch differs by the
- * server's timeout policy: inherit (with no client queued at the fault, the
- * server waits for batch's refills as with no handler; then one handler
- * run and a payer that may run out) is the longest, none (the rest of the
- * request after batch's refills) next, reset (one handler run: the
- * request is aborted) the shortest, emergency (the rest, two handler runs)
- * between. */
-static void test_analysis_policies(void **state)
-{
-    static const char *const names[] = {"none", "emergency_budget", "inherit", "reset"};
-    cycles_t blocked[4];
-    (void)state;
-    for (int p = 0; p < 4; p++) {
-        char path[512];
-        struct scenario s;
-        struct analysis_result r;
-        const struct analysis_term *t;
-        snprintf(path, sizeof path, SCENARIOS "server_exhausts_%s.yaml", names[p]);
-        scnload_must(path, &s);
-        assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
-        t = term_of(&r.threads[scenario_find_thread(&s, "sensor")], TERM_BLOCKING, SCN_NONE);
-        assert_non_null(t);
-        assert_int_equal(t->thread, scenario_find_thread(&s, "batch"));
-        blocked[p] = t->cycles;
-        if (p == 1) {
-            /* batch's 4.01ms jobs (1.5ms every 10ms) end without their
-             * throttling, not with it under emergency grants: that is why */
-            uint32_t batch = scenario_find_thread(&s, "batch");
-            assert_int_equal(r.threads[batch].bound, ANALYSIS_NO_BOUND);
-            assert_string_equal(r.threads[batch].reason,
-                                "its own throttling has no bound: its throttled phases (period "
-                                "- budget each; 2 periods - budget under emergency grants) per "
-                                "budget's worth of work and charged kernel entries outgrow the "
-                                "window");
-        }
-        printf("server_exhausts_%s: sensor blocked %llu cycles\n", names[p],
-               (unsigned long long)blocked[p]);
-        analysis_release(&r);
-        scenario_release(&s);
-    }
-    /* inherit and none wait for batch's refills: the longest; reset aborts:
-     * the shortest */
-    for (int p = 0; p < 4; p++)
-        for (int q = p + 1; q < 4; q++)
-            assert_int_not_equal(blocked[p], blocked[q]);
-    assert_true(blocked[2] > blocked[0] && blocked[0] > blocked[1]);
-    assert_true(blocked[3] < blocked[1]);
-}
-
-/* A client whose program is not modelled (docs/analysis.md, "Clients whose
- * programs are not modelled"): background_client's telemetry, a background
- * loop of calls. No kernel costs (E = 0, H = 0). control: W = 1ms + 400us
- * (store) + 500us = 1.9ms; telemetry above it, always ready, is bounded by
- * its supply, ceil(w / 10ms) (2ms + 0) = 2ms for w <= 10ms; the guard resets
- * the server (B = H = 0) and runs in 0 cycles: w = 1.9 + 2 = 3.9ms, which
- * the run shows. Under classic there are no budgets: no bound.
- * telemetry's own jobs (a background loop that starts at 1ms: the start
- * only delays the loop, docs/analysis.md "Background threads"): W = 400us
- * (store) + 50us = 450us at store's level 150. Under mcs it throttles (2ms
- * / 10ms, MIN_BUDGET 10us): the phase bound, Theta(450us) = (3 + 2
- * floor(450us / 1.99ms))
- * phases of T - b = 8ms = 24ms, and control's requests, which reach 150,
- * (eta(w) + 2) x 400us while the job may idle (throttled) = 2ms at w =
- * 26.45ms (eta = 3): w = 0.45 + 24 + 2 = 26.45ms (control is round robin:
- * no wait behind it). (The earlier episodes gave 42.09ms: 2 of 2T - b + m
- * = 18.02ms, control's requests again as refill delays.) Under classic
- * control's request in progress only: 450 + 400 = 850us. */
-static void test_analysis_background_client(void **state)
-{
-    struct scenario s;
-    struct analysis_result r;
-    struct observed o;
-    cycles_t end;
-    uint32_t control, tele;
-    const struct analysis_term *t;
-    (void)state;
-    scnload_must(MCSIM_SOURCE_DIR "/tests/data/analysis/background_client.yaml", &s);
-    control = scenario_find_thread(&s, "control");
-    tele = scenario_find_thread(&s, "telemetry");
-    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
-    assert_int_equal(r.threads[control].work, 1900000);
-    assert_int_equal(r.threads[control].bound, 3900000);
-    assert_int_equal(r.threads[control].verdict, ANALYSIS_SCHEDULABLE);
-    assert_non_null(t = term_of(&r.threads[control], TERM_INTERFERENCE, tele));
-    assert_int_equal(t->cycles, 2000000);
-    assert_null(term_of(&r.threads[control], TERM_BLOCKING, SCN_NONE));
-    assert_int_equal(r.threads[tele].bound, 26450000);
-    assert_int_equal(observe_run(&s, SCHED_MCS, s.seed, &o, &end), 0);
-    assert_int_equal(o.threads[control].worst, 3900000);
-    assert_int_equal(o.threads[tele].worst, 8250000);
-    observe_release(&o);
-    analysis_release(&r);
-    assert_int_equal(analysis_run(&s, SCHED_CLASSIC, &r), 0);
-    assert_int_equal(r.threads[control].bound, ANALYSIS_NO_BOUND);
-    assert_string_equal(r.threads[control].reason,
-                        "overload: nothing bounds the interference of telemetry (a background "
-                        "loop: always ready): classic scheduling limits it by no budget");
-    assert_int_equal(r.threads[tele].bound, 850000);
-    assert_int_equal(observe_run(&s, SCHED_CLASSIC, s.seed, &o, &end), 0);
-    assert_int_equal(o.threads[tele].worst, 450000);
-    observe_release(&o);
-    analysis_release(&r);
-    scenario_release(&s);
-}
-
-/* inherit_unqueued: telemetry runs out inside store with nobody queued, so
- * the server waits for its refill as with no handler, and control, which
- * calls just after, waits with it (12.2ms). The blocking term per job is
- * r + H + Theta_k(r): r = 400us, H = 0 (no costs), telemetry's context
- * 300us / 10ms: the phase bound, Theta_k(400us) = (3 + 2 floor(400 /
- * (300 - 10))) (T - b) = 5 x 9.7ms = 48.5ms: 48.9ms per job. (The earlier
- * episodes: (2 + floor(400 / 270)) x (2T - b + m + E = 19.72ms) = 59.16ms,
- * 59.56ms per job.) */
-static void test_analysis_inherit_unqueued(void **state)
-{
-    struct scenario s;
-    struct analysis_result r;
-    struct observed o;
-    cycles_t end;
-    uint32_t control, tele;
-    const struct analysis_term *t;
-    (void)state;
-    scnload_must(MCSIM_SOURCE_DIR "/tests/data/analysis/inherit_unqueued.yaml", &s);
-    control = scenario_find_thread(&s, "control");
-    tele = scenario_find_thread(&s, "telemetry");
-    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
-    assert_non_null(t = term_of(&r.threads[control], TERM_BLOCKING, tele));
-    /* the bound is the two-job one (the job ahead and this one): twice */
-    assert_int_equal(r.threads[control].worst_job, 1);
-    assert_int_equal(t->cycles, 2 * 48900000);
-    assert_int_equal(observe_run(&s, SCHED_MCS, s.seed, &o, &end), 0);
-    assert_int_equal(o.threads[control].worst, 12200000);
-    assert_true(o.threads[control].worst <= r.threads[control].bound);
     observe_release(&o);
     analysis_release(&r);
     scenario_release(&s);
@@ -575,7 +428,7 @@ static void test_analysis_background(void **state)
     assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
     assert_int_equal(r.threads[idx].bound, 7061570);
     assert_int_equal(r.threads[idx].verdict, ANALYSIS_SCHEDULABLE);
-    assert_non_null(t = term_of(&r.threads[idx], TERM_INTERFERENCE,
+    assert_non_null(t = ancheck_term(&r.threads[idx], TERM_INTERFERENCE,
                                 scenario_find_thread(&s, "flight")));
     assert_string_equal(t->text, "flight (budget 4ms/10ms)");
     assert_int_equal(t->cycles, 4001310);
@@ -594,9 +447,9 @@ static void test_analysis_background(void **state)
     assert_int_equal(r.threads[enc].bound, 3517030);
     assert_int_equal(r.threads[dec].bound, 3517030);
     assert_int_equal(r.threads[ui].bound, 4519650);
-    assert_int_equal(term_of(&r.threads[enc], TERM_INTERFERENCE, dec)->cycles, 2001310);
-    assert_int_equal(term_of(&r.threads[enc], TERM_INTERFERENCE, ui)->cycles, 502620);
-    assert_int_equal(term_of(&r.threads[ui], TERM_INTERFERENCE, enc)->cycles, 2001310);
+    assert_int_equal(ancheck_term(&r.threads[enc], TERM_INTERFERENCE, dec)->cycles, 2001310);
+    assert_int_equal(ancheck_term(&r.threads[enc], TERM_INTERFERENCE, ui)->cycles, 502620);
+    assert_int_equal(ancheck_term(&r.threads[ui], TERM_INTERFERENCE, enc)->cycles, 2001310);
     assert_int_equal(r.n_schedulable, 3);
     analysis_release(&r);
     /* classic (tick 2ms, 5 ticks): the tick's round robin
@@ -632,9 +485,6 @@ int main(void)
         cmocka_unit_test(test_analysis_own_budget),
         cmocka_unit_test(test_analysis_short_throttle),
         cmocka_unit_test(test_analysis_tail_delay),
-        cmocka_unit_test(test_analysis_policies),
-        cmocka_unit_test(test_analysis_background_client),
-        cmocka_unit_test(test_analysis_inherit_unqueued),
         cmocka_unit_test(test_analysis_background),
         cmocka_unit_test(test_analysis_names),
     };
