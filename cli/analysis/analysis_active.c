@@ -19,11 +19,13 @@
  * the server, or something above it, runs: the whole of the server's
  * demand is interference on the caller, which counts its own requests
  * through its own jobs' calls (analysis_serve.c, sends()), so each call is
- * one kernel entry of the caller's job and one wake, nothing more. This
- * holds only while the server cannot be throttled with a caller waiting
- * (the CPU would idle): under mcs its context must be round robin (budget
- * = period); a called server with a budget below its period is not
- * modelled (one nothing calls is a serve loop like any other).
+ * one kernel entry of the caller's job and one wake. While a call is
+ * queued or served the server has work pending, so it is ready unless its
+ * context is throttled (under mcs, budget < period): the caller's window
+ * adds the server's throttled time in it, its phase bound (Own
+ * throttling) for what the server's context can be charged there, and
+ * the CPU may idle meanwhile (an_active_throttling; docs/analysis.md,
+ * "Active servers with a budget below their period").
  */
 #include "analysis/analysis_int.h"
 
@@ -73,9 +75,8 @@ void an_active_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t)
                     "or an unbadged call");
         return;
     }
-    if (c->mcs && !(t->has_sc && t->rr) && an_steps_using(s, STEP_CALL, sv->object) > 0) {
-        an_other(t, "an active server with a budget below its period: callers wait through its "
-                    "throttling");
+    if (c->mcs && !t->has_sc && an_steps_using(s, STEP_CALL, sv->object) > 0) {
+        an_other(t, "an active server without a context of its own");
         return;
     }
     for (uint32_t k = 0; k < sv->body_count; k++) {
@@ -158,4 +159,95 @@ const char *an_active_unlinked(const struct an_ctx *c, uint32_t i)
             return "calls an active server that is not modelled";
     }
     return NULL;
+}
+
+/* ------------------------------------------ servers that may throttle */
+
+/* Under mcs, may active server sv be throttled with a call pending: a
+ * context with budget < period not proven never to run out? */
+static bool may_throttle(const struct an_ctx *c, uint32_t sv)
+{
+    const struct an_thread *t = &c->t[sv];
+    return c->mcs && t->has_sc && !t->rr && !t->safe;
+}
+
+/* The active servers that may throttle called by the steps [first, first
+ * + count) (one call each), added to out[0 .. *n) once each. */
+static void called_in(const struct an_ctx *c, uint32_t first, uint32_t count, uint32_t *out,
+                      uint32_t *n)
+{
+    for (uint32_t k = first; k < first + count; k++) {
+        const struct scn_step *b = an_step(c->s, k);
+        uint32_t sv, x;
+        if (b->kind != STEP_CALL || (sv = an_active_on(c, b->object)) == SCN_NONE ||
+            !may_throttle(c, sv))
+            continue;
+        for (x = 0; x < *n && out[x] != sv; x++)
+            ;
+        if (x == *n && *n < AN_MAX_CALLS)
+            out[(*n)++] = sv;
+    }
+}
+
+/* The active servers thread i's jobs (a served thread's runs) call that
+ * may throttle: their number, into out. */
+static uint32_t throttling_servers(const struct an_ctx *c, uint32_t i, uint32_t *out)
+{
+    const struct an_thread *t = &c->t[i];
+    uint32_t n = 0;
+    if (t->acalls == 0)
+        return 0;
+    if (t->shape != SHAPE_SERVE) {
+        called_in(c, t->job_first, t->job_count, out, &n);
+        return n;
+    }
+    for (uint32_t m = 0; m < t->n_streams; m++) {
+        const struct an_stream *st = &c->streams[t->stream_first + m];
+        called_in(c, st->body_first, st->body_count, out, &n);
+    }
+    return n;
+}
+
+bool an_active_idles(const struct an_ctx *c, uint32_t i)
+{
+    uint32_t sv[AN_MAX_CALLS];
+    return throttling_servers(c, i, sv) > 0;
+}
+
+/*
+ * While a call of the window's job is queued on the endpoint of active
+ * server sv or served, sv has work pending (it receives a queued call at
+ * its ReplyRecv, and it blocks in its receive only with nothing queued),
+ * so it is ready, and at a priority above the job's, unless its context
+ * is throttled (no timeout endpoint: an exhausted budget throttles it).
+ * Every other instant of the job's wait is sv or a thread above it
+ * running (their interference), or the kernel. sv's throttled time in
+ * any window is its phase bound Theta_sv(N) for what its context is
+ * charged there, N at most its supply (budget per period) and at most
+ * its runs' work, the window's kernel entries and one entry per run (the
+ * rest of the entry that switches to it: KERNEL-SEMANTICS.md 8).
+ */
+cycles_t an_active_throttling(const struct an_win *win, cycles_t d, cycles_t kernel,
+                              uint32_t *who)
+{
+    const struct an_ctx *c = win->c;
+    struct an_win w = *win;
+    uint32_t sv[AN_MAX_CALLS], n = throttling_servers(c, win->i, sv);
+    cycles_t sum = 0, most = 0;
+    w.crit = false; /* the charge of any window, carried-in runs included */
+    if (who)
+        *who = SCN_NONE;
+    for (uint32_t x = 0; x < n && sum != AN_INF; x++) {
+        cycles_t runs = an_serve_demand(&w, sv[x], d, false);
+        cycles_t need = an_add(an_serve_demand(&w, sv[x], d, true),
+                               an_add(kernel, an_mul(runs, c->e_max)));
+        cycles_t supply = an_supply(c, sv[x], d), th;
+        th = an_throttle_time(c, sv[x], supply < need ? supply : need);
+        sum = an_add(sum, th);
+        if (who && th > most) {
+            most = th;
+            *who = sv[x];
+        }
+    }
+    return sum;
 }

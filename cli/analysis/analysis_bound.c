@@ -390,7 +390,7 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
     struct an_busy two;
     cycles_t unthrottled;
     w.crit = an_critical_instant(c, i, t->p_eff);
-    w.idle = idle || sw > 0;
+    w.idle = idle || sw > 0 || an_active_idles(c, i); /* a server it calls throttled */
     /* a client that may run out inside a server (no handler, inherit):
      * its refills can be delayed by the window's preemption too */
     w.anchors = idle ? 1 : 0;

@@ -360,6 +360,14 @@ void an_active_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t);
 uint32_t an_active_on(const struct an_ctx *c, uint32_t ep);
 int an_active_streams(struct an_ctx *c, uint32_t i);
 const char *an_active_unlinked(const struct an_ctx *c, uint32_t i);
+/* Active servers with a budget below their period (analysis_active.c):
+ * does thread i call one that may be throttled (under mcs, not proven
+ * never to run out), so that its job may wait with the CPU idle; the
+ * time such servers w->i's job calls can be throttled in a window of
+ * length d whose kernel entries cost `kernel` (the sum of their phase
+ * bounds; 0 when none; *who, if not NULL, the server of the largest). */
+bool an_active_idles(const struct an_ctx *c, uint32_t i);
+cycles_t an_active_throttling(const struct an_win *w, cycles_t d, cycles_t kernel, uint32_t *who);
 
 /* analysis_serve_link.c, for analysis_active.c: room for ns more streams
  * and nsrc more sources; one run's work (body, its kernel entries, the

@@ -304,8 +304,9 @@ cycles_t an_step_sums(const struct an_win *w, uint32_t n, bool fast, cycles_t t,
 }
 
 /* Least t >= base with t = base + Theta(need + E K(t)) + all_interference(t)
- * (Theta only if `throttles`); AN_INF past the horizon. Only the threads
- * that may interfere are visited at each step. */
+ * + the throttling of the active servers the job calls (Theta only if
+ * `throttles`; an_active_throttling); AN_INF past the horizon. Only the
+ * threads that may interfere are visited at each step. */
 cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, cycles_t need,
                         bool throttles, cycles_t *theta)
 {
@@ -326,6 +327,7 @@ cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, c
         cycles_t sum = an_step_sums(w, n, fast, t, &k);
         th = throttles ? an_throttle_time(c, w->i, an_add(need, k)) : 0;
         next = an_add(an_add(an_add(base, th), k), sum);
+        next = an_add(next, an_active_throttling(w, t, k, NULL));
         if ((w->anchors > 0 || w->anchor_extra > 0) && next != AN_INF) {
             /* refill delays: the window's preemption (next - base - th)
              * again per anchor, and the blocking */

@@ -496,7 +496,7 @@ static void attempt(struct an_ctx *c, uint32_t i, bool throttles, bool idle, uin
     struct serve_result b;
     cycles_t own = 0, block = 0, theta = 0;
     uint64_t jobs = an_mul(t->extra + 1, wakes);
-    w.idle = throttles || idle;
+    w.idle = throttles || idle || an_active_idles(c, i); /* a server it calls throttled */
     /* a client that may run out inside a server: its refills can be
      * delayed by the window's preemption too (as a device thread's) */
     w.anchors = (throttles && !t->sporadic ? 1 : 0) + (idle ? 1 : 0);

@@ -135,6 +135,16 @@ void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycl
         snprintf(text, sizeof text, "throttled (own budget %s/%s)", bb, pp);
         term(out, TERM_BUDGET, w->i, theta, text);
     }
+    /* its calls' waits while an active server it calls is throttled */
+    uint32_t sv;
+    cycles_t srv = an_active_throttling(w, wq, an_kernel(w, wq), &sv);
+    if (srv > 0) {
+        dec_duration(bb, sizeof bb, c->t[sv].budget, c->s->cpu_hz);
+        dec_duration(pp, sizeof pp, c->t[sv].period, c->s->cpu_hz);
+        snprintf(text, sizeof text, "waiting for %s's refills (budget %s/%s)",
+                 c->s->threads[sv].name, bb, pp);
+        term(out, TERM_BLOCKING, sv, srv, text);
+    }
     term(out, TERM_KERNEL, SCN_NONE, an_kernel(w, wq), "kernel");
     interference_terms(w, wq, out);
 }
