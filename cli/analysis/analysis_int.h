@@ -455,6 +455,14 @@ uint64_t an_kernel_entries(const struct an_win *w, cycles_t d);
 /* A line under an_kernel_entries(w, d). */
 struct an_line an_kernel_line(const struct an_win *w);
 
+/* Of K(d), the entries that can be taken while thread i's (w->i) context
+ * is the running one, which alone can be charged to it (all but the timer
+ * entries of other round-robin contexts: docs/analysis.md, "Own
+ * throttling", what a window charges), and a line under them
+ * (analysis_kernel.c). */
+uint64_t an_charged_entries(const struct an_win *w, cycles_t d);
+struct an_line an_charged_line(const struct an_win *w);
+
 /* Does thread k's context stand still in w's window: a thread below the
  * window's level whose context runs nowhere at or above it (no request
  * reaching it) in a window without idle time? Then the context neither

@@ -47,7 +47,20 @@ enum an_timers an_context_timers(const struct an_win *w, uint32_t k, bool *safe)
     return an_context_still(w, k) ? AN_TIMERS_ONE : AN_TIMERS_ALL;
 }
 
-uint64_t an_kernel_entries(const struct an_win *w, cycles_t d)
+/* A round-robin context's timer fires only while it is the running one:
+ * the timer is programmed at every switch of context for the running
+ * context's budget end or the release queue's head (seL4 setNextInterrupt,
+ * kernel-core sched_set_next_interrupt), and a round-robin context is
+ * never in the release queue (its head refill is always due). So none of
+ * its entries is taken while another context runs. */
+static bool other_rr(const struct scn_context *sc, bool own)
+{
+    return sc->present && sc->budget == sc->period && !own;
+}
+
+/* K(d), or with `charged` only the entries that can be taken while i's
+ * context is the running one (an_charged_entries). */
+static uint64_t entries(const struct an_win *w, cycles_t d, bool charged)
 {
     const struct an_ctx *c = w->c;
     const struct scenario *s = c->s;
@@ -60,12 +73,25 @@ uint64_t an_kernel_entries(const struct an_win *w, cycles_t d)
         uint32_t k = c->timed[x];
         bool safe;
         enum an_timers m = an_context_timers(w, k, &safe);
+        if (charged && other_rr(&s->threads[k].sc, k == w->i))
+            continue;
         if (m != AN_TIMERS_NONE)
             n = an_add(n, m == AN_TIMERS_ONE ? 1 : timer_entries(c, &s->threads[k].sc, safe, d));
     }
     for (uint32_t k = 0; k < s->n_notifications; k++)
-        n = an_add(n, timer_entries(c, &s->notifications[k].sc, false, d));
+        if (!charged || !other_rr(&s->notifications[k].sc, false))
+            n = an_add(n, timer_entries(c, &s->notifications[k].sc, false, d));
     return n;
+}
+
+uint64_t an_kernel_entries(const struct an_win *w, cycles_t d)
+{
+    return entries(w, d, false);
+}
+
+uint64_t an_charged_entries(const struct an_win *w, cycles_t d)
+{
+    return entries(w, d, true);
 }
 
 /* The line of a context's timer entries: ceil(d / x) + 1 >= d / x + 1. */
@@ -95,7 +121,7 @@ static struct an_line devices_line(const struct an_ctx *c)
     return l;
 }
 
-struct an_line an_kernel_line(const struct an_win *w)
+static struct an_line kernel_line(const struct an_win *w, bool charged)
 {
     const struct an_ctx *c = w->c;
     const struct scenario *s = c->s;
@@ -109,14 +135,27 @@ struct an_line an_kernel_line(const struct an_win *w)
         uint32_t k = c->timed[x];
         bool safe;
         enum an_timers m = an_context_timers(w, k, &safe);
+        if (charged && other_rr(&s->threads[k].sc, k == w->i))
+            continue;
         if (m == AN_TIMERS_ONE)
             l.a += 1.0;
         else if (m == AN_TIMERS_ALL)
             timer_line(&s->threads[k].sc, safe, &l);
     }
     for (uint32_t k = 0; k < s->n_notifications; k++)
-        timer_line(&s->notifications[k].sc, false, &l);
+        if (!charged || !other_rr(&s->notifications[k].sc, false))
+            timer_line(&s->notifications[k].sc, false, &l);
     return l;
+}
+
+struct an_line an_kernel_line(const struct an_win *w)
+{
+    return kernel_line(w, false);
+}
+
+struct an_line an_charged_line(const struct an_win *w)
+{
+    return kernel_line(w, true);
 }
 
 uint64_t an_context_events(const struct an_ctx *c, uint32_t k, cycles_t d)

@@ -222,10 +222,11 @@ static struct an_line line(const struct an_win *w, uint32_t j)
 /*
  * Where the fixed point of an_fixed_point can be (docs/analysis.md, "The
  * bound"): F(t) >= L(t) = A + S t, with
- *     S = (1 + anchors) (E k_s + sum_j s_j) + [throttles] (per episode / run) E k_s
+ *     S = (1 + anchors) (E k_s + sum_j s_j) + [throttles] (per episode / run) E c_s
  *     A = base + anchor_extra + (1 + anchors) (E k_a + sum_j a_j)
- *         + [throttles] episode (first - per + per (need + E k_a) / run)
- * (k and the j's the lines of K and I_j above; Theta = (first + per
+ *         + [throttles] episode (first - per + per (need + E c_a) / run)
+ * (k and the j's the lines of K and I_j above, c that of the entries
+ * Theta charges, an_charged_line; Theta = (first + per
  * floor(x / run)) episode >= episode (first - per + per x / run)). Every
  * fixed point of F is at
  * least base and at least the root of L (below it L(t) > t): when S >= 1
@@ -241,7 +242,7 @@ static cycles_t lower_start(const struct an_win *w, cycles_t base, cycles_t need
 {
     const struct an_ctx *c = w->c;
     const double down = 1.0 - 1e-9;
-    struct an_line k = an_kernel_line(w);
+    struct an_line k = an_kernel_line(w), kc = an_charged_line(w);
     double e = dbl(c->e_max), ia = 0.0, is = 0.0, a, s, root;
     double anchors = 1.0 + (double)w->anchors;
     struct an_episodes ep;
@@ -257,9 +258,9 @@ static cycles_t lower_start(const struct an_win *w, cycles_t base, cycles_t need
     if (throttles && an_throttle_episode(c, w->i, &ep) && ep.run > 0 && ep.episode != AN_INF) {
         /* (first + per floor(x / run)) episode >= episode (first - per + per x / run) */
         double per = (double)ep.per_run;
-        s += dbl(ep.episode) * per / (double)ep.run * e * k.s;
+        s += dbl(ep.episode) * per / (double)ep.run * e * kc.s;
         a += dbl(ep.episode) *
-             ((double)ep.first - per + per * (dbl(need) + e * k.a) / (double)ep.run);
+             ((double)ep.first - per + per * (dbl(need) + e * kc.a) / (double)ep.run);
     }
     a *= down;
     s *= down;
@@ -303,10 +304,11 @@ cycles_t an_step_sums(const struct an_win *w, uint32_t n, bool fast, cycles_t t,
     return sum;
 }
 
-/* Least t >= base with t = base + Theta(need + E K(t)) + all_interference(t)
- * + the throttling of the active servers the job calls (Theta only if
- * `throttles`; an_active_throttling); AN_INF past the horizon. Only the
- * threads that may interfere are visited at each step. */
+/* Least t >= base with t = base + Theta(need + E K_c(t)) + E K(t) +
+ * all_interference(t) + the throttling of the active servers the job calls
+ * (Theta only if `throttles`; K_c the entries that can be charged to the
+ * context, an_charged_entries; an_active_throttling); AN_INF past the
+ * horizon. Only the threads that may interfere are visited at each step. */
 cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, cycles_t need,
                         bool throttles, cycles_t *theta)
 {
@@ -325,7 +327,9 @@ cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, c
     fast = an_fast_begin(w, n);
     for (uint32_t steps = 0; t != AN_INF && t <= c->horizon && steps < AN_MAX_STEPS; steps++) {
         cycles_t sum = an_step_sums(w, n, fast, t, &k);
-        th = throttles ? an_throttle_time(c, w->i, an_add(need, k)) : 0;
+        th = throttles ? an_throttle_time(c, w->i,
+                                          an_add(need, an_mul(an_charged_entries(w, t), c->e_max)))
+                       : 0;
         next = an_add(an_add(an_add(base, th), k), sum);
         next = an_add(next, an_active_throttling(w, t, k, NULL));
         if ((w->anchors > 0 || w->anchor_extra > 0) && next != AN_INF) {

@@ -114,10 +114,58 @@ static void test_rm10(void **state)
     scenario_release(&s);
 }
 
+/*
+ * tests/data/analysis/rr_charged.yaml: what a window charges to a context
+ * that throttles (docs/analysis.md, "Own throttling"). lo (10, 2ms of
+ * 10ms, two refills, 2.5ms every 20ms) is throttled in every job; hi
+ * above it (20, 100us every 1ms) has a round-robin context of 250us.
+ * Every entry costs entry = 25us (the other costs 0: E = 25us), MIN_BUDGET
+ * 100us; W: hi 100 + 2 x 25 = 150us, lo 2500 + 50 = 2550us.
+ * mcs, lo's two-job bound at w = 177.1ms:
+ *   own 2 x 2.55ms = 5.1ms; hi 178 x 150us = 26.7ms (ceil(w / 1ms));
+ *   K(w) = 1 in progress + th 178 + tl ceil(w / 20ms) = 9 + lo's timers
+ *     3 x 2 x (ceil(w / 10ms) + 1) = 114 + hi's round-robin expiries
+ *     ceil(w / 250us) + 1 = 710: 1012 x 25us = 25.3ms;
+ *   charged, without hi's expiries (its timer fires only while hi runs):
+ *     302 x 25us = 7.55ms, need 5.1 + 7.55 = 12.65ms, floor(/ (2ms -
+ *     100us)) = 6: Theta = (3 + 12) x 8ms = 120ms;
+ *   5.1 + 120 + 25.3 + 26.7 = 177.1ms.
+ * Before, need counted hi's expiries too (4 per ms, 100us), and the two
+ * phases of 8ms per 1.9ms of need grew faster than the window: no bound.
+ * hi: 150us + 7 entries (1 + th 1 + tl 1 + its own 3 + lo's 1: below hi it
+ * stands still) = 325us. classic (tick 2ms): hi 150 + 5 x 25 (1 + 1 + 1 +
+ * ticks ceil(w / 2ms) + 1 = 2) = 275us; lo 2.55ms + 4 x 150us + 9 x 25us
+ * (1 + th 4 + tl 1 + ticks 3) = 3.375ms. Simulated (ancheck_bounds; 2s
+ * with seed 1 observes lo 11.25ms under mcs, 3.3ms under classic).
+ */
+static void test_rr_charged(void **state)
+{
+    static const char *const names[] = {"hi", "lo"};
+    static const cycles_t mcs[] = {325 * US, 177100 * US};
+    static const cycles_t classic[] = {275 * US, 3375 * US};
+    struct scenario s;
+    struct analysis_result r;
+    (void)state;
+    scnload_must(MCSIM_SOURCE_DIR "/tests/data/analysis/rr_charged.yaml", &s);
+    ancheck_bounds(&s, SCHED_MCS, names, mcs, 2);
+    ancheck_bounds(&s, SCHED_CLASSIC, names, classic, 2);
+    assert_int_equal(analysis_run(&s, SCHED_MCS, &r), 0);
+    assert_true(r.threads[1].may_throttle);
+    for (uint32_t k = 0; k < r.threads[1].n_terms; k++) {
+        if (r.threads[1].terms[k].kind == TERM_BUDGET)
+            assert_int_equal(r.threads[1].terms[k].cycles, 120000 * US);
+        if (r.threads[1].terms[k].kind == TERM_KERNEL)
+            assert_int_equal(r.threads[1].terms[k].cycles, 1012 * 25 * US);
+    }
+    analysis_release(&r);
+    scenario_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rm10),
+        cmocka_unit_test(test_rr_charged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

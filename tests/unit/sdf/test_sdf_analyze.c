@@ -197,11 +197,17 @@ static void test_timer_driver(void **state)
  * it nor signals it here: no jobs, and no interference (before, as an
  * unmodelled program with no context of its own, it left eth and
  * net_virt_rx without a bound: "overload"). Now both are bounded: under
- * mcs eth 2.99698ms (unschedulable: its own throttling under the flood,
+ * mcs eth 2.38126ms (unschedulable: its own throttling under the flood,
  * the phase bound of docs/analysis.md "Own throttling": 3 + 2 floor(need
- * / (100us - MIN_BUDGET 20us)) = 9 phases of 400us - 100us, 2.7ms, need =
- * its 101.79us and 195.19us of kernel entries; 18.5577ms with the earlier
- * episodes; `sdf
+ * / (100us - MIN_BUDGET 20us)) = 7 phases of 400us - 100us, 2.1ms; at w =
+ * 2.38126ms the window's K = 1 in progress + 60 of the burst + its own
+ * timers 3 x 2 x (ceil(w / 400us) + 1) = 42 + the round-robin contexts'
+ * expiries, 5 x (ceil(w / 1ms) + 1) + 5 x (ceil(w / 20ms) + 1) + the
+ * timer PD's notification's 4 = 34: 137 x 1.31us = 179.47us; need = its
+ * 101.79us + the 103 entries charged to it (not the 34: "what a window
+ * charges") 134.93us = 236.72us, 2 runs of 80us; 101.79us + 2.1ms +
+ * 179.47us = 2.38126ms. 2.99698ms before (need counted all 137: 9
+ * phases), 18.5577ms with the earlier episodes; `sdf
  * run` shows it throttled 15 times, observed 360.87us), net_virt_rx
  * 165.02us (observed 99.37us;
  * 171.57us before the lower contexts that stand still counted one timer
@@ -214,8 +220,8 @@ static void test_echo_server_flood(void **state)
     const char *side = DIR "sidecars/echo_server_flood.mcsim.yaml";
     (void)state;
     assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, NULL), 1);
-    assert_non_null(strstr(spawn_out, "  eth               101 hi       33.93us  2.99698ms      "
-                                      "400us -2.59698ms  unschedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth               101 hi       33.93us  2.38126ms      "
+                                      "400us -1.98126ms  unschedulable\n"));
     assert_non_null(strstr(spawn_out, "  net_virt_rx        99 lo        6.31us   165.02us        "
                                       "1ms   834.98us  schedulable\n"));
     assert_non_null(strstr(spawn_out, "  timer             101 lo             -          -        "
@@ -229,7 +235,7 @@ static void test_echo_server_flood(void **state)
     assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db", "--analyze",
                                  "--seed", "1", NULL),
                      0);
-    assert_non_null(strstr(spawn_out, "  eth              bound  2.99698ms  observed   360.87us"
+    assert_non_null(strstr(spawn_out, "  eth              bound  2.38126ms  observed   360.87us"
                                       "  unschedulable\n"));
     assert_non_null(strstr(spawn_out, "  net_virt_rx      bound   165.02us  observed    99.37us"
                                       "  schedulable\n"));
@@ -342,14 +348,22 @@ static void test_ppc_two(void **state)
  * serial_virt_tx) have no jobs. Under classic all eight with jobs are
  * bounded (the drivers 77.03us once the passes may go on until nothing
  * changes, 99.65us after three; observed 32.46us); under mcs all eight
- * too: the drivers (100us every 400us) 3.96178ms (unschedulable: 3.3ms of
- * it their throttling, 11 phases of 300us by the phase bound of
- * docs/analysis.md "Own throttling"; before it their throttling's
- * episodes outgrew the window and they had no bound; observed 32.96us
- * and 35.75us), and the other six lower than before (the drivers' bounds
- * now shift their receivers' arrivals less: eth0_forwarder 788.05us ->
- * 750.19us, eth0_virt_rx 596.85us -> 558.99us, eth1_virt_tx 543.99us ->
- * 506.13us). Then
+ * too: the drivers (100us every 400us) 3.3082ms (unschedulable: 2.7ms of
+ * it their throttling, 9 phases of 300us by the phase bound of
+ * docs/analysis.md "Own throttling": at w = 3.3082ms, K = 1 in progress
+ * + 2 x ceil((w + 100us) / 1ms) = 8 arrivals + 2 x 3 x 2 x (ceil(w /
+ * 400us) + 1) = 120 timer entries of the two drivers' contexts + 10
+ * round-robin contexts' 5 expiries = 179 (234.49us), of which the 129
+ * but those expiries can be charged to it ("what a window charges"):
+ * need 105.72us + 168.99us = 274.71us, 3 runs of 80us; 105.72us own +
+ * 2.7ms + 234.49us + 267.99us of the other driver = 3.3082ms; 3.96178ms
+ * with 11 phases when need counted all 179; before the phase bound their
+ * throttling's episodes outgrew the window and they had no bound;
+ * observed 32.96us and 35.75us), and the other six lower than before
+ * (the drivers' bounds shift their receivers' arrivals less:
+ * eth0_forwarder 788.05us -> 750.19us -> 708.64us, eth0_virt_rx 596.85us
+ * -> 558.99us -> 540.06us, eth1_virt_tx 543.99us -> 506.13us -> 394.8us).
+ * Then
  * simulated with two seeds under each scheduler: every observed worst
  * within its bound (`sdf run --analyze` exits 1 otherwise). */
 static void test_firewall_path(void **state)
@@ -359,14 +373,14 @@ static void test_firewall_path(void **state)
     static const char *const seeds[] = {"1", "2"};
     (void)state;
     assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, NULL), 1);
-    assert_non_null(strstr(spawn_out, "  eth0_forwarder    194 lo       22.62us   750.19us        "
-                                      "1ms   249.81us  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  eth0_virt_rx      197 lo        7.62us   558.99us        "
-                                      "1ms   441.01us  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  eth1_virt_tx      197 lo        7.62us   506.13us        "
-                                      "1ms   493.87us  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  eth0              199 lo       23.93us  3.96178ms      "
-                                      "400us -3.56178ms  unschedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth0_forwarder    194 lo       22.62us   708.64us        "
+                                      "1ms   291.36us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth0_virt_rx      197 lo        7.62us   540.06us        "
+                                      "1ms   459.94us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth1_virt_tx      197 lo        7.62us    394.8us        "
+                                      "1ms    605.2us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth0              199 lo       23.93us   3.3082ms      "
+                                      "400us  -2.9082ms  unschedulable\n"));
     assert_non_null(strstr(spawn_out, "  uart               99 lo             -          -        "
                                       "1ms          -  no jobs\n"));
     assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "--scheduler",
@@ -404,10 +418,36 @@ static void test_firewall_path(void **state)
  * classic; pass (woken by eth_outer, 10us, notifies gpt) 84.89us and
  * 48.1us (under mcs 114.3us and 100.61us before eth_outer's and
  * eth_inner's contexts, below both, counted one timer entry each in their
- * windows, docs/analysis.md "Kernel"). eth_outer (1ms every 100ms) is bounded under classic only (its
- * own throttling). Without a sidecar gpt has no jobs (it was unknown).
- * Simulated with three seeds under each scheduler: gpt observed 21.58us
- * (mcs), 21.49us (classic). */
+ * windows, docs/analysis.md "Kernel"). Without a sidecar gpt has no jobs
+ * (it was unknown). Simulated with three seeds under each scheduler: gpt
+ * observed 21.58us (mcs), 21.49us (classic).
+ *
+ * eth_outer (99, a constant-bandwidth context of 1ms every 100ms with
+ * Microkit's two refills; 30us, its irq_ack and its notify to pass every
+ * 10ms, jitter 100us) really runs out: its eleven runs a period, each
+ * split by gpt's and pass's preemptions, are more chunks than one free
+ * refill holds, the tail is delayed past the head, and the head is used
+ * up (`sdf run --duration 2s --seed 1`: 5 throttles of about 99ms, worst
+ * response 99.0497ms; 99.07ms in 20s). Under mcs it had no bound: Theta's need
+ * counted every entry of its window, the three round-robin contexts'
+ * (gpt, pass, eth_inner, 1ms each) ceil(w / 1ms) + 1 expiries too, 4.03
+ * entries (5.28us) per ms, and two phases of 99ms per 980us of need
+ * outgrew the window. Only entries taken while eth_outer's context runs
+ * are charged to it (docs/analysis.md, "Own throttling", what a window
+ * charges); a round-robin context's timer fires only while it runs.
+ * By hand, E = 1.31us, at w = 305.81937ms (three batches, the run and
+ * the two ahead):
+ *   own 3 x 33.93us = 101.79us;
+ *   K(w) = 1 in progress + gpt's line ceil(w / 1ms) = 306 + eth_outer's
+ *     ceil((w + 100us) / 10ms) = 31 + eth_outer's timers 3 x 2 x
+ *     (ceil(w / 100ms) + 1) = 30 + 3 x 307 round-robin expiries = 1289:
+ *     1.68859ms;
+ *   charged K_c(w) = 1289 - 921 = 368 (482.08us): need 583.87us <
+ *     b - MIN_BUDGET = 980us, Theta = 3 x (100ms - 1ms) = 297ms;
+ *   gpt 306 x 22.62us + (2 + 5) x 6.31us (pass's notifications: 2 + its
+ *     runs) = 6.96589ms; pass 5 x 12.62us = 63.1us (2 + 3 batches);
+ *   101.79us + 297ms + 1.68859ms + 6.96589ms + 63.1us = 305.81937ms.
+ * Under classic 82.03us (no budgets). */
 static void test_ethernet_active(void **state)
 {
     const char *sys = DIR "examples/microkit-ethernet.system";
@@ -419,6 +459,16 @@ static void test_ethernet_active(void **state)
                                       "200us   102.73us  schedulable\n"));
     assert_non_null(strstr(spawn_out, "  pass              100 lo       12.62us    84.89us        "
                                       "1ms   915.11us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth_outer          99 lo       33.93us 305.81937ms        "
+                                      "1ms -304.81937ms  unschedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth_outer: 305.81937ms = 101.79us own + the batches ahead "
+                                      "+ 297ms throttled (own budget 1ms/100ms) + 1.68859ms kernel "
+                                      "+ 6.96589ms gpt + 63.1us pass\n"));
+    assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db", "--analyze",
+                                 "--seed", "1", "--duration", "2s", NULL),
+                     0);
+    assert_non_null(strstr(spawn_out, "  eth_outer        bound 305.81937ms  observed  99.0497ms"
+                                      "  unschedulable\n"));
     assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "--scheduler",
                                  "classic", NULL),
                      0);
