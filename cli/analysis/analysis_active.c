@@ -93,6 +93,12 @@ void an_active_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t)
     t->serve_candidate = true; /* analysis_serve_link.c makes its streams */
 }
 
+bool an_active_call(const struct an_ctx *c, const struct scn_step *b)
+{
+    return b->kind == STEP_CALL && an_server_on(c, b->object) == SCN_NONE &&
+           an_active_on(c, b->object) != SCN_NONE;
+}
+
 uint32_t an_active_on(const struct an_ctx *c, uint32_t ep)
 {
     for (uint32_t i = 0; i < c->n; i++)
@@ -147,18 +153,33 @@ int an_active_streams(struct an_ctx *c, uint32_t i)
     return 0;
 }
 
+/* Does a call in steps [first, first + count) go to an active server
+ * that is not modelled? */
+static bool calls_unmodelled(const struct an_ctx *c, uint32_t first, uint32_t count)
+{
+    for (uint32_t k = first; k < first + count; k++) {
+        const struct scn_step *b = an_step(c->s, k);
+        uint32_t sv;
+        if (b->kind == STEP_CALL && (sv = an_active_on(c, b->object)) != SCN_NONE &&
+            c->t[sv].shape != SHAPE_SERVE)
+            return true;
+    }
+    return false;
+}
+
 const char *an_active_unlinked(const struct an_ctx *c, uint32_t i)
 {
     const struct an_thread *t = &c->t[i];
-    for (uint32_t k = t->job_first; t->acalls > 0 && k < t->job_first + t->job_count; k++) {
-        const struct scn_step *b = an_step(c->s, k);
-        uint32_t sv;
-        if (b->kind != STEP_CALL || (sv = an_active_on(c, b->object)) == SCN_NONE)
-            continue;
-        if (c->t[sv].shape != SHAPE_SERVE)
-            return "calls an active server that is not modelled";
+    bool bad = false;
+    if (t->acalls == 0)
+        return NULL;
+    if (t->shape != SHAPE_SERVE)
+        bad = calls_unmodelled(c, t->job_first, t->job_count);
+    for (uint32_t m = 0; t->shape == SHAPE_SERVE && m < t->n_streams && !bad; m++) {
+        const struct an_stream *st = &c->streams[t->stream_first + m];
+        bad = calls_unmodelled(c, st->body_first, st->body_count);
     }
-    return NULL;
+    return bad ? "calls an active server that is not modelled" : NULL;
 }
 
 /* ------------------------------------------ servers that may throttle */

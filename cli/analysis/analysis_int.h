@@ -134,6 +134,9 @@ struct an_stream {
     uint32_t n_calls;
     uint32_t call[AN_MAX_CALLS];
     cycles_t requests, block;
+    /* the handler's calls to active servers (analysis_active.c): one
+     * kernel entry and one wake each, the request the server's own run */
+    uint32_t n_acalls;
 };
 
 enum an_policy { POL_NONE, POL_RESET, POL_EMERGENCY, POL_INHERIT };
@@ -368,6 +371,16 @@ const char *an_active_unlinked(const struct an_ctx *c, uint32_t i);
  * bounds; 0 when none; *who, if not NULL, the server of the largest). */
 bool an_active_idles(const struct an_ctx *c, uint32_t i);
 cycles_t an_active_throttling(const struct an_win *w, cycles_t d, cycles_t kernel, uint32_t *who);
+/* Is step b a call to an active server (its request runs on the
+ * server's own context, as the server's run: the caller's job counts the
+ * call's kernel entry and a wake)? */
+bool an_active_call(const struct an_ctx *c, const struct scn_step *b);
+/* The wakes of one run of stream st: its receive and each return from a
+ * server, passive or active. */
+static inline uint64_t an_run_wakes(const struct an_stream *st)
+{
+    return 1u + (uint64_t)st->n_calls + st->n_acalls;
+}
 
 /* analysis_serve_link.c, for analysis_active.c: room for ns more streams
  * and nsrc more sources; one run's work (body, its kernel entries, the

@@ -113,8 +113,8 @@ static const char *unlinked(const struct an_ctx *c, uint32_t i)
     if (t->sender != SCN_NONE && c->t[t->sender].shape != SHAPE_DEVICE &&
         !c->t[t->sender].bgsend)
         return "woken by a message of a thread that is not modelled";
-    if (t->shape == SHAPE_SERVE)
-        return an_serve_unlinked(c, i);
+    if (t->shape == SHAPE_SERVE) /* its sources, then its calls to active servers */
+        return an_serve_unlinked(c, i) ? an_serve_unlinked(c, i) : an_active_unlinked(c, i);
     if (an_active_unlinked(c, i) != NULL)
         return an_active_unlinked(c, i); /* its active server is not modelled */
     if (t->wait_ntfn != SCN_NONE && steps_on(s, STEP_SIGNAL, t->wait_ntfn, false, &x) != 0)

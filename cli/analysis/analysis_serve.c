@@ -82,10 +82,17 @@ static uint64_t sends(const struct an_win *w, uint32_t s, uint32_t m, cycles_t d
         return AN_INF;
     if (s == w->i) {
         /* the window's own runs: turn_jobs (a device thread's jobs times
-         * its returns from servers; a SHAPE_SERVE thread's runs) */
-        if (w->turn_jobs == 0)
-            return AN_INF;
-        return t->shape == SHAPE_SERVE ? w->turn_jobs : w->turn_jobs / an_wakes_per_job(t);
+         * its returns from servers; a SHAPE_SERVE thread's runs), and
+         * stream m's runs in any window of length d by its own curve and
+         * bound (an active server's calls from its handlers; its sources
+         * not followed: they may lead back here) */
+        n = w->turn_jobs == 0         ? AN_INF
+            : t->shape == SHAPE_SERVE ? w->turn_jobs
+                                      : w->turn_jobs / an_wakes_per_job(t);
+        if (t->shape == SHAPE_SERVE && m != SCN_NONE &&
+            (x = runs(w, s, m, d, SERVE_MAX_DEPTH + 1, false)) < n)
+            n = x;
+        return n;
     }
     if (t->shape == SHAPE_SERVE)
         return runs(w, s, m, d, depth, false); /* a sender may be below the level */
@@ -253,7 +260,7 @@ bool an_serve_charge(const struct an_win *w, cycles_t r, cycles_t *work, uint64_
             n = an_add(n, c->srcs[x].dev != SCN_NONE && !never_held(c, st, c->srcs[x].dev, r));
         *work = an_add(*work, an_mul(n, st->work));
         *runs = an_add(*runs, n);
-        *wakes = an_add(*wakes, an_mul(n, 1 + st->n_calls));
+        *wakes = an_add(*wakes, an_mul(n, an_run_wakes(st)));
     }
     return *work != AN_INF && *wakes != AN_INF;
 }
@@ -283,9 +290,9 @@ static cycles_t own_work(const struct an_ctx *c, uint32_t i, cycles_t x, cycles_
         if (r == 0) {
             none = st->work > none ? st->work : none;
             none_b = st->block > none_b ? st->block : none_b;
-            none_n = 1 + st->n_calls > none_n ? 1 + st->n_calls : none_n;
+            none_n = an_run_wakes(st) > none_n ? an_run_wakes(st) : none_n;
         }
-        *n = an_add(*n, an_mul(r, 1 + st->n_calls));
+        *n = an_add(*n, an_mul(r, an_run_wakes(st)));
         *blk = an_add(*blk, an_mul(r, st->block));
         sum = an_add(sum, an_mul(r, st->work));
     }
@@ -345,12 +352,12 @@ static cycles_t ahead(const struct an_win *win, bool throttles, cycles_t *own, c
         if (st->once) {
             iw = st->work;
             ib = st->block;
-            iwakes = 1 + st->n_calls;
+            iwakes = an_run_wakes(st);
             continue;
         }
         all = an_add(all, st->work);
         blk = an_add(blk, st->block);
-        wakes = an_add(wakes, 1 + st->n_calls);
+        wakes = an_add(wakes, an_run_wakes(st));
     }
     *own = an_add(all, an_mul(t->extra, all > iw ? all : iw));
     *block = an_add(blk, an_mul(t->extra, blk > ib ? blk : ib));
@@ -532,7 +539,7 @@ void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
     for (uint32_t m = 0; m < t->n_streams; m++) {
         if (stream(c, i, m)->work > t->work)
             t->work = stream(c, i, m)->work;
-        wakes = an_add(wakes, 1 + stream(c, i, m)->n_calls);
+        wakes = an_add(wakes, an_run_wakes(stream(c, i, m)));
     }
     out->work = t->work;
     t->safe = !throttles;

@@ -137,17 +137,18 @@ static cycles_t before(const struct scenario *s, uint32_t first, uint32_t k)
 }
 
 /* One run's work: the body's compute, its kernel entries, the receive,
- * and each call's request (nested included, its call and reply entries:
- * it runs on and is charged to the thread's context, as a device
- * thread's). */
+ * and each call's request to a passive server (nested included, its call
+ * and reply entries: it runs on and is charged to the thread's context,
+ * as a device thread's), one entry per call to an active server. */
 cycles_t an_serve_body_work(const struct an_ctx *c, uint32_t first, uint32_t count, uint32_t extra)
 {
     cycles_t w = an_mul(1 + extra, c->e_max);
     for (uint32_t k = 0; k < count; k++) {
         const struct scn_step *b = an_step(c->s, first + k);
         w = an_add(w, b->kind == STEP_COMPUTE ? b->max
-                      : b->kind == STEP_CALL  ? an_request(c, an_server_on(c, b->object))
-                                              : c->e_max);
+                      : b->kind == STEP_CALL && !an_active_call(c, b)
+                          ? an_request(c, an_server_on(c, b->object))
+                          : c->e_max);
     }
     return w;
 }
@@ -270,9 +271,9 @@ static int make_streams(struct an_ctx *c, uint32_t i)
 }
 
 /* Every call step of a candidate's bodies goes to a modelled passive
- * server (not an active one: analysis_active.c models only callers
- * below it whose jobs are one-sender threads), at most AN_MAX_CALLS per
- * body. */
+ * server or to an active server strictly above the thread (its runs are
+ * then interference on the handler, as on a device thread's job:
+ * analysis_active.c), at most AN_MAX_CALLS per body. */
 static bool calls_ok(const struct an_ctx *c, uint32_t i)
 {
     const struct an_thread *t = &c->t[i];
@@ -284,8 +285,16 @@ static bool calls_ok(const struct an_ctx *c, uint32_t i)
             uint32_t sv;
             if (b->kind != STEP_CALL)
                 continue;
+            if (++n > AN_MAX_CALLS)
+                return false;
+            if (an_active_call(c, b)) {
+                sv = an_active_on(c, b->object);
+                if (sv == i || c->t[sv].prio <= t->prio)
+                    return false;
+                continue;
+            }
             sv = an_server_on(c, b->object);
-            if (sv == SCN_NONE || c->t[sv].shape != SHAPE_SERVER || ++n > AN_MAX_CALLS)
+            if (sv == SCN_NONE || c->t[sv].shape != SHAPE_SERVER)
                 return false;
         }
     }
@@ -296,6 +305,8 @@ static bool calls_ok(const struct an_ctx *c, uint32_t i)
  * the thread visits (each once: c->visits, its clients' blocking, faults
  * and requests), and its level p_eff: the lowest priority of it and of a
  * server its handlers reach (a request runs at its server's priority);
+ * a call to an active server counted apart (n_acalls, acalls: an entry
+ * and a wake; the server runs above the thread, on its own context);
  * false when more than AN_MAX_CALLS servers. */
 static bool link_stream_calls(struct an_ctx *c, uint32_t i)
 {
@@ -306,12 +317,18 @@ static bool link_stream_calls(struct an_ctx *c, uint32_t i)
     for (uint32_t m = 0; m < t->n_streams; m++) {
         struct an_stream *st = &c->streams[t->stream_first + m];
         st->n_calls = 0;
+        st->n_acalls = 0;
         st->requests = 0;
         for (uint32_t k = st->body_first; k < st->body_first + st->body_count && !st->calls; k++) {
             const struct scn_step *b = an_step(c->s, k);
             uint32_t sv, v;
             if (b->kind != STEP_CALL)
                 continue;
+            if (an_active_call(c, b)) {
+                st->n_acalls++;
+                t->acalls++;
+                continue;
+            }
             sv = an_server_on(c, b->object);
             st->call[st->n_calls++] = sv;
             st->requests = an_add(st->requests, an_request(c, sv));
@@ -412,7 +429,8 @@ int an_serve_link(struct an_ctx *c)
         if (make_streams(c, i) != 0)
             return -1;
         if (!calls_ok(c, i) || !link_stream_calls(c, i)) {
-            demote(t, "a handler calls an endpoint no modelled passive server receives on");
+            demote(t, "a handler calls an endpoint no modelled passive server, nor an active "
+                      "server above it, receives on");
             t->n_visits = 0;
             continue;
         }

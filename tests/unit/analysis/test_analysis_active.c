@@ -2,7 +2,8 @@
  * cli/analysis: active servers (docs/analysis.md, "Active servers" and
  * "Active servers with a budget below their period"): a thread with a
  * context of its own serving calls on an endpoint, whose context has a
- * budget below its period under mcs, and its callers.
+ * budget below its period under mcs, and its callers, among them the
+ * handlers of served threads (serve loops, threads of several senders).
  * Small scenarios of tests/data/analysis/ whose bounds are computed by hand
  * below and asserted exactly, and simulated: every observed worst
  * response is within its bound.
@@ -103,11 +104,56 @@ static void test_active_safe(void **state)
     check_both(DATA "active_safe.yaml", names, bounds, bounds, 3);
 }
 
+/* active_served.yaml, zero kernel costs (E = 0), MIN_BUDGET 10us. srv
+ * (prio 30) serves on its own context, 4ms every 5ms (2 refills): badge 0
+ * and badge 1, 1ms each. cl (20, round robin): a serve loop, bit 0 its
+ * interrupt d_a (every 10ms): 1ms, a call to srv (badge 0), irq_ack: W0 =
+ * 1ms; bit 1 d_b (every 20ms): 500us and a call (badge 1): W1 = 500us;
+ * extra = 2 (device bits). lo (10): 1ms every 20ms. A handler's call to
+ * srv is one entry and one wake of the run; srv's runs are interference
+ * on cl (srv is above it), a call stream's runs in a window at most the
+ * runs of cl's stream that calls there: min(eta_m(d) + 2, eta_m(d + R_cl),
+ * 2 + the events at its sources); srv's throttling Theta_srv(N) = (3 + 2
+ * floor(N / 3.99ms)) x 1ms is added to cl's window (mcs).
+ *  - cl: it calls, so no critical instant. Busy window, x = 0: its runs
+ *    min(eta_m(0) + 2, eta_m(w)) = 1 each: 1.5ms; srv's badge 0 runs
+ *    min(eta_s0(w) + 2, eta_s0(w + R_srv), cl's bit-0 runs min(eta_a(w) +
+ *    2, eta_a(w + 7.5ms))) = 2 for w in (2.5, 12.5], badge 1 one
+ *    (eta_b(w + 7.5ms) = 1): 3ms (its supply 4ms per 5ms is more);
+ *    Theta_srv(3ms) = 3ms: w = 1.5 + 3 + 3 = 7.5ms (from any w > 0: for
+ *    w <= 2.5 srv runs once each, 1.5 + 2 + 3 = 6.5 > 2.5). x = 1: the
+ *    same w, bound 7.5ms - 1. Batches ahead: 3 x 1.5ms = 4.5ms of own
+ *    work and more calls: above. Bound 7.5ms.
+ *  - lo: cl's runs min(eta_m(w) + 2, eta_m(w + 7.5ms)) x W_m, srv's as in
+ *    cl's window: w = 1 -> 1 + 2 (srv once each) + 1.5 = 4.5 -> eta_a(12)
+ *    = 2: 1 + 3 + 2.5 = 6.5 -> 6.5ms. lo calls nothing: no throttling of
+ *    srv in its window.
+ *  - srv: busy period, badge 0 eta_a(w + 6.5ms) (cl's jitter up to the
+ *    call: 7.5 - 1), badge 1 eta_b(w + 7ms): 1ms (none counted yet: the
+ *    largest) + Theta(1ms) 3ms = 4 -> eta_a(10.5) = 2, eta_b(11) = 1:
+ *    3ms + 3ms = 6 -> 6ms. Not shown never to run out (3 wakes in 2
+ *    refills).
+ * Observed under mcs: srv 1ms, cl 3.5ms, lo 4.5ms. Under classic (no
+ * budgets): srv badge 0 eta_a(w + 2.5ms), badge 1 eta_b(w + 3ms): 1 -> 2
+ * -> 2ms; cl 1.5 + 2 (srv once each) = 3.5ms; lo 1 + 2 + 1.5 = 4.5ms
+ * (eta_a(4.5 + 3.5) = 1); cl and lo the observed worst. Before, cl was
+ * "program not modelled" (a call to an active server in a handler), and
+ * srv and lo had no bound with it. */
+static void test_active_served(void **state)
+{
+    static const char *const names[] = {"srv", "cl", "lo"};
+    static const cycles_t mcs[] = {6 * MS, 7500 * US, 6500 * US};
+    static const cycles_t classic[] = {2 * MS, 3500 * US, 4500 * US};
+    (void)state;
+    check_both(DATA "active_served.yaml", names, mcs, classic, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_active_throttle),
         cmocka_unit_test(test_active_safe),
+        cmocka_unit_test(test_active_served),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
