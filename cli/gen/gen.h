@@ -176,6 +176,17 @@ struct gen_knobs {
      * serve-loop servers (ppc_share), this share signals bit 1 of a drawn
      * serve loop in protected handler 1 (Microkit's passive_server). */
     uint32_t init_share;
+    /* Active servers with a budget below their period, and their callers
+     * (default 0, own streams "gen:activeb:K" and "gen:activec:I",
+     * gen_active.c): of the active servers (active_share), this share has
+     * a context of budget b (1 to 3 x its longest request, at least twice
+     * MIN_BUDGET) every b + b/4 .. 4b, 0 to 4 extra refills, sporadic for
+     * a third, and a priority above every thread calling it where there
+     * is room; of the threads that call a server (a serve loop's handler
+     * 1, else the job's call; half of those serve loops in handler 0
+     * too), this share calls an active server above it instead, when
+     * there is one. */
+    uint32_t active_above;
 };
 
 /* One thread's context as drawn (budget == period: round-robin). */
@@ -241,6 +252,8 @@ struct gen_server {
     cycles_t emergency;         /* GEN_EMERGENCY: the grant */
     bool ppc;                   /* a serve loop with an endpoint (ppc_share) */
     bool active;                /* ppc with a context of its own (active_share) */
+    struct gen_context sc;      /* active: budget 0 for 1ms round robin, else its
+                                   context (active_above) */
     bool twice;                 /* ppc: handler 0 calls `nested` twice (twice_share) */
     uint32_t nested2;           /* a second server it calls after `nested`, SCN_NONE
                                    (two_share) */
@@ -286,6 +299,11 @@ void gen_stream(struct rng *r, uint64_t seed, const char *name);
  * memory runs out (a message in `why`, NUL-terminated). */
 int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *out, char *why,
              size_t why_len);
+
+/* Active servers with a budget below their period and the calls of
+ * threads below them to them (knob active_above, gen_active.c): called
+ * by gen_draw once the servers and the calls are drawn. */
+void gen_draw_active(const struct gen_knobs *k, uint64_t seed, struct gen_system *g);
 
 /* Free what gen_draw allocated and zero `g`. */
 void gen_system_release(struct gen_system *g);

@@ -582,6 +582,7 @@ int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *g, cha
     for (uint32_t s = 0; s < g->n_servers; s++)
         draw_server(k, seed, s, k->period_min, g);
     draw_ppc(k, seed, g);
+    gen_draw_active(k, seed, g);
     draw_two(k, seed, g);
     draw_inits(k, seed, g);
     set_budgets(g);

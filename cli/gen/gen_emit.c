@@ -207,8 +207,11 @@ static void emit_job_thread(const struct gen_system *g, uint32_t i, struct strbu
 static void emit_server(const struct gen_system *g, uint32_t k, struct strbuf *o)
 {
     const struct gen_server *s = &g->servers[k];
-    sb_printf(o, "  s%u:\n    priority: %u\n    criticality: hi\n%s", k, s->priority,
-              s->active ? "    budget: 1ms\n    period: 1ms\n" : "    passive: true\n");
+    sb_printf(o, "  s%u:\n    priority: %u\n    criticality: hi\n", k, s->priority);
+    if (s->active && s->sc.budget > 0)
+        emit_context(o, &s->sc); /* active_above */
+    else
+        sb_puts(o, s->active ? "    budget: 1ms\n    period: 1ms\n" : "    passive: true\n");
     if (s->policy != GEN_NO_HANDLER)
         sb_printf(o, "    timeout_endpoint: f_%s\n", policy_names[s->policy]);
     if (s->ppc) {

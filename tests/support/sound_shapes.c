@@ -229,6 +229,46 @@ static bool beside_ready(const struct scenario *s, uint32_t i)
     return false;
 }
 
+/* The endpoint of an active serve loop (a context of its own) whose
+ * budget is below its period (active_above; `any`: whatever its
+ * context), else SCN_NONE. */
+static uint32_t active_ep(const struct scenario *s, uint32_t i, bool any)
+{
+    const struct scn_thread *th = &s->threads[i];
+    if (th->passive || !serve_loop(s, i, true) || !th->sc.present ||
+        (!any && th->sc.budget >= th->sc.period))
+        return SCN_NONE;
+    return s->steps[th->prog_first].object;
+}
+
+/* Thread i is an active server with a budget below its period, or its
+ * program calls one. */
+static bool active_below(const struct scenario *s, uint32_t i)
+{
+    const struct scn_thread *th = &s->threads[i];
+    if (active_ep(s, i, false) != SCN_NONE)
+        return true;
+    for (uint32_t k = 0; k < s->n_threads; k++)
+        if (active_ep(s, k, false) != SCN_NONE &&
+            calls_ep(s, th->prog_first, th->prog_count, active_ep(s, k, false)))
+            return true;
+    return false;
+}
+
+/* A serve loop or thread of several senders whose handlers call an
+ * active server. */
+static bool served_active(const struct scenario *s, uint32_t i)
+{
+    const struct scn_thread *th = &s->threads[i];
+    if (!serve_loop(s, i, false) && !several_senders(s, i))
+        return false;
+    for (uint32_t k = 0; k < s->n_threads; k++)
+        if (active_ep(s, k, true) != SCN_NONE &&
+            calls_ep(s, th->prog_first, th->prog_count, active_ep(s, k, true)))
+            return true;
+    return false;
+}
+
 /* The classes that combine predicates. */
 static bool is_message(const struct scenario *s, uint32_t i) { return by_message(s, i); }
 static bool is_serve(const struct scenario *s, uint32_t i) { return serve_loop(s, i, false); }
@@ -275,6 +315,9 @@ const struct sound_class sound_classes[] = {
     {"background loops with a start or steps outside their job", bg_shape},
     {"serve loops or threads of several senders whose handlers call", is_srvcall},
     {"serve loops after init steps", is_init},
+    {"active servers with a budget below their period, and their callers",
+     active_below},
+    {"serve loops or threads of several senders calling an active server", served_active},
 };
 
 const size_t sound_n_classes = sizeof sound_classes / sizeof sound_classes[0];

@@ -218,6 +218,9 @@ static void test_analysis_sound_random(void **state)
     /* half the serve loops with a context run an init job first, half the
      * passive protected-procedure servers notify a serve loop */
     k.init_share = 500;
+    /* half the active servers have a budget below their period; half the
+     * threads that call a server call an active server above them */
+    k.active_above = 500;
     sound(&k, env_or("MCSIM_SOUND_FIRST", 0), env_or("MCSIM_SOUND_SCENARIOS", 150),
           env_or("MCSIM_SOUND_SEEDS", 2));
 }
@@ -286,6 +289,7 @@ static void test_analysis_sound_active(void **state)
     k.timeout_share = 0;
     k.ppc_share = 1000;
     k.active_share = 1000;
+    k.active_above = 500; /* budgets below the period, calls from below them */
     sound(&k, env_or("MCSIM_SOUND_FIRST", 0), env_or("MCSIM_SOUND_SERVER_SCENARIOS", 100),
           env_or("MCSIM_SOUND_SEEDS", 2));
 }
