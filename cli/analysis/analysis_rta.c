@@ -242,7 +242,7 @@ static cycles_t lower_start(const struct an_win *w, cycles_t base, cycles_t need
 {
     const struct an_ctx *c = w->c;
     const double down = 1.0 - 1e-9;
-    struct an_line k = an_kernel_line(w), kc = an_charged_line(w);
+    struct an_line k = an_kernel_line(w), kc;
     double e = dbl(c->e_max), ia = 0.0, is = 0.0, a, s, root;
     double anchors = 1.0 + (double)w->anchors;
     struct an_episodes ep;
@@ -258,6 +258,7 @@ static cycles_t lower_start(const struct an_win *w, cycles_t base, cycles_t need
     if (throttles && an_throttle_episode(c, w->i, &ep) && ep.run > 0 && ep.episode != AN_INF) {
         /* (first + per floor(x / run)) episode >= episode (first - per + per x / run) */
         double per = (double)ep.per_run;
+        kc = an_charged_line(w);
         s += dbl(ep.episode) * per / (double)ep.run * e * kc.s;
         a += dbl(ep.episode) *
              ((double)ep.first - per + per * (dbl(need) + e * kc.a) / (double)ep.run);
