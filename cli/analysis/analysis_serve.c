@@ -47,8 +47,7 @@ static struct an_arrivals comp_curve(const struct an_ctx *c, const struct an_com
     return a;
 }
 
-/* eta_m(d): the most events of stream m in a window of length d. */
-static uint64_t stream_eta(const struct an_ctx *c, const struct an_stream *st, cycles_t d)
+uint64_t an_stream_eta(const struct an_ctx *c, const struct an_stream *st, cycles_t d)
 {
     uint64_t n = 0;
     if (st->once)
@@ -120,12 +119,12 @@ static uint64_t runs(const struct an_win *w, uint32_t j, uint32_t m, cycles_t d,
     const struct an_stream *st = stream(c, j, m);
     /* with the critical instant j has nothing pending at the window's
      * start (an_serve_crit): no run in progress or pending then */
-    uint64_t a = an_add(stream_eta(c, st, d), crit ? 0 : 2), b = AN_INF;
+    uint64_t a = an_add(an_stream_eta(c, st, d), crit ? 0 : 2), b = AN_INF;
     uint64_t e = st->calls || crit ? 0 : 2;
     if (st->once)
         return d > 0; /* an init runs once */
     if (c->t[j].bound != AN_INF && !st->inf)
-        b = stream_eta(c, st, an_add(d, c->t[j].bound));
+        b = an_stream_eta(c, st, an_add(d, c->t[j].bound));
     if (depth > SERVE_MAX_DEPTH)
         return a < b ? a : b;
     for (uint32_t x = st->src_first; x < st->src_first + st->n_src && e != AN_INF; x++) {
@@ -197,72 +196,12 @@ uint64_t an_serve_calls(const struct an_ctx *c, uint32_t j, uint32_t h, cycles_t
         }
         /* one run in progress and one bit pending, then one per event; or
          * the events within its bound before the window */
-        n = an_add(stream_eta(c, st, d), 2);
-        if (t->bound != AN_INF && !st->inf && stream_eta(c, st, an_add(d, t->bound)) < n)
-            n = stream_eta(c, st, an_add(d, t->bound));
+        n = an_add(an_stream_eta(c, st, d), 2);
+        if (t->bound != AN_INF && !st->inf && an_stream_eta(c, st, an_add(d, t->bound)) < n)
+            n = an_stream_eta(c, st, an_add(d, t->bound));
         sum = an_add(sum, an_mul(n, k));
     }
     return sum;
-}
-
-/* No interrupt of device d is ever held on its masked line when a serve
- * loop's handler of d's own stream acknowledges it and d's arrivals are
- * more than r + E apart: by induction, each is delivered at once (its
- * arrival the stamp), the batch that takes it is released at most E later
- * (the kernel takes it after at most the entry in progress; the first
- * delivery since the receive before is no later), and that handler's run
- * acknowledges d within r of that release, before the next arrival. */
-static bool never_held(const struct an_ctx *c, const struct an_stream *st, uint32_t d,
-                       cycles_t r)
-{
-    bool acks = false;
-    if (st->bit > SCN_MAX_BADGE_BIT)
-        return false; /* a wait loop acknowledges after its job, outside r */
-    for (uint32_t k = st->body_first; k < st->body_first + st->body_count; k++)
-        acks |= an_step(c->s, k)->kind == STEP_IRQ_ACK && an_step(c->s, k)->object == d;
-    return acks && an_delta(&c->dev[d], 2) > an_add(r, c->e_max);
-}
-
-/*
- * What served thread i's context can be charged in any window (x - T, x]
- * (T its period) when every run ends within r of its batch's release
- * (docs/analysis.md, "Never runs out", served threads): only runs that
- * end after x - T, whose batches are released after x - T - r. Each such
- * run has an event of its stream in (x - T - r, x] -- a signal (nbsend,
- * call) is made after the receive before its batch and is no earlier than
- * the batch's release, the first delivery since that receive -- but for
- * an interrupt delivered at an irq_ack with its arrival time while the
- * word already held an earlier signal: that arrival came after the
- * line's previous delivery, which is no earlier than the release of the
- * batch that took it, so only the first interrupt of each line in the
- * window can be older. Per stream at most eta_m(T + r) runs, plus one
- * per device of it when the thread has more than one source. *work their
- * work, *runs their number, *wakes their wakes (a receive, each return
- * from a server). False when a stream's events have no bound.
- */
-bool an_serve_charge(const struct an_win *w, cycles_t r, cycles_t *work, uint64_t *runs,
-                     uint64_t *wakes)
-{
-    const struct an_ctx *c = w->c;
-    const struct an_thread *t = &c->t[w->i];
-    uint32_t sources = 0;
-    *work = 0;
-    *runs = 0;
-    *wakes = 0;
-    for (uint32_t m = 0; m < t->n_streams; m++)
-        sources += stream(c, w->i, m)->n_src;
-    for (uint32_t m = 0; m < t->n_streams; m++) {
-        const struct an_stream *st = stream(c, w->i, m);
-        uint64_t n = stream_eta(c, st, an_add(t->period, r));
-        if (n == AN_INF || r == AN_INF)
-            return false;
-        for (uint32_t x = st->src_first; sources > 1 && x < st->src_first + st->n_src; x++)
-            n = an_add(n, c->srcs[x].dev != SCN_NONE && !never_held(c, st, c->srcs[x].dev, r));
-        *work = an_add(*work, an_mul(n, st->work));
-        *runs = an_add(*runs, n);
-        *wakes = an_add(*wakes, an_mul(n, an_run_wakes(st)));
-    }
-    return *work != AN_INF && *wakes != AN_INF;
 }
 
 /* ------------------------------------------------------------ the bound */
@@ -281,9 +220,9 @@ static cycles_t own_work(const struct an_ctx *c, uint32_t i, cycles_t x, cycles_
     *blk = 0;
     for (uint32_t m = 0; m < t->n_streams; m++) {
         const struct an_stream *st = stream(c, i, m);
-        uint64_t r = stream_eta(c, st, w);
+        uint64_t r = an_stream_eta(c, st, w);
         if (x != AN_INF) {
-            uint64_t k = an_add(stream_eta(c, st, x), t->extra);
+            uint64_t k = an_add(an_stream_eta(c, st, x), t->extra);
             if (k < r)
                 r = k;
         }

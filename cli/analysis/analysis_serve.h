@@ -26,6 +26,10 @@ void an_serve_candidate(const struct scenario *s, uint32_t th, struct an_thread 
  * held for a later delivery (analysis_serve_link.c)? */
 bool an_serve_crit(const struct an_ctx *c, uint32_t j);
 
+/* eta_m(d): the most events of stream st in a window of length d (an
+ * init's one run; AN_INF for a stream without a curve; analysis_serve.c). */
+uint64_t an_stream_eta(const struct an_ctx *c, const struct an_stream *st, cycles_t d);
+
 struct an_win;
 /* The most runs of SHAPE_SERVE thread j (all streams, each run times its
  * work when `weighted`) in a window of length d of w->i's analysis
@@ -44,7 +48,7 @@ uint64_t an_serve_calls(const struct an_ctx *c, uint32_t j, uint32_t h, cycles_t
 /* What SHAPE_SERVE thread w->i's context can be charged in any window of
  * its period when each run ends within r of its batch's release: *work
  * of *runs runs with *wakes wakes; false when its events have no bound
- * (analysis_serve.c; an_never_runs_out). */
+ * (analysis_serve_charge.c; an_never_runs_out). */
 bool an_serve_charge(const struct an_win *w, cycles_t r, cycles_t *work, uint64_t *runs,
                      uint64_t *wakes);
 
