@@ -115,7 +115,7 @@ struct an_clock {
 
 static uint32_t level(const struct an_thread *t)
 {
-    return (t->shape == SHAPE_DEVICE || t->shape == SHAPE_SERVE || t->bgjob) && t->p_eff < t->prio
+    return (t->shape == SHAPE_DEVICE || an_has_streams(t) || t->bgjob) && t->p_eff < t->prio
                ? t->p_eff
                : t->prio;
 }

@@ -138,7 +138,7 @@ cycles_t an_blocking(const struct an_ctx *c, uint32_t i, uint32_t level, uint32_
 static bool crit_ok(const struct an_ctx *c, uint32_t j)
 {
     const struct an_thread *t = &c->t[j];
-    if (t->shape == SHAPE_SERVE)
+    if (an_has_streams(t))
         return an_serve_crit(c, j); /* a served thread (analysis_serve_link.c) */
     return t->shape == SHAPE_DEVICE && t->n_visits == 0 && t->bsends == 0 && t->acalls == 0 &&
            (!c->mcs || t->rr || t->safe);
@@ -155,8 +155,8 @@ bool an_critical_instant(const struct an_ctx *c, uint32_t i, uint32_t level)
         return false;
     for (uint32_t j = 0; j < c->n; j++) {
         const struct an_thread *t = &c->t[j];
-        if (j == i || t->shape == SHAPE_SERVER)
-            continue;
+        if (j == i || (t->shape == SHAPE_SERVER && !t->ppc_ntfn))
+            continue; /* a called PD's notified runs are not (an_serve_crit) */
         if (t->shape == SHAPE_HANDLER) {
             if (t->prio >= level && an_faults(c, j, 1) != 0)
                 return false;
@@ -462,7 +462,7 @@ bool an_thread_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
         t->safe = false; /* until this analysis proves it */
     if (t->has_sc && t->sporadic && !t->rr && c->mcs)
         t->lag = an_sporadic_lag(c, i);
-    if (t->shape == SHAPE_SERVER || t->shape == SHAPE_HANDLER || !t->has_jobs)
+    if ((t->shape == SHAPE_SERVER && !t->ppc_ntfn) || t->shape == SHAPE_HANDLER || !t->has_jobs)
         return no_jobs(c, i, out) || old_lag != t->lag;
     if (t->shape == SHAPE_OTHER && (t->background || t->bgjob)) {
         out->work = t->work;
@@ -470,8 +470,9 @@ bool an_thread_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
         verdict(c->s, i, out);
         return old_lag != t->lag;
     }
-    if (t->shape == SHAPE_SERVE) {
-        /* several streams: arrivals from the senders' bounds as now known */
+    if (an_has_streams(t)) {
+        /* several streams: arrivals from the senders' bounds as now known
+         * (a called PD's notified runs: analysis_ppc.c adds its requests) */
         arrivals = an_serve_arrivals(c, i);
         an_serve_bound(c, i, out);
         if (out->verdict != ANALYSIS_NO_JOBS)

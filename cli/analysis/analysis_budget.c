@@ -107,7 +107,7 @@ static uint64_t preemptions(const struct an_win *w, cycles_t d)
     uint64_t n = 0;
     for (uint32_t j = 0; j < c->n; j++) {
         const struct an_thread *t = &c->t[j];
-        if (j == w->i || t->shape == SHAPE_SERVER)
+        if (j == w->i || (t->shape == SHAPE_SERVER && !t->ppc_ntfn))
             continue;
         /* a fault is raised while the server that faults runs, so i is not
          * running then, and its handler does not split i's consumption */
@@ -135,7 +135,7 @@ static uint64_t preemptions(const struct an_win *w, cycles_t d)
             n = an_add(n, an_mul(jobs, an_add(1, t->bsends)));
             if (t->has_sc && !t->rr && !t->safe)
                 n = an_add(n, an_mul(3u * t->refills, an_add(an_ceil_div(d, t->period), 1)));
-        } else if (t->shape == SHAPE_SERVE &&
+        } else if (an_has_streams(t) &&
                    (t->prio >= w->level || (w->idle && an_request_reaches(c, j, w->level)))) {
             /* a wake per batch, at most one per run */
             n = an_add(n, an_serve_demand(w, j, d, false));
@@ -292,7 +292,7 @@ bool an_never_runs_out(const struct an_win *w, cycles_t r)
     bool one_per_period;
     if (!c->mcs || t->rr)
         return true;
-    if (t->shape == SHAPE_SERVE)
+    if (an_has_streams(t))
         return serve_never_runs_out(w, r);
     own = an_add(an_add(t->work, an_kernel(w, r)), payments(w, r));
     if (fresh_each_job(w, r, own))

@@ -23,8 +23,10 @@ bool an_equal_applies(const struct an_win *w, uint32_t j)
         c->t[w->i].prio != w->level)
         return false;
     /* under mcs only a round-robin context's slice is its budget; a
-     * periodic one is bounded by its supply (an_supply) as before */
-    return !c->mcs || (t->has_sc && t->rr);
+     * periodic one is bounded by its supply (an_supply) as before; a
+     * called PD's notified runs can wait for a request on its caller's
+     * context, whose slices and refills mcs_turns does not count */
+    return !c->mcs || (t->has_sc && t->rr && !c->t[w->i].ppc_ntfn);
 }
 
 /* Turns of i under mcs: its wakes and returns (w->turn_jobs), each

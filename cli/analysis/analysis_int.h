@@ -238,7 +238,21 @@ struct an_thread {
      * procedures (analysis_active.c): a serve loop with an endpoint, one
      * stream per notified bit and one per call badge; `endpoint` its */
     bool active;
+    /* a passive PD whose endpoint is called and whose notification is
+     * signalled (analysis_ppc.c): SHAPE_SERVER for its callers, with the
+     * streams of its notified handlers (on its notification's context);
+     * ntfn_block, the wait once per window of those runs behind the request
+     * in progress (its caller's throttling, its nested waits: B_ntfn) */
+    bool ppc_ntfn, ntfn_unlinked; /* unlinked: a source in no modelled job */
+    cycles_t ntfn_block;
 };
+
+/* Does thread t have job streams of its own (a served thread, or a
+ * passive PD both called and signalled: its notified handlers)? */
+static inline bool an_has_streams(const struct an_thread *t)
+{
+    return t->shape == SHAPE_SERVE || (t->shape == SHAPE_SERVER && t->ppc_ntfn);
+}
 
 struct an_ctx {
     const struct scenario *s;

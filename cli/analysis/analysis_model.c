@@ -617,7 +617,7 @@ int an_model(struct an_ctx *c)
         return -1;
     other_calls(c);
     for (uint32_t i = 0; i < c->n; i++)
-        c->n_serve += c->t[i].shape == SHAPE_SERVE;
+        c->n_serve += an_has_streams(&c->t[i]);
     for (uint32_t i = 0; i < c->n; i++)
         if (c->t[i].shape == SHAPE_DEVICE) {
             job_work(c, i);

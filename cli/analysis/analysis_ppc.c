@@ -9,8 +9,9 @@
  * device of it fires, no signal step names it). When it is signalled and
  * no step calls its endpoint, its protected handlers never run: it is the
  * passive serve loop on its notification's context (an_ppc_notified_only,
- * analysis_model.c's an_passive_ntfn). Signalled and called, it is not
- * modelled here.
+ * analysis_model.c's an_passive_ntfn). Signalled and called, its notified
+ * handlers are job streams on the notification's context (notified_why,
+ * analysis_serve_link.c), and it stays a server for its callers.
  *
  * Each handler run is a job of the server (SCENARIO-FORMAT.md "Event
  * loops": released when the call was sent, completed at the handler's
@@ -79,6 +80,63 @@ static bool handler(const struct an_ctx *c, const struct scn_step *h, cycles_t *
     return true;
 }
 
+/*
+ * Why the notified handlers of a called passive PD whose notification is
+ * signalled are not modelled (NULL: they are). Each must be compute,
+ * signal, nbsend and irq_ack steps, every irq_ack of a device of the
+ * handler's own bit: then whenever the PD is in its receive with nothing
+ * in its word and no batch in progress, no interrupt is held for a later
+ * delivery, so from the last such instant before a run's release the PD
+ * takes no call (seL4 receiveIPC takes a pending signal first) and runs
+ * at most the request in progress then (docs/analysis.md, "Called and
+ * signalled"). No call: a notified run never waits in another server.
+ * Under mcs its notification must have a round-robin context (Microkit's
+ * default budget = period): a run on it is never throttled, so a caller
+ * queued behind it waits only while it runs.
+ */
+static const char *notified_why(const struct an_ctx *c, const struct scn_step *sv)
+{
+    const struct scenario *s = c->s;
+    const struct scn_context *sc = &s->notifications[sv->ntfn].sc;
+    if (c->mcs && (!sc->present || sc->budget != sc->period))
+        return "a called passive PD whose signalled notification has no round-robin context "
+               "(notified handlers on a context that may run out)";
+    for (uint32_t k = 0; k < sv->body_count; k++) {
+        const struct scn_step *h = an_step(s, sv->body_first + k);
+        if (h->kind != STEP_ON_NOTIFIED)
+            continue;
+        if (h->count > SCN_MAX_BADGE_BIT)
+            return "a called passive PD with a notified handler of no badge bit";
+        for (uint32_t x = 0; x < h->body_count; x++) {
+            const struct scn_step *b = an_step(s, h->body_first + x);
+            if (b->kind == STEP_IRQ_ACK &&
+                (s->devices[b->object].notification != sv->ntfn ||
+                 !an_device_feeds(s, b->object, h->count)))
+                return "a called passive PD whose notified handler acknowledges a device of "
+                       "another bit or notification";
+            if (b->kind != STEP_COMPUTE && b->kind != STEP_SIGNAL && b->kind != STEP_NBSEND &&
+                b->kind != STEP_IRQ_ACK)
+                return "a called passive PD whose notified handler calls or waits (only "
+                       "compute, signal, nbsend and irq_ack are modelled)";
+        }
+    }
+    return NULL;
+}
+
+/* Its notified runs' context: the notification's (Microkit binds the
+ * passive PD's budget and period there; seL4 maybeDonateSchedContext at
+ * a signal's wake or completeSignal, maybeReturnSchedContext at a receive
+ * that finds no signal). */
+static void ntfn_context(const struct scn_context *sc, struct an_thread *t)
+{
+    t->has_sc = sc->present;
+    t->budget = sc->budget;
+    t->period = sc->period;
+    t->rr = t->has_sc && sc->budget == sc->period;
+    t->sporadic = sc->sporadic;
+    t->refills = 2 + sc->extra_refills;
+}
+
 bool an_ppc_notified_only(const struct scenario *s, const struct scn_thread *th)
 {
     const struct scn_step *sv = an_step(s, th->prog_first);
@@ -118,9 +176,15 @@ void an_ppc_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t)
         return;
     }
     if (!never_signalled(s, sv->ntfn)) {
-        an_other(t, "a passive serve loop whose notification is signalled (notified handlers on "
-                 "its context)");
-        return;
+        const char *why = notified_why(c, sv);
+        if (why != NULL) {
+            an_other(t, why);
+            return;
+        }
+        /* its notified handlers: streams on N's context (an_serve_link) */
+        t->serve_candidate = true;
+        t->wait_ntfn = sv->ntfn;
+        ntfn_context(&s->notifications[sv->ntfn].sc, t);
     }
     t->endpoint = sv->object;
     t->n_nest = 0;
@@ -254,9 +318,36 @@ static void ppc_job(const struct an_ctx *c, uint32_t k, struct analysis_result *
                                                                      : ANALYSIS_UNSCHEDULABLE;
 }
 
+/* A PD both called and signalled has two kinds of jobs: its requests
+ * (ppc_job, inside its callers' jobs) and its notified runs (its streams'
+ * bound, `runs`, from the passes): its bound is the larger, none when
+ * either has none (that one's reason), and only one kind when the other
+ * never runs. */
+static void both_jobs(const struct analysis_thread *runs, struct analysis_thread *out)
+{
+    cycles_t work = runs->work > out->work ? runs->work : out->work;
+    if (runs->verdict == ANALYSIS_NO_JOBS)
+        return;
+    if (out->verdict == ANALYSIS_NO_JOBS || runs->bound == AN_INF ||
+        (out->bound != AN_INF && runs->bound > out->bound)) {
+        bool throttle = out->may_throttle && out->verdict != ANALYSIS_NO_JOBS;
+        *out = *runs;
+        out->may_throttle |= throttle;
+    } else {
+        out->may_throttle |= runs->may_throttle;
+        out->may_lose_irq |= runs->may_lose_irq;
+    }
+    out->work = work;
+}
+
 void an_ppc_results(const struct an_ctx *c, struct analysis_result *r)
 {
-    for (uint32_t k = 0; k < c->n; k++)
-        if (c->t[k].shape == SHAPE_SERVER && c->t[k].ppc)
-            ppc_job(c, k, r);
+    for (uint32_t k = 0; k < c->n; k++) {
+        struct analysis_thread runs = r->threads[k];
+        if (c->t[k].shape != SHAPE_SERVER || !c->t[k].ppc)
+            continue;
+        ppc_job(c, k, r);
+        if (c->t[k].ppc_ntfn)
+            both_jobs(&runs, &r->threads[k]);
+    }
 }

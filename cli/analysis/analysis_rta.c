@@ -58,8 +58,8 @@ cycles_t an_supply(const struct an_ctx *c, uint32_t j, cycles_t d)
         /* a grant per request of a job to a server that grants them
          * (nested ones included; at least one per call), or per timeout
          * fault (one of its context's events) of a thread without jobs */
-        cycles_t n = t->shape == SHAPE_OTHER   ? an_context_events(c, j, d)
-                     : t->shape == SHAPE_SERVE ? an_serve_calls(c, j, SCN_NONE, d)
+        cycles_t n = t->shape == SHAPE_OTHER ? an_context_events(c, j, d)
+                     : an_has_streams(t)     ? an_serve_calls(c, j, SCN_NONE, d)
                                                : an_mul(an_add(an_eta(&t->arr, d), 2), t->grants);
         grants = an_add(grants, an_mul(n, c->max_grant));
     }
@@ -89,8 +89,8 @@ static cycles_t demand(const struct an_win *w, uint32_t j, cycles_t d)
         return an_mul(m < n ? m : n, t->work);
     case SHAPE_HANDLER:
         return an_mul(an_faults(c, j, d), an_mul(AN_FAULT_ENTRIES, c->e_max));
-    case SHAPE_SERVER:
-        return 0;
+    case SHAPE_SERVER: /* a called PD's notified runs; its requests are its callers' */
+        return t->ppc_ntfn ? an_serve_demand(w, j, d, true) : 0;
     case SHAPE_SERVE:
         return an_serve_demand(w, j, d, true); /* its streams' runs */
     case SHAPE_OTHER:
@@ -107,7 +107,8 @@ cycles_t an_interference(const struct an_win *w, uint32_t j, cycles_t d, bool *l
     const struct an_thread *t = &c->t[j];
     cycles_t dm, sp;
     *limited = false;
-    if (j == w->i || t->shape == SHAPE_SERVER || (w->no_sender && j == c->t[w->i].sender))
+    if (j == w->i || (t->shape == SHAPE_SERVER && !t->ppc_ntfn) ||
+        (w->no_sender && j == c->t[w->i].sender))
         return 0;
     if (an_equal_applies(w, j))
         return an_equal_turns(w, j, d); /* round robin at its priority */
@@ -147,7 +148,8 @@ static bool may_interfere(const struct an_win *w, uint32_t j)
 {
     const struct an_ctx *c = w->c;
     const struct an_thread *t = &c->t[j];
-    if (j == w->i || t->shape == SHAPE_SERVER || (w->no_sender && j == c->t[w->i].sender))
+    if (j == w->i || (t->shape == SHAPE_SERVER && !t->ppc_ntfn) ||
+        (w->no_sender && j == c->t[w->i].sender))
         return false;
     if (t->prio >= w->level)
         return true;

@@ -86,14 +86,16 @@ static uint64_t sends(const struct an_win *w, uint32_t s, uint32_t m, cycles_t d
          * bound (an active server's calls from its handlers; its sources
          * not followed: they may lead back here) */
         n = w->turn_jobs == 0         ? AN_INF
-            : t->shape == SHAPE_SERVE ? w->turn_jobs
+            : an_has_streams(t)     ? w->turn_jobs
                                       : w->turn_jobs / an_wakes_per_job(t);
-        if (t->shape == SHAPE_SERVE && m != SCN_NONE &&
+        if (an_has_streams(t) && m != SCN_NONE &&
             (x = runs(w, s, m, d, SERVE_MAX_DEPTH + 1, false)) < n)
             n = x;
         return n;
     }
-    if (t->shape == SHAPE_SERVE)
+    if (t->shape != SHAPE_DEVICE && !an_has_streams(t))
+        return AN_INF; /* a called PD's source no longer modelled */
+    if (an_has_streams(t))
         return runs(w, s, m, d, depth, false); /* a sender may be below the level */
     /* a device thread: one in progress and one pending, its arrivals */
     n = an_add(an_eta(&t->arr, d), 2);
@@ -142,6 +144,8 @@ cycles_t an_serve_demand(const struct an_win *w, uint32_t j, cycles_t d, bool we
 {
     const struct an_ctx *c = w->c;
     cycles_t sum = 0;
+    if (c->t[j].ntfn_unlinked)
+        return AN_INF; /* a called PD's notified runs: a source in no modelled job */
     for (uint32_t m = 0; m < c->t[j].n_streams && sum != AN_INF; m++) {
         uint64_t n = runs(w, j, m, d, 0, weighted && w->crit);
         sum = an_add(sum, weighted ? an_mul(n, stream(c, j, m)->work) : n);
@@ -239,7 +243,8 @@ static cycles_t own_work(const struct an_ctx *c, uint32_t i, cycles_t x, cycles_
      * worst stream counted none yet; its work, wait and wakes each the
      * largest of such streams') */
     *n = an_add(*n, none_n);
-    *blk = an_add(*blk, none_b);
+    /* a called PD: the request in progress, once (an_serve_bound) */
+    *blk = an_add(an_add(*blk, none_b), t->ntfn_block);
     return an_add(sum, none);
 }
 
@@ -299,7 +304,7 @@ static cycles_t ahead(const struct an_win *win, bool throttles, cycles_t *own, c
         wakes = an_add(wakes, an_run_wakes(st));
     }
     *own = an_add(all, an_mul(t->extra, all > iw ? all : iw));
-    *block = an_add(blk, an_mul(t->extra, blk > ib ? blk : ib));
+    *block = an_add(an_add(blk, an_mul(t->extra, blk > ib ? blk : ib)), t->ntfn_block);
     w.crit = false;
     w.turn_need = *own;
     w.turn_jobs = an_add(wakes, an_mul(t->extra, wakes > iwakes ? wakes : iwakes));
@@ -412,6 +417,18 @@ static bool stream_blocking(struct an_ctx *c, uint32_t i, uint32_t *who, bool *i
     cycles_t worst = 0;
     *who = SCN_NONE;
     *idle = false;
+    t->ntfn_block = 0;
+    if (t->ppc_ntfn) {
+        /* a called PD's notified run waits for the request in progress,
+         * on its caller's context: its wait behind each client that may
+         * run out there, and in the servers it reaches (the request's
+         * execution is that caller's interference: its demand, or a lower
+         * one's request in progress) */
+        t->ntfn_block = an_call_blocking(c, i, i, t->p_eff, who, idle);
+        if (t->ntfn_block == AN_INF)
+            return false;
+        worst = t->ntfn_block;
+    }
     for (uint32_t m = 0; m < t->n_streams; m++) {
         struct an_stream *st = &c->streams[t->stream_first + m];
         st->block = 0;
@@ -458,7 +475,8 @@ static void attempt(struct an_ctx *c, uint32_t i, bool throttles, bool idle, uin
     r->ahead = true;
     r->win.turn_need = own;
     r->win.turn_jobs = jobs;
-    w.crit = an_critical_instant(c, i, t->p_eff);
+    /* a called PD's run may find a request in progress: work carried in */
+    w.crit = !t->ppc_ntfn && an_critical_instant(c, i, t->p_eff);
     busy(&w, throttles, &b);
     if (b.bound < r->bound)
         *r = b;
@@ -482,6 +500,14 @@ void an_serve_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out)
     }
     out->work = t->work;
     t->safe = !throttles;
+    if (t->ntfn_unlinked) {
+        t->bound = AN_INF;
+        out->verdict = ANALYSIS_UNKNOWN;
+        snprintf(out->reason, sizeof out->reason, "%s",
+                 "its notified handlers are woken by a thread that is not modelled, or its "
+                 "notification has another receiver");
+        return;
+    }
     if (t->n_streams == 0) {
         t->bound = AN_INF;
         out->verdict = ANALYSIS_NO_JOBS;

@@ -20,6 +20,9 @@ bool an_serve_receives(const struct an_ctx *c, const struct scn_step *b);
 const char *an_serve_unlinked(const struct an_ctx *c, uint32_t i);
 bool an_serve_arrivals(struct an_ctx *c, uint32_t i);
 void an_serve_candidate(const struct scenario *s, uint32_t th, struct an_thread *t);
+/* Does device d's interrupt set badge bit `bit` (SCN_NONE: any) of its
+ * notification (its badge, or d + 1 without one)? */
+bool an_device_feeds(const struct scenario *s, uint32_t d, uint32_t bit);
 /* May SHAPE_SERVE thread j be an interferer of the critical instant: it
  * never suspends with work pending (no calls, not throttled, no calls
  * served) and, when it has nothing pending, no interrupt of its lines is

@@ -15,6 +15,10 @@ static void source_comps(const struct an_ctx *c, uint32_t i, const struct an_sou
 {
     const struct an_thread *s;
     cycles_t add;
+    if (x->dev == SCN_NONE && x->sender == SCN_NONE) {
+        out->inf = true; /* a called PD's source in no modelled job */
+        return;
+    }
     if (x->dev == SCN_NONE && (x->sender == i || (x->stream != SCN_NONE &&
                                                   c->streams[c->t[x->sender].stream_first + x->stream].once))) {
         out->inf = true; /* its own runs, or an init's one run: no curve */

@@ -93,9 +93,10 @@ static bool object_own(const struct an_ctx *c, uint32_t i)
                an_steps_using(s, STEP_CALL, o) == 0 && an_steps_using(s, STEP_SEND, o) == 0 &&
                an_steps_using(s, STEP_SERVE, o) == 0 && an_steps_using(s, STEP_NBSEND, o) > 0;
     }
-    /* a context of its own only for a passive serve loop, which runs on it */
+    /* a context of its own only for a passive serve loop, which runs on it
+     * (a called one too: analysis_ppc.c) */
     return (!s->notifications[o].sc.present ||
-            (serve && an_passive_ntfn(s, &s->threads[i]) == o)) &&
+            (serve && (an_passive_ntfn(s, &s->threads[i]) == o || t->ppc))) &&
            an_steps_using(s, STEP_POLL, o) == 0 &&
            an_steps_using(s, STEP_WAIT, o) == (serve ? 0u : 1u) &&
            an_steps_using(s, STEP_SERVE, o) == (serve ? 1u : 0u);
@@ -112,7 +113,7 @@ static bool holder(const struct an_ctx *c, uint32_t k, uint32_t *th, uint32_t *s
             *sm = SCN_NONE;
             return true;
         }
-        if (t->shape != SHAPE_SERVE)
+        if (!an_has_streams(t))
             continue;
         for (uint32_t m = 0; m < t->n_streams; m++) {
             const struct an_stream *st = &streams(c, t)[m];
@@ -187,6 +188,11 @@ static bool feeds(uint64_t badge, uint32_t bit)
     if (bit == SCN_MAX_BADGE_BIT + 1)
         return badge == 0; /* a signal without a badge: a receive, no handler */
     return (badge >> bit) & 1u;
+}
+
+bool an_device_feeds(const struct scenario *s, uint32_t d, uint32_t bit)
+{
+    return feeds(dev_badge(s, d), bit);
 }
 
 bool an_device_fires(const struct scenario *s, uint32_t d, uint32_t o)
@@ -401,12 +407,35 @@ static void demote(struct an_thread *t, const char *why)
     t->why_other = why;
 }
 
+/* A passive PD both called and signalled (analysis_ppc.c checked its
+ * handlers and its notification) gets the streams of its notified
+ * handlers and stays a server for its callers, linked before. Its level:
+ * the lowest priority its requests reach, as a run can wait for the
+ * request in progress (an_serve_bound). */
+static int ppc_streams(struct an_ctx *c, uint32_t i)
+{
+    struct an_thread *t = &c->t[i];
+    if (!object_own(c, i)) {
+        t->ppc_ntfn = t->ntfn_unlinked = true; /* no streams: no bound, its demand none */
+        return 0;
+    }
+    if (make_streams(c, i) != 0)
+        return -1;
+    t->ppc_ntfn = true;
+    t->p_eff = an_reach_low(c, i, t->prio);
+    return 0;
+}
+
 int an_serve_link(struct an_ctx *c)
 {
     /* every candidate still unmodelled gets its streams and becomes SERVE */
     for (uint32_t i = 0; i < c->n; i++) {
         struct an_thread *t = &c->t[i];
-        if (!t->serve_candidate || t->shape != SHAPE_OTHER || t->background)
+        if (t->serve_candidate && t->shape == SHAPE_SERVER && t->ppc && ppc_streams(c, i) != 0)
+            return -1;
+        /* a called PD left unmodelled (its calls) serves requests: never
+         * a served thread of its notified handlers alone */
+        if (!t->serve_candidate || t->shape != SHAPE_OTHER || t->background || t->ppc)
             continue;
         /* a wait/recv loop that link_calls left unmodelled (a call to no
          * modelled server, or to an active server not above it) */
@@ -439,7 +468,11 @@ int an_serve_link(struct an_ctx *c)
         t->device = SCN_NONE;
         t->sender = SCN_NONE;
     }
-    /* ... then loses it while a source is in no modelled job */
+    /* ... then loses it while a source is in no modelled job (a called
+     * PD stays a server: its runs' demand and bound are then none) */
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->t[i].shape == SHAPE_SERVER && c->t[i].ppc_ntfn && !resolve(c, i))
+            c->t[i].ntfn_unlinked = true;
     for (uint32_t round = 0; round <= c->n; round++) {
         bool changed = false;
         for (uint32_t i = 0; i < c->n; i++)
@@ -457,7 +490,7 @@ bool an_serve_receives(const struct an_ctx *c, const struct scn_step *b)
 {
     for (uint32_t i = 0; i < c->n; i++) {
         const struct an_thread *t = &c->t[i];
-        if (t->shape != SHAPE_SERVE)
+        if (!an_has_streams(t))
             continue;
         if (b->kind == STEP_NBSEND && t->msg_object == b->object && t->by_endpoint)
             return true;
@@ -478,7 +511,8 @@ const char *an_serve_unlinked(const struct an_ctx *c, uint32_t i)
         for (uint32_t x = st->src_first; x < st->src_first + st->n_src; x++) {
             const struct an_source *sr = &c->srcs[x];
             if (sr->dev == SCN_NONE &&
-                c->t[sr->sender].shape != (sr->stream == SCN_NONE ? SHAPE_DEVICE : SHAPE_SERVE))
+                (sr->stream == SCN_NONE ? c->t[sr->sender].shape != SHAPE_DEVICE
+                                        : !an_has_streams(&c->t[sr->sender])))
                 return "woken by a message of a thread that is not modelled";
         }
     }

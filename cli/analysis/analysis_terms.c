@@ -105,10 +105,10 @@ void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycl
 {
     const struct an_ctx *c = w->c;
     const struct an_thread *t = &c->t[w->i];
-    cycles_t need = t->shape == SHAPE_SERVE ? t->serve_own : an_mul(q, t->work);
+    cycles_t need = an_has_streams(t) ? t->serve_own : an_mul(q, t->work);
     char text[96], bb[DEC_BUF], pp[DEC_BUF];
     out->n_terms = 0;
-    if (t->shape == SHAPE_SERVE)
+    if (an_has_streams(t))
         snprintf(text, sizeof text, ahead ? "own + the batches ahead" : "own + the runs queued");
     else if (ahead)
         snprintf(text, sizeof text, "own + the job ahead");

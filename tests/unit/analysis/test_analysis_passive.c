@@ -169,6 +169,53 @@ static void test_serve_init(void **state)
     ancheck_file_both(DATA "serve_init.yaml", names, bounds, 3);
 }
 
+/* called_signalled.yaml: drv, a passive PD at 20 both called (cl's
+ * protected call, 2ms on cl's context) and signalled (its interrupt
+ * d_drv every 10ms from 1.5ms, 1ms notified on n_drv's round-robin
+ * context), cl at 10 (1ms at least 0.5ms, then the call; every 10ms),
+ * lo at 5 (1ms every 20ms). Zero kernel costs (E = 0).
+ *  - drv's notified runs: one stream (bit 0), W = 1ms, extra = 2 (a
+ *    device bit), level 20 (its requests reach no lower server). A run
+ *    can wait for the request in progress: its execution is cl's request
+ *    at 20 (cl below the level: the one in progress, 2ms), its other
+ *    waits B_ntfn = 0 (cl's context is round robin: never runs out;
+ *    classic: none). Batches ahead: 1 + 2 x 1 + 2 = 5ms; busy window at
+ *    x = 0: min(0 + 2, eta(w)) = 1 run, 1 + 2 = 3ms (busy period 3ms, no
+ *    other offset): 3ms.
+ *  - cl: W = 1 + 2 = 3ms at level 10 (drv's priority above); drv's runs
+ *    at 20, min(eta(d) + 2, eta(d + 3ms), 2 + eta(d)) = 1 of 1ms for d
+ *    <= 7ms: w = 3 + 1 = 4ms: cl 4ms.
+ *  - drv's requests lie inside cl's jobs: 4 - 0.5 (cl's least compute) =
+ *    3.5ms; drv's bound the larger of its two kinds of jobs: 3.5ms.
+ *  - lo: 1ms + cl's min(eta(d) + 2, eta(d + 4ms)) = 1 job of 3ms + drv's
+ *    1 run (eta(5ms + 3ms) = 1): 5ms.
+ * The same under classic. Observed: d_drv at 1.5ms comes during cl's
+ * request (1-3ms); after the reply drv's receive takes the pending
+ * signal first and runs 3-4ms: drv 2.5ms, cl 4ms and lo 5ms (the
+ * bounds). Before, drv was "program not modelled" and neither cl nor lo
+ * had a bound. */
+static void test_called_signalled(void **state)
+{
+    static const char *const names[] = {"drv", "cl", "lo"};
+    static const cycles_t bounds[] = {3500 * US, 4 * MS, 5 * MS};
+    struct scenario s;
+    struct analysis_result r;
+    (void)state;
+    ancheck_file_both(DATA "called_signalled.yaml", names, bounds, 3);
+    /* drv's protected handler calls an endpoint nobody receives on: drv
+     * is not modelled, its runs no bound of their own either */
+    scnload_must(DATA "called_signalled_unlinked.yaml", &s);
+    for (uint8_t sched = SCHED_MCS; sched <= SCHED_CLASSIC; sched++) {
+        assert_int_equal(analysis_run(&s, sched, &r), 0);
+        for (uint32_t k = 0; k < 3; k++) {
+            uint32_t i = scenario_find_thread(&s, names[k]);
+            assert_int_equal(r.threads[i].bound, ANALYSIS_NO_BOUND);
+        }
+        analysis_release(&r);
+    }
+    scenario_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -177,6 +224,7 @@ int main(void)
         cmocka_unit_test(test_passive_wait),
         cmocka_unit_test(test_ppc_notified),
         cmocka_unit_test(test_serve_init),
+        cmocka_unit_test(test_called_signalled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

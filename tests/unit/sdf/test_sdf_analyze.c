@@ -51,6 +51,7 @@ static const struct {
     {"microkit-timer.system", "timer.mcsim.yaml"},
     {"sddf-echo_server-maaxboard.system", "echo_server_flood.mcsim.yaml"},
     {"sddf-echo_server-maaxboard.system", "timer.mcsim.yaml"},
+    {"sddf-echo_server-maaxboard.system", "timer_calls.mcsim.yaml"},
     {"lionsos-firewall.system", "firewall_flood.mcsim.yaml"},
     {"lionsos-firewall.system", "firewall_path.mcsim.yaml"},
     {"lionsos-firewall.system", NULL},
@@ -339,6 +340,47 @@ static void test_ppc_two(void **state)
     clean();
 }
 
+/* A passive PD both called and signalled (tests/data/sdf/called_signalled
+ * .system, sidecars/called_signalled.mcsim.yaml; docs/analysis.md "Called
+ * and signalled"): drv at 20, its interrupt every 10ms (1ms on its
+ * notification's context, Microkit's default budget = period: round
+ * robin), its protected procedure 2ms on client's context; client at 10,
+ * a serve loop of its interrupt (every 10ms): 1ms then the ppcall. Zero
+ * kernel costs. drv's notified runs: W = 1ms, the request in progress (2ms
+ * of client's below its level, once), 1 + 2 = 3ms (batches ahead: 1 + 2 +
+ * 2 = 5ms). client, one stream, W = 3ms at level 10, drv's runs 1ms
+ * (min(eta(d) + 2, eta(d + 3ms), 2 + eta(d)) = 1 for d <= 7ms): 4ms
+ * (batches ahead 3 + 2 x 3 + 2 = 11ms). drv's requests inside client's
+ * jobs (a serve loop: no least compute subtracted) 4ms, the larger of its
+ * two kinds of jobs. Both interrupts at 0: drv runs 0-1ms, client 1-2ms
+ * and its call 2-4ms: observed client 4ms (the bound), drv 2ms, under
+ * both schedulers. Before, drv was "program not modelled" and client had
+ * no bound. */
+static void test_called_signalled(void **state)
+{
+    static const char *const sched[] = {"mcs", "classic"};
+    static const char *const rows[] = {
+        "  drv                20 lo           2ms        4ms          -          -  schedulable\n",
+        "  client             10 lo           3ms        4ms       10ms        6ms  schedulable\n",
+    };
+    const char *sys = DIR "called_signalled.system";
+    const char *side = DIR "sidecars/called_signalled.mcsim.yaml";
+    (void)state;
+    for (size_t k = 0; k < 2; k++) {
+        assert_int_equal(
+            spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "--scheduler", sched[k], NULL),
+            0);
+        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
+            assert_non_null(strstr(spawn_out, rows[r]));
+        assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db",
+                                     "--analyze", "--scheduler", sched[k], NULL),
+                         0);
+        assert_non_null(strstr(spawn_out, "  client           bound        4ms  observed        4ms"));
+        assert_non_null(strstr(spawn_out, "  drv              bound        4ms  observed        2ms"));
+    }
+    clean();
+}
+
 /* The LionsOS firewall's packet path (sidecars/firewall_path.mcsim.yaml):
  * every PD with handlers is a serve loop of several streams
  * (docs/analysis.md "Several senders and serve loops"): a driver's bit 0
@@ -547,6 +589,7 @@ int main(void)
         cmocka_unit_test(test_echo_server_flood),
         cmocka_unit_test(test_echo_server_timer),
         cmocka_unit_test(test_ppc_two),
+        cmocka_unit_test(test_called_signalled),
         cmocka_unit_test(test_firewall_path),
         cmocka_unit_test(test_ethernet_active),
         cmocka_unit_test(test_store),
