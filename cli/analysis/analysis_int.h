@@ -366,29 +366,6 @@ uint64_t an_message_jobs(const struct an_win *w, uint32_t j);
 void an_ppc_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t);
 void an_ppc_results(const struct an_ctx *c, struct analysis_result *r);
 
-/* Active servers (analysis_active.c): an_active_shape marks a thread with
- * a context whose program is a serve loop with an endpoint (a candidate of
- * analysis_serve_link.c, or SHAPE_OTHER with the rule it breaks);
- * an_active_on names the one receiving on endpoint ep (SCN_NONE: none);
- * an_active_streams adds its protected streams (one per call badge, -1
- * out of memory); an_active_unlinked says why a caller cannot stay
- * modelled (its server is not), NULL if it can. */
-void an_active_shape(const struct an_ctx *c, uint32_t th, struct an_thread *t);
-uint32_t an_active_on(const struct an_ctx *c, uint32_t ep);
-int an_active_streams(struct an_ctx *c, uint32_t i);
-const char *an_active_unlinked(const struct an_ctx *c, uint32_t i);
-/* Active servers with a budget below their period (analysis_active.c):
- * does thread i call one that may be throttled (under mcs, not proven
- * never to run out), so that its job may wait with the CPU idle; the
- * time such servers w->i's job calls can be throttled in a window of
- * length d whose kernel entries cost `kernel` (the sum of their phase
- * bounds; 0 when none; *who, if not NULL, the server of the largest). */
-bool an_active_idles(const struct an_ctx *c, uint32_t i);
-cycles_t an_active_throttling(const struct an_win *w, cycles_t d, cycles_t kernel, uint32_t *who);
-/* Is step b a call to an active server (its request runs on the
- * server's own context, as the server's run: the caller's job counts the
- * call's kernel entry and a wake)? */
-bool an_active_call(const struct an_ctx *c, const struct scn_step *b);
 /* The wakes of one run of stream st: its receive and each return from a
  * server, passive or active. */
 static inline uint64_t an_run_wakes(const struct an_stream *st)
@@ -474,54 +451,6 @@ cycles_t an_request(const struct an_ctx *c, uint32_t k);
 /* True if thread `j`'s job visits server `k` (directly or nested). */
 bool an_visits(const struct an_ctx *c, uint32_t j, uint32_t k);
 
-/* Kernel entries not part of any job, in a window of length d: every
- * device arrival, timer interrupts of contexts that may run out, classic
- * ticks, late starts, one entry in progress (analysis_kernel.c). */
-uint64_t an_kernel_entries(const struct an_win *w, cycles_t d);
-
-/* A line under an_kernel_entries(w, d). */
-struct an_line an_kernel_line(const struct an_win *w);
-
-/* Of K(d), the entries that can be taken while thread i's (w->i) context
- * is the running one, which alone can be charged to it (all but the timer
- * entries of other round-robin contexts: docs/analysis.md, "Own
- * throttling", what a window charges), and a line under them
- * (analysis_kernel.c). */
-uint64_t an_charged_entries(const struct an_win *w, cycles_t d);
-struct an_line an_charged_line(const struct an_win *w);
-
-/* Does thread k's context stand still in w's window: a thread below the
- * window's level whose context runs nowhere at or above it (no request
- * reaching it) in a window without idle time? Then the context neither
- * runs out nor is charged in the window: its only timer entry there is
- * the one that may end a throttle begun before it (docs/analysis.md,
- * "Kernel"). */
-bool an_context_still(const struct an_win *w, uint32_t k);
-
-/* Thread k's context's timer entries in w's window, as an_kernel_entries,
- * an_kernel_line and the fast path count them: none (proven never to run
- * out, not round robin), one (it stands still), or all of them (*safe:
- * proven never to run out). */
-enum an_timers { AN_TIMERS_NONE, AN_TIMERS_ONE, AN_TIMERS_ALL };
-enum an_timers an_context_timers(const struct an_win *w, uint32_t k, bool *safe);
-
-/* The tables an_kernel_entries and an_faults use (after an_model); -1
- * out of memory. */
-int an_kernel_tables(struct an_ctx *c);
-
-/* Timeout faults that can be raised on servers served by handler `h` in a
- * window of length d (analysis_kernel.c). */
-uint64_t an_faults(const struct an_ctx *c, uint32_t h, cycles_t d);
-
-/* Times in d that thread k's periodic context (budget < period) can run
- * out, be throttled or replenished, or have a system call refused for
- * MIN_BUDGET: three per refill per period (0 for none or round robin);
- * each can raise one timeout fault or let its thread take the CPU again. */
-uint64_t an_context_events(const struct an_ctx *c, uint32_t k, cycles_t d);
-
-/* Kernel entries the handler and the server make per fault, an upper
- * bound over the three policies (sim/timeouts.c, sim/inherit.c). */
-#define AN_FAULT_ENTRIES 24u
 
 /* One job's window: thread i at `level` (its p_eff); `crit` when no
  * interferer carries work in from before the window (critical instant). */
@@ -643,8 +572,10 @@ void an_terms(const struct an_win *w, cycles_t b, uint32_t who, uint64_t q, cycl
  * (bound, safety, lag) changed. */
 bool an_thread_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *out);
 
-/* The interfaces of two parts, which use the types above. */
+/* The interfaces of its parts, which use the types above. */
+#include "analysis/analysis_active.h"
 #include "analysis/analysis_budget.h"
+#include "analysis/analysis_kernel.h"
 #include "analysis/analysis_reach.h"
 #include "analysis/analysis_serve.h"
 
