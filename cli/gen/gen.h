@@ -187,6 +187,15 @@ struct gen_knobs {
      * too), this share calls an active server above it instead, when
      * there is one. */
     uint32_t active_above;
+    /* Passive protected-procedure servers that handle an interrupt too
+     * (default 0, own stream "gen:ppcsig:K", gen_signalled.c): of the
+     * passive serve-loop servers (ppc_share), this share gets a
+     * notification n_sK with a round-robin context (Microkit binds a
+     * passive PD's budget = period there), a device d_sK on its bit 0 with
+     * the arrivals of a drawn device thread's, and notified handler 0
+     * [compute of protected handler 1, irq_ack d_sK]: called and
+     * signalled (docs/analysis.md "Called and signalled"). */
+    uint32_t ppc_signalled;
 };
 
 /* One thread's context as drawn (budget == period: round-robin). */
@@ -260,6 +269,10 @@ struct gen_server {
     uint32_t notify;            /* passive ppc: handler 1 signals bit 1 of serve
                                    loop t<notify> (init_share), SCN_NONE: none */
     cycles_t min1, max1;        /* ppc: protected handler 1's compute */
+    bool signalled;             /* passive ppc notified by device `dev` on
+                                   notification n_sK (ppc_signalled) */
+    struct gen_device dev;
+    cycles_t ntfn_slice;        /* n_sK's round-robin budget = period */
 };
 
 struct gen_system {
@@ -304,6 +317,11 @@ int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *out, c
  * threads below them to them (knob active_above, gen_active.c): called
  * by gen_draw once the servers and the calls are drawn. */
 void gen_draw_active(const struct gen_knobs *k, uint64_t seed, struct gen_system *g);
+
+/* Passive protected-procedure servers that are interrupted too (knob
+ * ppc_signalled, gen_signalled.c): called by gen_draw once the servers
+ * and the threads' devices are drawn. */
+void gen_draw_signalled(const struct gen_knobs *k, uint64_t seed, struct gen_system *g);
 
 /* Free what gen_draw allocated and zero `g`. */
 void gen_system_release(struct gen_system *g);

@@ -585,6 +585,7 @@ int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *g, cha
     gen_draw_active(k, seed, g);
     draw_two(k, seed, g);
     draw_inits(k, seed, g);
+    gen_draw_signalled(k, seed, g);
     set_budgets(g);
     g->duration = pmax * k->periods;
     return 0;

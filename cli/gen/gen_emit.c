@@ -62,6 +62,8 @@ static void emit_notifications(const struct gen_system *g, struct strbuf *o)
     bool any = false, map = false;
     for (uint32_t i = 0; i < g->n_threads; i++)
         map |= g->threads[i].passive;
+    for (uint32_t k = 0; k < g->n_servers; k++)
+        map |= g->servers[k].signalled;
     sb_puts(o, map ? "notifications:\n" : "notifications: [");
     for (uint32_t i = 0; i < g->n_threads; i++) {
         const struct gen_job_thread *t = &g->threads[i];
@@ -81,6 +83,11 @@ static void emit_notifications(const struct gen_system *g, struct strbuf *o)
                       t->sc.extra_refills, t->sc.sporadic ? "true" : "false");
         }
     }
+    for (uint32_t k = 0; k < g->n_servers; k++) /* ppc_signalled: round robin */
+        if (g->servers[k].signalled)
+            sb_printf(o, "  n_s%u: {budget: %lluc, period: %lluc}\n", k,
+                      (unsigned long long)g->servers[k].ntfn_slice,
+                      (unsigned long long)g->servers[k].ntfn_slice);
     if (!map)
         sb_puts(o, "]\n");
 }
@@ -228,6 +235,11 @@ static void emit_server(const struct gen_system *g, uint32_t k, struct strbuf *o
         emit_compute(o, "              ", s->min1, s->max1);
         if (s->notify != SCN_NONE) /* init_share */
             sb_printf(o, "              - signal: {notification: n_t%u, bit: 1}\n", s->notify);
+        if (s->signalled) { /* ppc_signalled */
+            sb_printf(o, "          notification: n_s%u\n          notified:\n            0:\n", k);
+            emit_compute(o, "              ", s->min1, s->max1);
+            sb_printf(o, "              - irq_ack: d_s%u\n", k);
+        }
         return;
     }
     sb_printf(o, "    program:\n      - recv: e_s%u\n      - loop:\n", k);
@@ -278,10 +290,12 @@ static void emit_handlers(const struct gen_system *g, struct strbuf *o)
     }
 }
 
-static void emit_device(const struct gen_device *d, uint32_t i, bool serve, struct strbuf *o)
+/* Device d_<who>I on n_<who>I (who 't' a thread's, 's' a server's). */
+static void emit_device(const struct gen_device *d, char who, uint32_t i, uint32_t irq, bool serve,
+                        struct strbuf *o)
 {
-    sb_printf(o, "  d_t%u: {irq: %u, notification: n_t%u, %soffset: %lluc, arrivals: ", i, i + 1,
-              i, serve ? "bit: 0, " : "", (unsigned long long)d->offset);
+    sb_printf(o, "  d_%c%u: {irq: %u, notification: n_%c%u, %soffset: %lluc, arrivals: ", who, i,
+              irq, who, i, serve ? "bit: 0, " : "", (unsigned long long)d->offset);
     switch (d->kind) {
     case GEN_PERIODIC:
         sb_printf(o, "{periodic: %lluc", (unsigned long long)d->period);
@@ -324,6 +338,14 @@ void gen_emit_yaml(const struct gen_system *g, const char *name, struct strbuf *
         if (!devices)
             sb_puts(o, "devices:\n");
         devices = true;
-        emit_device(&g->threads[i].dev, i, g->threads[i].driver == GEN_SERVE, o);
+        emit_device(&g->threads[i].dev, 't', i, i + 1, g->threads[i].driver == GEN_SERVE, o);
+    }
+    for (uint32_t k = 0; k < g->n_servers; k++) {
+        if (!g->servers[k].signalled)
+            continue;
+        if (!devices)
+            sb_puts(o, "devices:\n");
+        devices = true;
+        emit_device(&g->servers[k].dev, 's', k, g->n_threads + 1 + k, true, o); /* ppc_signalled */
     }
 }

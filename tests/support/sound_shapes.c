@@ -64,6 +64,20 @@ static bool ntfn_ep(const struct scenario *s, uint32_t i)
            uses(s, STEP_CALL, s->steps[s->threads[i].prog_first].object) == 0;
 }
 
+/* A passive serve loop with an endpoint that is called and a notification
+ * a device interrupts (ppc_signalled). */
+static bool called_signalled(const struct scenario *s, uint32_t i)
+{
+    const struct scn_step *sv = &s->steps[s->threads[i].prog_first];
+    if (!s->threads[i].passive || !serve_loop(s, i, true) || sv->ntfn == SCN_NONE ||
+        uses(s, STEP_CALL, sv->object) == 0)
+        return false;
+    for (uint32_t d = 0; d < s->n_devices; d++)
+        if (s->devices[d].notification == sv->ntfn)
+            return true;
+    return false;
+}
+
 /* The endpoint of a serve loop with a protected handler that calls twice
  * (twice_share), SCN_NONE if thread i is none. */
 static uint32_t twice_ep(const struct scenario *s, uint32_t i)
@@ -318,6 +332,7 @@ const struct sound_class sound_classes[] = {
     {"active servers with a budget below their period, and their callers",
      active_below},
     {"serve loops or threads of several senders calling an active server", served_active},
+    {"passive servers called and interrupted", called_signalled},
 };
 
 const size_t sound_n_classes = sizeof sound_classes / sizeof sound_classes[0];

@@ -221,6 +221,8 @@ static void test_analysis_sound_random(void **state)
     /* half the active servers have a budget below their period; half the
      * threads that call a server call an active server above them */
     k.active_above = 500;
+    /* half the passive protected-procedure servers interrupted too */
+    k.ppc_signalled = 500;
     sound(&k, env_or("MCSIM_SOUND_FIRST", 0), env_or("MCSIM_SOUND_SCENARIOS", 150),
           env_or("MCSIM_SOUND_SEEDS", 2));
 }
