@@ -44,14 +44,20 @@ void ancheck_bounds(const struct scenario *s, uint8_t sched, const char *const *
     analysis_release(&r);
 }
 
-void ancheck_file_both(const char *path, const char *const *names, const cycles_t *bounds,
-                       uint32_t n)
+void ancheck_file_each(const char *path, const char *const *names, const cycles_t *mcs,
+                       const cycles_t *classic, uint32_t n)
 {
     struct scenario s;
     scnload_must(path, &s);
-    ancheck_bounds(&s, SCHED_MCS, names, bounds, n);
-    ancheck_bounds(&s, SCHED_CLASSIC, names, bounds, n);
+    ancheck_bounds(&s, SCHED_MCS, names, mcs, n);
+    ancheck_bounds(&s, SCHED_CLASSIC, names, classic, n);
     scenario_release(&s);
+}
+
+void ancheck_file_both(const char *path, const char *const *names, const cycles_t *bounds,
+                       uint32_t n)
+{
+    ancheck_file_each(path, names, bounds, bounds, n);
 }
 
 const struct analysis_term *ancheck_term(const struct analysis_thread *t,

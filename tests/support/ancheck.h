@@ -17,8 +17,12 @@
 void ancheck_bounds(const struct scenario *s, uint8_t sched, const char *const *names,
                     const cycles_t *bounds, uint32_t n);
 
-/* The same for the scenario in file `path`, under mcs and then classic,
- * with the same bounds under both. */
+/* The same for the scenario in file `path`, under mcs (bounds `mcs`) and
+ * then classic (bounds `classic`). */
+void ancheck_file_each(const char *path, const char *const *names, const cycles_t *mcs,
+                       const cycles_t *classic, uint32_t n);
+
+/* ancheck_file_each with the same bounds under both. */
 void ancheck_file_both(const char *path, const char *const *names, const cycles_t *bounds,
                        uint32_t n);
 

@@ -26,17 +26,6 @@
 #define MS 1000000u /* cycles at 1 GHz */
 #define US 1000u
 
-/* The bounds of `path`'s threads `names` under mcs and under classic. */
-static void check_both(const char *path, const char *const *names, const cycles_t *mcs,
-                       const cycles_t *classic, uint32_t n)
-{
-    struct scenario s;
-    scnload_must(path, &s);
-    ancheck_bounds(&s, SCHED_MCS, names, mcs, n);
-    ancheck_bounds(&s, SCHED_CLASSIC, names, classic, n);
-    scenario_release(&s);
-}
-
 /* active_throttle.yaml, zero kernel costs (E = 0), MIN_BUDGET 10us. srv
  * (prio 20) serves on its own context, 4ms every 5ms (constant
  * bandwidth, 2 refills): badge 0 (hi's call) and badge 1 (lo's) 3ms each.
@@ -79,7 +68,7 @@ static void test_active_throttle(void **state)
     static const cycles_t mcs[] = {16 * MS, 11200 * US, 16500 * US};
     static const cycles_t classic[] = {6 * MS, 6200 * US, 6300 * US};
     (void)state;
-    check_both(DATA "active_throttle.yaml", names, mcs, classic, 3);
+    ancheck_file_each(DATA "active_throttle.yaml", names, mcs, classic, 3);
 }
 
 /* active_safe.yaml: active_throttle.yaml with 1ms handlers and srv's 6
@@ -101,7 +90,7 @@ static void test_active_safe(void **state)
     static const char *const names[] = {"srv", "hi", "lo"};
     static const cycles_t bounds[] = {2 * MS, 2200 * US, 2300 * US};
     (void)state;
-    check_both(DATA "active_safe.yaml", names, bounds, bounds, 3);
+    ancheck_file_each(DATA "active_safe.yaml", names, bounds, bounds, 3);
 }
 
 /* active_served.yaml, zero kernel costs (E = 0), MIN_BUDGET 10us. srv
@@ -145,7 +134,7 @@ static void test_active_served(void **state)
     static const cycles_t mcs[] = {6 * MS, 7500 * US, 6500 * US};
     static const cycles_t classic[] = {2 * MS, 3500 * US, 4500 * US};
     (void)state;
-    check_both(DATA "active_served.yaml", names, mcs, classic, 3);
+    ancheck_file_each(DATA "active_served.yaml", names, mcs, classic, 3);
 }
 
 int main(void)

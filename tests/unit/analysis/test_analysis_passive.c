@@ -25,17 +25,6 @@
 #define MS 1000000u /* cycles at 1 GHz */
 #define US 1000u
 
-/* The scenario in `path`: bounds `mcs` under mcs, `classic` under classic. */
-static void check_each(const char *path, const char *const *names, const cycles_t *mcs,
-                       const cycles_t *classic, uint32_t n)
-{
-    struct scenario s;
-    scnload_must(path, &s);
-    ancheck_bounds(&s, SCHED_MCS, names, mcs, n);
-    ancheck_bounds(&s, SCHED_CLASSIC, names, classic, n);
-    scenario_release(&s);
-}
-
 /* passive_notified.yaml, zero kernel costs (E = 0). Every device periodic
  * 10ms but d_app (20ms).
  *  - drv (prio 30, passive, n_drv's context 2ms / 10ms): a driver's event
@@ -86,7 +75,7 @@ static void test_passive_flood(void **state)
     static const cycles_t mcs[] = {65 * MS, 3 * MS};
     static const cycles_t classic[] = {1 * MS, ANALYSIS_NO_BOUND};
     (void)state;
-    check_each(DATA "passive_flood.yaml", names, mcs, classic, 2);
+    ancheck_file_each(DATA "passive_flood.yaml", names, mcs, classic, 2);
 }
 
 /* passive_wait.yaml, zero kernel costs: h (prio 20, passive, n_h's context
@@ -117,7 +106,7 @@ static void test_passive_wait(void **state)
     static const cycles_t mcs[] = {9800 * US, 4 * MS};
     static const cycles_t classic[] = {800 * US, 2800 * US};
     (void)state;
-    check_each(DATA "passive_wait.yaml", names, mcs, classic, 2);
+    ancheck_file_each(DATA "passive_wait.yaml", names, mcs, classic, 2);
 }
 
 /* ppc_notified.yaml: passive_notified.yaml with drv and mux passive PDs
