@@ -173,6 +173,21 @@ bool an_critical_instant(const struct an_ctx *c, uint32_t i, uint32_t level)
     return true;
 }
 
+/* Is thread i's job woken inside itself: after a blocking send, or by
+ * the reply of an active server (its own or a served stream's call)?
+ * Each such wake re-dates a sporadic context's refills
+ * (refill_unblock_check), as a wake at the job's start does. */
+static bool wakes_in_job(const struct an_ctx *c, uint32_t i)
+{
+    const struct an_thread *t = &c->t[i];
+    if (t->bsends > 0 || t->acalls > 0)
+        return true;
+    for (uint32_t m = 0; m < t->n_streams; m++)
+        if (c->streams[t->stream_first + m].n_acalls > 0)
+            return true;
+    return false;
+}
+
 /*
  * w = base + need + Theta(need') + E K(w) + sum_j I_j(w), where need' adds
  * to the jobs' work the kernel entries of the window, which the context
@@ -199,8 +214,8 @@ cycles_t an_throttled_fixed_point(const struct an_win *w, cycles_t base, cycles_
      * (B7), so its full list's tail is re-anchored after each preemption;
      * a sporadic one's head moves only by what it is charged, and at a
      * wake (after waiting in a server) */
-    if (throttles && (!w->c->t[w->i].sporadic || w->c->t[w->i].bsends > 0))
-        v.anchors++; /* a sporadic one's at the wake after a blocking send too */
+    if (throttles && (!w->c->t[w->i].sporadic || wakes_in_job(w->c, w->i)))
+        v.anchors++; /* a sporadic one's at a wake inside its job too */
     if (v.anchors > 0 || throttles)
         v.anchor_extra = base; /* the jobs' waits in servers: the context idles */
     return an_fixed_point(&v, an_add(need, base), start, need, throttles, theta);
