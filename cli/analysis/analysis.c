@@ -244,6 +244,7 @@ static void ctx_release(struct an_ctx *c)
     free(c->dev);
     free(c->ilist);
     free(c->timed);
+    free(c->held);
     free(c->hoff);
     free(c->hclients);
     free(c->hcount);

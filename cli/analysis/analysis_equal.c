@@ -82,18 +82,19 @@ static uint64_t classic_turns(const struct an_win *w, cycles_t d)
 /* Wakes that can preempt a thread at the window's level in d: the root
  * task's starts and the entry in progress (K's constant part), and every
  * interrupt except those of devices whose thread runs at or below the
- * level (an equal one goes behind the running thread, B5). */
+ * level (an equal one goes behind the running thread, B5), with one held
+ * delivery per line unless its own thread delivers it (an_held). */
 static uint64_t preempting_wakes(const struct an_win *w, cycles_t d)
 {
     const struct an_ctx *c = w->c;
-    uint64_t p = c->k_fixed;
+    uint64_t p = c->k_fixed - c->k_held;
     for (uint32_t k = 0; k < c->s->n_devices; k++) {
         bool below = false;
         for (uint32_t i = 0; i < c->n && !below; i++)
             below = c->t[i].shape == SHAPE_DEVICE && c->t[i].device == k &&
                     c->t[i].prio <= w->level;
         if (!below)
-            p = an_add(p, an_eta(&c->dev[k], d));
+            p = an_add(p, an_add(an_eta(&c->dev[k], d), c->held[k] == AN_HELD_WAKES));
     }
     return p;
 }

@@ -254,6 +254,14 @@ static inline bool an_has_streams(const struct an_thread *t)
     return t->shape == SHAPE_SERVE || (t->shape == SHAPE_SERVER && t->ppc_ntfn);
 }
 
+/* Whether a device's line can hold an interrupt for a later delivery
+ * inside a window (an_kernel_tables). */
+enum an_held {
+    AN_HELD_NEVER, /* nobody acknowledges it */
+    AN_HELD_OWN,   /* delivered at its own device thread's irq_ack */
+    AN_HELD_WAKES, /* delivered at an irq_ack that may wake another thread */
+};
+
 struct an_ctx {
     const struct scenario *s;
     uint8_t sched;             /* enum sched_mode */
@@ -273,7 +281,9 @@ struct an_ctx {
     /* an_kernel_tables: K(d)'s constant part, the threads with a context of
      * their own, and per handler h its clients hclients[hoff[h] ..
      * hoff[h + 1]) with their visits to h's servers per job */
-    uint64_t k_fixed;
+    uint64_t k_fixed;          /* with k_held, one per line that can hold */
+    uint64_t k_held;
+    uint8_t *held;             /* per device: enum an_held */
     struct an_line k_dev_line; /* an_kernel_line's sum up to its devices */
     uint32_t *timed, n_timed;
     uint32_t *hoff, *hclients, *hcount;

@@ -187,6 +187,30 @@ uint64_t an_faults(const struct an_ctx *c, uint32_t h, cycles_t d)
     return n;
 }
 
+/*
+ * An interrupt held on a masked line (docs/analysis.md, "Kernel K(d)"):
+ * hal-sim, like the GIC under seL4, keeps one interrupt pending on a
+ * masked line and delivers it when an irq_ack unmasks the line, with a
+ * kernel entry of its own there. An arrival before a window can so enter
+ * the kernel inside it, one per line (a second arrival while it is held
+ * is lost; a later delivery needs an arrival after the one before). A
+ * line nobody acknowledges stays masked after its first delivery and
+ * holds nothing that is ever delivered. The delivery wakes the thread
+ * waiting on the line's notification; when that is a device thread whose
+ * own irq_ack is the line's only one, it runs at the delivery (it is the
+ * one acknowledging) and nothing is preempted.
+ */
+static uint8_t held_line(const struct an_ctx *c, uint32_t d)
+{
+    uint32_t acks = an_steps_using(c->s, STEP_IRQ_ACK, d);
+    if (acks == 0)
+        return AN_HELD_NEVER;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->t[i].shape == SHAPE_DEVICE && c->t[i].device == d && acks == 1)
+            return AN_HELD_OWN;
+    return AN_HELD_WAKES;
+}
+
 int an_kernel_tables(struct an_ctx *c)
 {
     const struct scenario *s = c->s;
@@ -195,6 +219,16 @@ int an_kernel_tables(struct an_ctx *c)
     for (uint32_t k = 0; k < s->n_threads; k++)
         if (s->threads[k].start > 0)
             c->k_fixed = an_add(c->k_fixed, 2); /* the root task's start timer and resume */
+    c->held = calloc(s->n_devices ? s->n_devices : 1, sizeof *c->held);
+    if (!c->held)
+        return -1;
+    for (uint32_t d = 0; d < s->n_devices; d++)
+        c->held[d] = held_line(c, d);
+    c->k_held = 0;
+    for (uint32_t d = 0; d < s->n_devices; d++)
+        if (c->held[d] != AN_HELD_NEVER)
+            c->k_held++;
+    c->k_fixed = an_add(c->k_fixed, c->k_held);
     c->timed = calloc(c->n ? c->n : 1, sizeof *c->timed);
     c->hoff = calloc((size_t)c->n + 1, sizeof *c->hoff);
     for (uint32_t h = 0; h < c->n; h++)

@@ -89,6 +89,13 @@ struct gen_knobs {
     /* kernel */
     bool kernel_costs;                  /* false: every cost 0 */
     uint32_t cost_max;                  /* each cost drawn in [0, cost_max] */
+    uint32_t entry_heavy;               /* per mille of the systems (own stream
+                                           "gen:entryheavy", default 0) whose
+                                           costs but entry and exit are drawn
+                                           in [0, cost_max / 16]: the trap
+                                           dominates (an interrupt held on a
+                                           masked line, docs/analysis.md
+                                           "Kernel K(d)") */
     uint64_t cpu_hz, timer_hz;
     uint32_t hi_share;                  /* job threads of criticality hi */
     uint32_t periods;                   /* duration = periods x the longest period */

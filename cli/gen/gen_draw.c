@@ -59,6 +59,15 @@ static void draw_costs(const struct gen_knobs *k, uint64_t seed, struct gen_syst
     g->costs.timer_program = rng_uniform(&r, 0, k->cost_max);
     g->costs.irq = rng_uniform(&r, 0, k->cost_max);
     g->costs.tick = rng_uniform(&r, 0, k->cost_max);
+    gen_stream(&r, seed, "gen:entryheavy");
+    if (k->entry_heavy > 0 && rng_uniform(&r, 0, 999) < k->entry_heavy) {
+        g->costs.syscall /= 16;
+        g->costs.ipc /= 16;
+        g->costs.schedule /= 16;
+        g->costs.timer_program /= 16;
+        g->costs.irq /= 16;
+        g->costs.tick /= 16;
+    }
 }
 
 /* The arrival form of a device thread with period `p`. */

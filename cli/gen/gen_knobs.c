@@ -91,11 +91,11 @@ int gen_check_knobs(const struct gen_knobs *k, char *why, size_t why_len)
              k->passive_share > 1000 || k->active_share > 1000 || k->bgcall_share > 1000 ||
              k->bgshape_share > 1000 || k->srvcall_share > 1000 || k->ntfnep_share > 1000 ||
              k->twice_share > 1000 || k->two_share > 1000 || k->init_share > 1000 ||
-             k->active_above > 1000 || k->ppc_signalled > 1000)
+             k->active_above > 1000 || k->ppc_signalled > 1000 || k->entry_heavy > 1000)
         bad = "message_share, background_share, serve_share, send_share, bgsend_share, "
               "ppc_share, passive_share, active_share, bgcall_share, bgshape_share, "
               "srvcall_share, ntfnep_share, twice_share, two_share, init_share and "
-              "active_above, ppc_signalled are per mille";
+              "active_above, ppc_signalled, entry_heavy are per mille";
     else if (k->classic_tick && (k->tick_min == 0 || k->tick_min > k->tick_max))
         bad = "0 < tick_min <= tick_max";
     if (bad)

@@ -115,5 +115,5 @@ int main(void)
         cmocka_unit_test(test_docs_name_every_key_and_step),
         cmocka_unit_test(test_help_mentions_topics),
     };
-    return cmocka_run_group_tests(tests, setup, NULL);
+    return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }

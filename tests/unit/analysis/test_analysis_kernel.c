@@ -27,6 +27,7 @@
 #include "analysis/analysis.h"
 #include "ancheck.h"
 #include "load/load.h"
+#include "observe.h"
 #include "scnload.h"
 
 #define US 1000u /* cycles at 1 GHz */
@@ -36,14 +37,15 @@
  * entries' share charged to it, 2.62us (82.62us for task1). In task1's,
  * task2's and task3's windows (all shorter than 1ms) the kernel's entries
  * are: one in progress at the release, one arrival of each of the ten
- * devices, and one timer entry of each lower context that may run out
- * and stands still there (below the level, calling no server, no idle
- * time): task4..task10, 7 (task1..task3 are shown never to run out:
- * none of their own). 18 x 1310 = 23.58us.
- *  - task1: 82.62 + 23.58 = 106.2us.
- *  - task2: 162.62 + 23.58 + one job of task1 82.62 = 268.82us.
- *  - task3: 322.62 + 23.58 + 162.62 + 82.62 = 591.44us (one job each:
- *    591.44us < 1ms).
+ * devices, one interrupt held on each of the ten acknowledged lines
+ * (docs/analysis.md, "Kernel K(d)"), and one timer entry of each lower
+ * context that may run out and stands still there (below the level,
+ * calling no server, no idle time): task4..task10, 7 (task1..task3 are
+ * shown never to run out: none of their own). 28 x 1310 = 36.68us.
+ *  - task1: 82.62 + 36.68 = 119.3us.
+ *  - task2: 162.62 + 36.68 + one job of task1 82.62 = 281.92us.
+ *  - task3: 322.62 + 36.68 + 162.62 + 82.62 = 604.54us (one job each:
+ *    604.54us < 1ms).
  * Each is below its budget less MIN_BUDGET, 3 E and 2 ticks (160, 320,
  * 640us), so each job starts with its whole budget in one refill and
  * never runs out ("Never runs out"). task4 (402.62us of work, 800us
@@ -59,16 +61,18 @@
  * (3 + 2 floor(need / (b - MIN_BUDGET))) (T - b), MIN_BUDGET 1.94us, with
  * need = 2 W + the window's kernel entries (the "own + the job ahead" and
  * "kernel" terms):
- *  - task4: need 805.24 + 761.11 = 1566.35us, floor(/798.06us) = 1: 5 x
- *    4.2ms = 21ms; bound 30.31045ms (observed 967.56us);
- *  - task5: 1285.24 + 1164.59 = 2449.83us, / 1.28ms: 1, 5 x 6.72 = 33.6ms;
- *  - task6: 1605.24 + 2061.94 = 3667.18us, / 1.6ms: 2, 7 x 8.4 = 58.8ms;
- *  - task7: 2565.24 + 3699.44 = 6264.68us, / 2.56ms: 2, 7 x 13.44 =
+ *  - task4: need 805.24 + 774.21 = 1579.45us, floor(/798.06us) = 1: 5 x
+ *    4.2ms = 21ms; bound 30.32355ms (observed 967.56us);
+ *  - task5: 1285.24 + 1177.69 = 2462.93us, / 1.28ms: 1, 5 x 6.72 = 33.6ms;
+ *  - task6: 1605.24 + 2075.04 = 3680.28us, / 1.6ms: 2, 7 x 8.4 = 58.8ms;
+ *  - task7: 2565.24 + 3712.54 = 6277.78us, / 2.56ms: 2, 7 x 13.44 =
  *    94.08ms;
- *  - task8: 3205.24 + 5432.57 = 8637.81us, / 3.2ms: 2, 7 x 16.8 = 117.6ms;
- *  - task9: 6405.24 + 12788.22 = 19193.46us, / 6.39806ms: 2, 7 x 33.6 =
- *    235.2ms;
- *  - task10: 8005.24 + 37661.19 = 45666.43us, / 8ms: 5, 13 x 42 = 546ms.
+ *  - task8: 3205.24 + 5445.67 = 8650.91us, / 3.2ms: 2, 7 x 16.8 = 117.6ms;
+ *  - task9: 6405.24 + 16279.37 = 22684.61us, / 6.39806ms: 3, 9 x 33.6 =
+ *    302.4ms (the ten held interrupts, 13.1us in each window, took the
+ *    fixed point past a third budget's worth: 235.2ms and a bound of
+ *    749.6382ms before);
+ *  - task10: 8005.24 + 37674.29 = 45679.53us, / 8ms: 5, 13 x 42 = 546ms.
  * Before the phase bound task4 was 100.87548ms, task5 338.73512ms, and
  * task6..task10 had no bound (the episodes of 2T - b + m + E and the
  * window's preemption again outgrew the window). The rest of each bound
@@ -78,10 +82,10 @@ static void test_rm10(void **state)
 {
     static const char *const names[] = {"task1", "task2", "task3", "task4", "task5",
                                         "task6", "task7", "task8", "task9", "task10"};
-    static const cycles_t bounds[] = {106200,    268820,    591440,     30310450,  54980650,
-                                      109477640, 204574160, 309039670, 749638200, 2229374450u};
+    static const cycles_t bounds[] = {119300,    281920,    604540,     30323550,  54993750,
+                                      109490740, 204587260, 309052770, 952995510, 2229387550u};
     static const cycles_t theta[] = {21000000, 33600000, 58800000, 94080000,
-                                     117600000, 235200000, 546000000};
+                                     117600000, 302400000, 546000000};
     struct scenario s;
     struct analysis_result r;
     (void)state;
@@ -107,7 +111,7 @@ static void test_rm10(void **state)
         assert_false(r.threads[i].may_throttle);
         assert_int_equal(r.threads[i].n_terms, 2 + i);
         assert_string_equal(r.threads[i].terms[1].text, "kernel");
-        assert_int_equal(r.threads[i].terms[1].cycles, 18 * 1310);
+        assert_int_equal(r.threads[i].terms[1].cycles, 28 * 1310);
     }
     assert_true(r.threads[3].may_throttle);
     analysis_release(&r);
@@ -121,28 +125,29 @@ static void test_rm10(void **state)
  * above it (20, 100us every 1ms) has a round-robin context of 250us.
  * Every entry costs entry = 25us (the other costs 0: E = 25us), MIN_BUDGET
  * 100us; W: hi 100 + 2 x 25 = 150us, lo 2500 + 50 = 2550us.
- * mcs, lo's two-job bound at w = 177.1ms:
+ * mcs, lo's two-job bound at w = 177.15ms:
  *   own 2 x 2.55ms = 5.1ms; hi 178 x 150us = 26.7ms (ceil(w / 1ms));
- *   K(w) = 1 in progress + th 178 + tl ceil(w / 20ms) = 9 + lo's timers
- *     3 x 2 x (ceil(w / 10ms) + 1) = 114 + hi's round-robin expiries
- *     ceil(w / 250us) + 1 = 710: 1012 x 25us = 25.3ms;
+ *   K(w) = 1 in progress + 2 held (one interrupt on each acknowledged
+ *     line) + th 178 + tl ceil(w / 20ms) = 9 + lo's timers 3 x 2 x
+ *     (ceil(w / 10ms) + 1) = 114 + hi's round-robin expiries
+ *     ceil(w / 250us) + 1 = 710: 1014 x 25us = 25.35ms;
  *   charged, without hi's expiries (its timer fires only while hi runs):
- *     302 x 25us = 7.55ms, need 5.1 + 7.55 = 12.65ms, floor(/ (2ms -
+ *     304 x 25us = 7.6ms, need 5.1 + 7.6 = 12.7ms, floor(/ (2ms -
  *     100us)) = 6: Theta = (3 + 12) x 8ms = 120ms;
- *   5.1 + 120 + 25.3 + 26.7 = 177.1ms.
+ *   5.1 + 120 + 25.35 + 26.7 = 177.15ms.
  * Before, need counted hi's expiries too (4 per ms, 100us), and the two
  * phases of 8ms per 1.9ms of need grew faster than the window: no bound.
- * hi: 150us + 7 entries (1 + th 1 + tl 1 + its own 3 + lo's 1: below hi it
- * stands still) = 325us. classic (tick 2ms): hi 150 + 5 x 25 (1 + 1 + 1 +
- * ticks ceil(w / 2ms) + 1 = 2) = 275us; lo 2.55ms + 4 x 150us + 9 x 25us
- * (1 + th 4 + tl 1 + ticks 3) = 3.375ms. Simulated (ancheck_bounds; 2s
+ * hi: 150us + 9 entries (1 + 2 held + th 1 + tl 1 + its own 3 + lo's 1:
+ * below hi it stands still) = 375us. classic (tick 2ms): hi 150 + 7 x 25
+ * (1 + 2 + 1 + 1 + ticks ceil(w / 2ms) + 1 = 2) = 325us; lo 2.55ms + 4 x
+ * 150us + 11 x 25us (1 + 2 + th 4 + tl 1 + ticks 3) = 3.425ms. Simulated (ancheck_bounds; 2s
  * with seed 1 observes lo 11.25ms under mcs, 3.3ms under classic).
  */
 static void test_rr_charged(void **state)
 {
     static const char *const names[] = {"hi", "lo"};
-    static const cycles_t mcs[] = {325 * US, 177100 * US};
-    static const cycles_t classic[] = {275 * US, 3375 * US};
+    static const cycles_t mcs[] = {375 * US, 177150 * US};
+    static const cycles_t classic[] = {325 * US, 3425 * US};
     struct scenario s;
     struct analysis_result r;
     (void)state;
@@ -155,9 +160,52 @@ static void test_rr_charged(void **state)
         if (r.threads[1].terms[k].kind == TERM_BUDGET)
             assert_int_equal(r.threads[1].terms[k].cycles, 120000 * US);
         if (r.threads[1].terms[k].kind == TERM_KERNEL)
-            assert_int_equal(r.threads[1].terms[k].cycles, 1012 * 25 * US);
+            assert_int_equal(r.threads[1].terms[k].cycles, 1014 * 25 * US);
     }
     analysis_release(&r);
+    scenario_release(&s);
+}
+
+/*
+ * tests/data/analysis/held_entries.yaml: an interrupt held on a masked
+ * line enters the kernel at the irq_ack that unmasks it, an entry the
+ * window counts once per acknowledged line (docs/analysis.md, "Kernel
+ * K(d)"). entry = 10us, the rest 0: E = 10us. hi (20): 100us per dh
+ * interrupt (1ms, 1.05ms, 5ms), W = 100 + 2E = 120us; lo (10): 2ms per dl
+ * interrupt (every 10ms), W = 2.02ms; dq (every 5ms) nobody waits on or
+ * acknowledges. Round-robin contexts of 40ms/40ms.
+ *  - mcs, hi: the busy window holds both early jobs, w = 240us + E K(w),
+ *    K = 1 in progress + 2 held (dh, dl; not dq) + dh 2 + dl 1 + dq 1 +
+ *    hi's expiries (ceil(w / 40ms) + 1) 2 + lo's 1 (it stands still below
+ *    hi) = 10: w = 340us, job 2 released 50us after job 1: 290us.
+ *  - mcs, lo: R = 2.02ms + 2 x 120us + E K(R), K = 1 + 2 + dh 2 + dl 1 +
+ *    dq ceil(R / 5ms) 1 + hi's 2 + lo's 2 = 11: 2.37ms.
+ *  - classic (tick 2ms): hi K = 1 + 2 + 2 + 1 + 1 + ticks (ceil(w / 2ms)
+ *    + 1) 2 = 9: w = 330us, 280us; lo K = 1 + 2 + 2 + 1 + 1 + 3 = 10:
+ *    2.36ms.
+ * Each 2E (20us) above the bound without held interrupts (the kernel
+ * fact: unit.kernel test_interrupt_b26_masked_until_ack). The run shows
+ * the delivery: dh's second interrupt arrives at 1.05ms while hi runs,
+ * its line masked, and is delivered at 1.12ms, the end of hi's job (120us
+ * after 1ms: its delivery entry, 100us, its irq_ack's entry); observed
+ * worst hi 190us, lo 2.3ms.
+ */
+static void test_held_entries(void **state)
+{
+    static const char *const names[] = {"hi", "lo"};
+    static const cycles_t mcs[] = {290 * US, 2370 * US};
+    static const cycles_t classic[] = {280 * US, 2360 * US};
+    struct scenario s;
+    struct observed o;
+    cycles_t end;
+    (void)state;
+    scnload_must(MCSIM_SOURCE_DIR "/tests/data/analysis/held_entries.yaml", &s);
+    ancheck_bounds(&s, SCHED_MCS, names, mcs, 2);
+    ancheck_bounds(&s, SCHED_CLASSIC, names, classic, 2);
+    assert_int_equal(observe_run(&s, SCHED_MCS, s.seed, &o, &end), 0);
+    assert_int_equal(o.threads[scenario_find_thread(&s, "hi")].worst, 190 * US);
+    assert_int_equal(o.threads[scenario_find_thread(&s, "lo")].worst, 2300 * US);
+    observe_release(&o);
     scenario_release(&s);
 }
 
@@ -166,6 +214,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rm10),
         cmocka_unit_test(test_rr_charged),
+        cmocka_unit_test(test_held_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

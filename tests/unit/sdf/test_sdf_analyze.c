@@ -3,9 +3,8 @@
  * analyze` analyses the scenario `mcsim sdf export` writes of it: the same
  * table, JSON and exit status, byte for byte, for the examples with their
  * sidecars; the exact verdicts of the passive_server, timer and echo
- * server examples (a one-interrupt driver bounded as a device thread) and
- * of the LionsOS firewall's packet path (serve loops of several streams);
- * -o DB stores the bounds with the latest `mcsim sdf run` of the system;
+ * server examples (a one-interrupt driver bounded as a device thread)
+ * (the network systems' are in test_sdf_analyze_net.c); -o DB stores the bounds with the latest `mcsim sdf run` of the system;
  * bad input exits 2 and writes nothing.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -140,9 +139,11 @@ static void test_passive_server(void **state)
  * the default costs E = 120 + 100 + 80 + 100 + 3 x 150 + 120 + 250 + 90 =
  * 1310 cycles (1.31us at 1GHz): the work is 50us + 2E (the receive and the
  * acknowledgement) = 52.62us; the kernel's entries in the window are one
- * interrupt arrival, two round-robin expiries (ceil(d / 1ms) + 1) and one
- * entry in progress: 4E = 5.24us; bound 57.86us. The same bound as the
- * thread written as a device loop; observed 51.58us. */
+ * interrupt arrival, one held on its masked line before the window and
+ * delivered at the irq_ack in it (docs/analysis.md "Kernel K(d)"), two
+ * round-robin expiries (ceil(d / 1ms) + 1) and one entry in progress: 5E
+ * = 6.55us; bound 59.17us. The same bound as the thread written as a
+ * device loop; observed 51.58us. */
 static void test_timer_driver(void **state)
 {
     const char *sys = DIR "examples/microkit-timer.system";
@@ -159,8 +160,8 @@ static void test_timer_driver(void **state)
         spawn_out,
         "analysis of microkit_timer under mcs (bounds on the response time of every job)\n"
         "  thread           prio crit        work      bound   deadline      slack  verdict\n"
-        "  timer               0 lo       52.62us    57.86us      200us   142.14us  schedulable\n"
-        "  timer: 57.86us = 52.62us own + 5.24us kernel\n");
+        "  timer               0 lo       52.62us    59.17us      200us   140.83us  schedulable\n"
+        "  timer: 59.17us = 52.62us own + 6.55us kernel\n");
     /* the serve loop and the device loop: the same bound, term by term */
     assert_int_equal(spawn_mcsim("sdf", "export", sys, "--sidecar", side, "-o", "e.yaml", NULL), 0);
     char *yaml = workdir_must_read("e.yaml", NULL);
@@ -176,7 +177,7 @@ static void test_timer_driver(void **state)
     workdir_write("e.yaml", as_loop);
     assert_int_equal(spawn_mcsim("analyze", "e.yaml", "--json", NULL), 0);
     assert_string_equal(json, spawn_out);
-    assert_non_null(strstr(json, "\"bound\": 57860,"));
+    assert_non_null(strstr(json, "\"bound\": 59170,"));
     free(json);
     free(as_loop);
     free(yaml);
@@ -184,7 +185,7 @@ static void test_timer_driver(void **state)
     assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db", "--analyze",
                                  NULL),
                      0);
-    assert_non_null(strstr(spawn_out, "  timer            bound    57.86us  observed    51.58us"
+    assert_non_null(strstr(spawn_out, "  timer            bound    59.17us  observed    51.58us"
                                       "  schedulable\n"));
     clean();
 }
@@ -198,33 +199,36 @@ static void test_timer_driver(void **state)
  * it nor signals it here: no jobs, and no interference (before, as an
  * unmodelled program with no context of its own, it left eth and
  * net_virt_rx without a bound: "overload"). Now both are bounded: under
- * mcs eth 2.38126ms (unschedulable: its own throttling under the flood,
+ * mcs eth 3.00877ms (unschedulable: its own throttling under the flood,
  * the phase bound of docs/analysis.md "Own throttling": 3 + 2 floor(need
- * / (100us - MIN_BUDGET 20us)) = 7 phases of 400us - 100us, 2.1ms; at w =
- * 2.38126ms the window's K = 1 in progress + 60 of the burst + its own
- * timers 3 x 2 x (ceil(w / 400us) + 1) = 42 + the round-robin contexts'
- * expiries, 5 x (ceil(w / 1ms) + 1) + 5 x (ceil(w / 20ms) + 1) + the
- * timer PD's notification's 4 = 34: 137 x 1.31us = 179.47us; need = its
- * 101.79us + the 103 entries charged to it (not the 34: "what a window
- * charges") 134.93us = 236.72us, 2 runs of 80us; 101.79us + 2.1ms +
- * 179.47us = 2.38126ms. 2.99698ms before (need counted all 137: 9
- * phases), 18.5577ms with the earlier episodes; `sdf
- * run` shows it throttled 15 times, observed 360.87us), net_virt_rx
- * 165.02us (observed 99.37us;
- * 171.57us before the lower contexts that stand still counted one timer
- * entry each, docs/analysis.md "Kernel");
- * under classic eth 113.58us (observed 62.38us), net_virt_rx 2.13226ms
- * (observed 1.19436ms). The PDs nothing signals have no jobs. */
+ * / (100us - MIN_BUDGET 20us)) = 9 phases of 400us - 100us, 2.7ms; at w =
+ * 3.00877ms the window's K = 1 in progress + 3 held (one interrupt on
+ * each of the three acknowledged lines: eth, uart, timer) + 60 of the
+ * burst + its own timers 3 x 2 x (ceil(w / 400us) + 1) = 54 + the
+ * round-robin contexts' expiries, 5 x (ceil(w / 1ms) + 1) + 5 x (ceil(w /
+ * 20ms) + 1) + the timer PD's notification's 5 = 40: 158 x 1.31us =
+ * 206.98us; need = its 101.79us + the 118 entries charged to it (not the
+ * 40: "what a window charges") 154.58us = 256.37us, 3 runs of 80us;
+ * 101.79us + 2.7ms + 206.98us = 3.00877ms. 2.38126ms (7 phases) before
+ * the held interrupts were counted, 2.99698ms when need counted every
+ * entry, 18.5577ms with the earlier episodes; `sdf run` shows it
+ * throttled 15 times, observed 360.87us), net_virt_rx 168.95us (observed
+ * 99.37us; 165.02us without the three held interrupts, 171.57us before
+ * the lower contexts that stand still counted one timer entry each,
+ * docs/analysis.md "Kernel"); under classic eth 117.51us (observed
+ * 62.38us), net_virt_rx 2.13619ms (observed 1.19436ms), each 3E above
+ * the bounds without held interrupts. The PDs nothing signals have no
+ * jobs. */
 static void test_echo_server_flood(void **state)
 {
     const char *sys = DIR "examples/sddf-echo_server-maaxboard.system";
     const char *side = DIR "sidecars/echo_server_flood.mcsim.yaml";
     (void)state;
     assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, NULL), 1);
-    assert_non_null(strstr(spawn_out, "  eth               101 hi       33.93us  2.38126ms      "
-                                      "400us -1.98126ms  unschedulable\n"));
-    assert_non_null(strstr(spawn_out, "  net_virt_rx        99 lo        6.31us   165.02us        "
-                                      "1ms   834.98us  schedulable\n"));
+    assert_non_null(strstr(spawn_out, "  eth               101 hi       33.93us  3.00877ms      "
+                                      "400us -2.60877ms  unschedulable\n"));
+    assert_non_null(strstr(spawn_out, "  net_virt_rx        99 lo        6.31us   168.95us        "
+                                      "1ms   831.05us  schedulable\n"));
     assert_non_null(strstr(spawn_out, "  timer             101 lo             -          -        "
                                       "  -          -  no jobs\n"));
     assert_non_null(strstr(spawn_out, "  timer: no bound: nothing calls it: its protected "
@@ -236,15 +240,15 @@ static void test_echo_server_flood(void **state)
     assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db", "--analyze",
                                  "--seed", "1", NULL),
                      0);
-    assert_non_null(strstr(spawn_out, "  eth              bound  2.38126ms  observed   360.87us"
+    assert_non_null(strstr(spawn_out, "  eth              bound  3.00877ms  observed   360.87us"
                                       "  unschedulable\n"));
-    assert_non_null(strstr(spawn_out, "  net_virt_rx      bound   165.02us  observed    99.37us"
+    assert_non_null(strstr(spawn_out, "  net_virt_rx      bound   168.95us  observed    99.37us"
                                       "  schedulable\n"));
     spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db", "--analyze", "--seed", "1",
                 "--scheduler", "classic", NULL);
-    assert_non_null(strstr(spawn_out, "  eth              bound   113.58us  observed    62.38us"
+    assert_non_null(strstr(spawn_out, "  eth              bound   117.51us  observed    62.38us"
                                       "  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  net_virt_rx      bound  2.13226ms  observed  1.19436ms"
+    assert_non_null(strstr(spawn_out, "  net_virt_rx      bound  2.13619ms  observed  1.19436ms"
                                       "  unschedulable\n"));
     clean();
 }
@@ -264,23 +268,26 @@ static void test_echo_server_flood(void **state)
  * 3 x 2 x (ceil(d / 400us) + 1) = 12, two expiries (ceil(d / 1ms) + 1) of
  * the round-robin contexts of bench (102) and of the timer's notification,
  * one of each of the nine PDs' below 101 (their contexts stand still in
- * the window: docs/analysis.md "Kernel"), one in progress: 27E = 35.37us,
- * bound 87.99us (36E and 99.78us when the nine counted two each). Classic: one
- * interrupt, two ticks, one in progress: 4E = 5.24us, bound 57.86us (the
- * timer example's). Observed 51.58us (mcs) and 51.76us (classic). */
+ * the window: docs/analysis.md "Kernel"), one in progress, three held
+ * (one interrupt on each acknowledged line: timer, eth, uart,
+ * docs/analysis.md "Kernel K(d)"): 30E = 39.3us, bound 91.92us (27E and
+ * 87.99us before the held ones were counted, 36E and 99.78us when the
+ * nine counted two each). Classic: one interrupt, two ticks, one in
+ * progress, three held: 7E = 9.17us, bound 61.79us. Observed 51.58us
+ * (mcs) and 51.76us (classic). */
 static void test_echo_server_timer(void **state)
 {
     static const struct {
         const char *sched, *row, *terms, *run;
     } want[] = {
-        {"mcs", "  timer             101 lo       52.62us    87.99us      200us   112.01us  "
+        {"mcs", "  timer             101 lo       52.62us    91.92us      200us   108.08us  "
                 "schedulable\n",
-         "  timer: 87.99us = 52.62us own + the runs queued + 35.37us kernel\n",
-         "  timer            bound    87.99us  observed    51.58us  schedulable\n"},
-        {"classic", "  timer             101 lo       52.62us    57.86us      200us   142.14us  "
+         "  timer: 91.92us = 52.62us own + the runs queued + 39.3us kernel\n",
+         "  timer            bound    91.92us  observed    51.58us  schedulable\n"},
+        {"classic", "  timer             101 lo       52.62us    61.79us      200us   138.21us  "
                     "schedulable\n",
-         "  timer: 57.86us = 52.62us own + the runs queued + 5.24us kernel\n",
-         "  timer            bound    57.86us  observed    51.76us  schedulable\n"},
+         "  timer: 61.79us = 52.62us own + the runs queued + 9.17us kernel\n",
+         "  timer            bound    61.79us  observed    51.76us  schedulable\n"},
     };
     const char *sys = DIR "examples/sddf-echo_server-maaxboard.system";
     const char *side = DIR "sidecars/timer.mcsim.yaml";
@@ -300,6 +307,28 @@ static void test_echo_server_timer(void **state)
     clean();
 }
 
+/* Under each scheduler: `sdf analyze SYS --sidecar SIDE` exits 0 and prints
+ * every row of `rows`, and `sdf run --analyze` (the worst responses
+ * simulated within their bounds) exits 0 and prints every line of `run`. */
+static void both_schedulers(const char *sys, const char *side, const char *const *rows,
+                            size_t n_rows, const char *const *run, size_t n_run)
+{
+    static const char *const sched[] = {"mcs", "classic"};
+    for (size_t k = 0; k < 2; k++) {
+        assert_int_equal(
+            spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "--scheduler", sched[k], NULL),
+            0);
+        for (size_t r = 0; r < n_rows; r++)
+            assert_non_null(strstr(spawn_out, rows[r]));
+        assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db",
+                                     "--analyze", "--scheduler", sched[k], NULL),
+                         0);
+        for (size_t r = 0; r < n_run; r++)
+            assert_non_null(strstr(spawn_out, run[r]));
+    }
+    clean();
+}
+
 /* A protected handler calling two PDs (tests/data/sdf/ppc_two.system,
  * sidecars/ppc_two.mcsim.yaml; docs/analysis.md "Nested calls"): client
  * (10, its interrupt every 10ms) works 1ms and ppcalls api (30, passive),
@@ -313,7 +342,6 @@ static void test_echo_server_timer(void **state)
  * api was "program not modelled" and nothing had a bound. */
 static void test_ppc_two(void **state)
 {
-    static const char *const sched[] = {"mcs", "classic"};
     static const char *const rows[] = {
         "  store              50 lo         100us      1.6ms          -          -  schedulable\n",
         "  log                40 lo         200us      1.6ms          -          -  schedulable\n",
@@ -321,23 +349,13 @@ static void test_ppc_two(void **state)
         "  client             10 lo         1.6ms      1.6ms       10ms      8.4ms  schedulable\n",
         "  api: 1.6ms = 1.6ms within a job of its caller client, less its own least compute\n",
     };
-    const char *sys = DIR "ppc_two.system";
-    const char *side = DIR "sidecars/ppc_two.mcsim.yaml";
+    static const char *const run[] = {
+        "  client           bound      1.6ms  observed      1.6ms",
+        "  api              bound      1.6ms  observed      600us",
+    };
     (void)state;
-    for (size_t k = 0; k < 2; k++) {
-        assert_int_equal(
-            spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "--scheduler", sched[k], NULL),
-            0);
-        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
-            assert_non_null(strstr(spawn_out, rows[r]));
-        /* simulated: the worst response within the bound */
-        assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db",
-                                     "--analyze", "--scheduler", sched[k], NULL),
-                         0);
-        assert_non_null(strstr(spawn_out, "  client           bound      1.6ms  observed      1.6ms"));
-        assert_non_null(strstr(spawn_out, "  api              bound      1.6ms  observed      600us"));
-    }
-    clean();
+    both_schedulers(DIR "ppc_two.system", DIR "sidecars/ppc_two.mcsim.yaml", rows,
+                    sizeof rows / sizeof rows[0], run, sizeof run / sizeof run[0]);
 }
 
 /* A passive PD both called and signalled (tests/data/sdf/called_signalled
@@ -358,182 +376,17 @@ static void test_ppc_two(void **state)
  * no bound. */
 static void test_called_signalled(void **state)
 {
-    static const char *const sched[] = {"mcs", "classic"};
     static const char *const rows[] = {
         "  drv                20 lo           2ms        4ms          -          -  schedulable\n",
         "  client             10 lo           3ms        4ms       10ms        6ms  schedulable\n",
     };
-    const char *sys = DIR "called_signalled.system";
-    const char *side = DIR "sidecars/called_signalled.mcsim.yaml";
+    static const char *const run[] = {
+        "  client           bound        4ms  observed        4ms",
+        "  drv              bound        4ms  observed        2ms",
+    };
     (void)state;
-    for (size_t k = 0; k < 2; k++) {
-        assert_int_equal(
-            spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "--scheduler", sched[k], NULL),
-            0);
-        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
-            assert_non_null(strstr(spawn_out, rows[r]));
-        assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db",
-                                     "--analyze", "--scheduler", sched[k], NULL),
-                         0);
-        assert_non_null(strstr(spawn_out, "  client           bound        4ms  observed        4ms"));
-        assert_non_null(strstr(spawn_out, "  drv              bound        4ms  observed        2ms"));
-    }
-    clean();
-}
-
-/* The LionsOS firewall's packet path (sidecars/firewall_path.mcsim.yaml):
- * every PD with handlers is a serve loop of several streams
- * (docs/analysis.md "Several senders and serve loops"): a driver's bit 0
- * its interrupt, bit 1 its transmit virtualiser's signal; each
- * virtualiser and forwarder woken by the PD before it on the path. The
- * PDs nothing signals (bench, benchIdle, uart without interrupts,
- * serial_virt_tx) have no jobs. Under classic all eight with jobs are
- * bounded (the drivers 77.03us once the passes may go on until nothing
- * changes, 99.65us after three; observed 32.46us); under mcs all eight
- * too: the drivers (100us every 400us) 3.3082ms (unschedulable: 2.7ms of
- * it their throttling, 9 phases of 300us by the phase bound of
- * docs/analysis.md "Own throttling": at w = 3.3082ms, K = 1 in progress
- * + 2 x ceil((w + 100us) / 1ms) = 8 arrivals + 2 x 3 x 2 x (ceil(w /
- * 400us) + 1) = 120 timer entries of the two drivers' contexts + 10
- * round-robin contexts' 5 expiries = 179 (234.49us), of which the 129
- * but those expiries can be charged to it ("what a window charges"):
- * need 105.72us + 168.99us = 274.71us, 3 runs of 80us; 105.72us own +
- * 2.7ms + 234.49us + 267.99us of the other driver = 3.3082ms; 3.96178ms
- * with 11 phases when need counted all 179; before the phase bound their
- * throttling's episodes outgrew the window and they had no bound;
- * observed 32.96us and 35.75us), and the other six lower than before
- * (the drivers' bounds shift their receivers' arrivals less:
- * eth0_forwarder 788.05us -> 750.19us -> 708.64us, eth0_virt_rx 596.85us
- * -> 558.99us -> 540.06us, eth1_virt_tx 543.99us -> 506.13us -> 394.8us).
- * Then
- * simulated with two seeds under each scheduler: every observed worst
- * within its bound (`sdf run --analyze` exits 1 otherwise). */
-static void test_firewall_path(void **state)
-{
-    const char *sys = DIR "examples/lionsos-firewall.system";
-    const char *side = DIR "sidecars/firewall_path.mcsim.yaml";
-    static const char *const seeds[] = {"1", "2"};
-    (void)state;
-    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, NULL), 1);
-    assert_non_null(strstr(spawn_out, "  eth0_forwarder    194 lo       22.62us   708.64us        "
-                                      "1ms   291.36us  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  eth0_virt_rx      197 lo        7.62us   540.06us        "
-                                      "1ms   459.94us  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  eth1_virt_tx      197 lo        7.62us    394.8us        "
-                                      "1ms    605.2us  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  eth0              199 lo       23.93us   3.3082ms      "
-                                      "400us  -2.9082ms  unschedulable\n"));
-    assert_non_null(strstr(spawn_out, "  uart               99 lo             -          -        "
-                                      "1ms          -  no jobs\n"));
-    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "--scheduler",
-                                 "classic", NULL),
-                     0);
-    assert_non_null(strstr(spawn_out, "  eth0              199 lo       23.93us    77.03us      "
-                                      "400us   322.97us  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  eth1              199 lo       23.93us    77.03us      "
-                                      "400us   322.97us  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  eth0_forwarder    194 lo       22.62us   152.75us        "
-                                      "1ms   847.25us  schedulable\n"));
-    for (size_t k = 0; k < 2; k++) {
-        assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db",
-                                     "--analyze", "--quiet", "--seed", seeds[k], NULL),
-                         0);
-        assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db",
-                                     "--analyze", "--quiet", "--seed", seeds[k], "--scheduler",
-                                     "classic", NULL),
-                         0);
-    }
-    clean();
-    /* no sidecar: no interrupt arrives and no handler signals: no jobs */
-    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, NULL), 0);
-    assert_non_null(strstr(spawn_out, "  eth0: no bound: nothing releases its jobs: no device of "
-                                      "its notification, no signal to it\n"));
-}
-
-/* Microkit's Ethernet example with sidecars/ethernet.mcsim.yaml: gpt (254)
- * is an active PD serving protected procedures on its own round-robin
- * context (docs/analysis.md "Active servers"), before "program not
- * modelled: a serve loop with an endpoint". Nothing calls it here (pass's
- * ppcall would be a call in a notified handler), so its streams are its
- * timer interrupt (bit 3, 20us every 1ms) and pass's notification (bit
- * 1): bounded as a serve loop, 97.27us under mcs and 35.48us under
- * classic; pass (woken by eth_outer, 10us, notifies gpt) 84.89us and
- * 48.1us (under mcs 114.3us and 100.61us before eth_outer's and
- * eth_inner's contexts, below both, counted one timer entry each in their
- * windows, docs/analysis.md "Kernel"). Without a sidecar gpt has no jobs
- * (it was unknown). Simulated with three seeds under each scheduler: gpt
- * observed 21.58us (mcs), 21.49us (classic).
- *
- * eth_outer (99, a constant-bandwidth context of 1ms every 100ms with
- * Microkit's two refills; 30us, its irq_ack and its notify to pass every
- * 10ms, jitter 100us) really runs out: its eleven runs a period, each
- * split by gpt's and pass's preemptions, are more chunks than one free
- * refill holds, the tail is delayed past the head, and the head is used
- * up (`sdf run --duration 2s --seed 1`: 5 throttles of about 99ms, worst
- * response 99.0497ms; 99.07ms in 20s). Under mcs it had no bound: Theta's need
- * counted every entry of its window, the three round-robin contexts'
- * (gpt, pass, eth_inner, 1ms each) ceil(w / 1ms) + 1 expiries too, 4.03
- * entries (5.28us) per ms, and two phases of 99ms per 980us of need
- * outgrew the window. Only entries taken while eth_outer's context runs
- * are charged to it (docs/analysis.md, "Own throttling", what a window
- * charges); a round-robin context's timer fires only while it runs.
- * By hand, E = 1.31us, at w = 305.81937ms (three batches, the run and
- * the two ahead):
- *   own 3 x 33.93us = 101.79us;
- *   K(w) = 1 in progress + gpt's line ceil(w / 1ms) = 306 + eth_outer's
- *     ceil((w + 100us) / 10ms) = 31 + eth_outer's timers 3 x 2 x
- *     (ceil(w / 100ms) + 1) = 30 + 3 x 307 round-robin expiries = 1289:
- *     1.68859ms;
- *   charged K_c(w) = 1289 - 921 = 368 (482.08us): need 583.87us <
- *     b - MIN_BUDGET = 980us, Theta = 3 x (100ms - 1ms) = 297ms;
- *   gpt 306 x 22.62us + (2 + 5) x 6.31us (pass's notifications: 2 + its
- *     runs) = 6.96589ms; pass 5 x 12.62us = 63.1us (2 + 3 batches);
- *   101.79us + 297ms + 1.68859ms + 6.96589ms + 63.1us = 305.81937ms.
- * Under classic 82.03us (no budgets). */
-static void test_ethernet_active(void **state)
-{
-    const char *sys = DIR "examples/microkit-ethernet.system";
-    const char *side = DIR "sidecars/ethernet.mcsim.yaml";
-    static const char *const seeds[] = {"1", "2", "3"};
-    (void)state;
-    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, NULL), 1);
-    assert_non_null(strstr(spawn_out, "  gpt               254 lo       22.62us    97.27us      "
-                                      "200us   102.73us  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  pass              100 lo       12.62us    84.89us        "
-                                      "1ms   915.11us  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  eth_outer          99 lo       33.93us 305.81937ms        "
-                                      "1ms -304.81937ms  unschedulable\n"));
-    assert_non_null(strstr(spawn_out, "  eth_outer: 305.81937ms = 101.79us own + the batches ahead "
-                                      "+ 297ms throttled (own budget 1ms/100ms) + 1.68859ms kernel "
-                                      "+ 6.96589ms gpt + 63.1us pass\n"));
-    assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db", "--analyze",
-                                 "--seed", "1", "--duration", "2s", NULL),
-                     0);
-    assert_non_null(strstr(spawn_out, "  eth_outer        bound 305.81937ms  observed  99.0497ms"
-                                      "  unschedulable\n"));
-    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, "--sidecar", side, "--scheduler",
-                                 "classic", NULL),
-                     0);
-    assert_non_null(strstr(spawn_out, "  gpt               254 lo       22.62us    35.48us      "
-                                      "200us   164.52us  schedulable\n"));
-    assert_non_null(strstr(spawn_out, "  eth_outer          99 lo       33.93us    82.03us        "
-                                      "1ms   917.97us  schedulable\n"));
-    for (size_t k = 0; k < 3; k++) {
-        assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db",
-                                     "--analyze", "--seed", seeds[k], NULL),
-                         0);
-        assert_non_null(strstr(spawn_out, "  gpt              bound    97.27us  observed    "
-                                          "21.58us  schedulable\n"));
-        assert_int_equal(spawn_mcsim("sdf", "run", sys, "--sidecar", side, "-o", "r.db",
-                                     "--analyze", "--seed", seeds[k], "--scheduler", "classic",
-                                     NULL),
-                         0);
-        assert_non_null(strstr(spawn_out, "  gpt              bound    35.48us  observed"));
-    }
-    clean();
-    assert_int_equal(spawn_mcsim("sdf", "analyze", sys, NULL), 0);
-    assert_non_null(strstr(spawn_out, "  gpt: no bound: nothing releases its jobs: no device of "
-                                      "its notification, no signal to it\n"));
+    both_schedulers(DIR "called_signalled.system", DIR "sidecars/called_signalled.mcsim.yaml",
+                    rows, sizeof rows / sizeof rows[0], run, sizeof run / sizeof run[0]);
 }
 
 /* -o DB: the bounds stored with the latest `sdf run` of the same system
@@ -590,10 +443,8 @@ int main(void)
         cmocka_unit_test(test_echo_server_timer),
         cmocka_unit_test(test_ppc_two),
         cmocka_unit_test(test_called_signalled),
-        cmocka_unit_test(test_firewall_path),
-        cmocka_unit_test(test_ethernet_active),
         cmocka_unit_test(test_store),
         cmocka_unit_test(test_bad),
     };
-    return cmocka_run_group_tests(tests, setup, NULL);
+    return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }

@@ -307,5 +307,5 @@ int main(void)
         cmocka_unit_test(test_init),
         cmocka_unit_test(test_arch_x86),
     };
-    return cmocka_run_group_tests(tests, setup, NULL);
+    return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }

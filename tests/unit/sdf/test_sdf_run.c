@@ -193,5 +193,5 @@ int main(void)
         cmocka_unit_test(test_passive_server_compare),
         cmocka_unit_test(test_bad),
     };
-    return cmocka_run_group_tests(tests, setup, NULL);
+    return cmocka_run_group_tests(tests, setup, workdir_teardown);
 }
