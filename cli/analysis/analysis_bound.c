@@ -414,8 +414,10 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
     t->safe = true;
     memset(&two, 0, sizeof two);
     two.bound = AN_INF;
+    an_prep_hold(c); /* each phase's windows share their preparation */
     two_jobs(&w, b, &two);
     busy_window(&w, b, false, two.bound, &r);
+    an_prep_drop(c);
     if (two.two && two.bound < r.bound)
         r = two;
     t->safe = r.bound != AN_INF && an_never_runs_out(&w, r.bound);
@@ -425,6 +427,7 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
         w.idle = true;
         memset(&two, 0, sizeof two);
         two.bound = AN_INF;
+        an_prep_hold(c);
         two_jobs(&w, b, &two);
         busy_window(&w, b, true, two.bound, &r);
         if (two.two && two.bound < r.bound)
@@ -436,6 +439,7 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
             r.q = r.jobs = 1;
             r.theta = sth;
         }
+        an_prep_drop(c);
     }
     t->bound = r.bound;
     out->may_throttle = !t->safe;

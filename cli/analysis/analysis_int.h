@@ -262,6 +262,22 @@ enum an_held {
     AN_HELD_WAKES, /* delivered at an irq_ack that may wake another thread */
 };
 
+/* A window's preparation of its fixed points (analysis_rta.c): its
+ * interferers (c->ilist), the lines under K and the I_j, the line of the
+ * charged entries and whether the fast sums apply (c->fast). While held
+ * (an_prep_hold), the next fixed point of a window with the same key
+ * (the fields of struct an_win they read) takes them as they are. */
+struct an_prep {
+    bool held, valid;
+    uint32_t i, level;
+    bool crit, idle, no_sender, turns; /* turns: turn_jobs != 0 */
+    uint32_t n;
+    bool lines, charged;  /* made yet: ia, is, k; kc */
+    double ia, is;
+    struct an_line k, kc;
+    int8_t fast;          /* an_fast_begin's answer, -1 not asked yet */
+};
+
 struct an_ctx {
     const struct scenario *s;
     uint8_t sched;             /* enum sched_mode */
@@ -297,6 +313,7 @@ struct an_ctx {
     bool terms;
     struct an_pending *pending;
     struct an_fast *fast;      /* analysis_fast.c */
+    struct an_prep prep;       /* analysis_rta.c */
     /* SHAPE_SERVE (analysis_serve.c) */
     struct an_stream *streams;
     uint32_t n_streams_all;
@@ -522,8 +539,17 @@ cycles_t an_interference(const struct an_win *w, uint32_t j, cycles_t d, bool *l
 cycles_t an_kernel(const struct an_win *w, cycles_t d);
 
 /* The threads that may interfere with the window's job (an_interference
- * is 0 for every d for the others) into c->ilist; returns their number. */
+ * is 0 for every d for the others) into c->ilist; returns their number.
+ * It ends the prepared window's use of c->ilist and c->fast (struct
+ * an_prep): every other user of them calls it first. */
 uint32_t an_interferers(const struct an_win *w);
+
+/* Between an_prep_hold and an_prep_drop no thread's state (bound, safety,
+ * lag, arrivals) changes: fixed points of windows with the same key share
+ * one preparation (struct an_prep; debug builds check each reuse). Not
+ * nested (analysis_rta.c). */
+void an_prep_hold(struct an_ctx *c);
+void an_prep_drop(struct an_ctx *c);
 
 /* sum_j I_j(t) over c->ilist[0 .. n) and *kernel = E K(t), the window's
  * sums at one step of a fixed point, t up to the horizon; `fast` is

@@ -221,6 +221,118 @@ static struct an_line line(const struct an_win *w, uint32_t j)
     return r;
 }
 
+/* ------------------------------------------------------------ preparation */
+
+/* Busy windows of one thread's phase (a q-job window per q, its two-job
+ * window, its short-throttle windows) have the same interferers, lines
+ * and fast tables, made once per key while the threads' state is held. */
+void an_prep_hold(struct an_ctx *c)
+{
+    assert(!c->prep.held);
+    c->prep.held = true;
+    c->prep.valid = false;
+}
+
+void an_prep_drop(struct an_ctx *c)
+{
+    c->prep.held = false;
+    c->prep.valid = false;
+}
+
+static uint32_t interferers(const struct an_win *w)
+{
+    struct an_ctx *c = w->c;
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < c->n; j++)
+        if (may_interfere(w, j))
+            c->ilist[n++] = j;
+    return n;
+}
+
+uint32_t an_interferers(const struct an_win *w)
+{
+    w->c->prep.valid = false; /* c->ilist and c->fast are now this window's */
+    return interferers(w);
+}
+
+static bool prep_same(const struct an_prep *p, const struct an_win *w)
+{
+    return p->i == w->i && p->level == w->level && p->crit == w->crit && p->idle == w->idle &&
+           p->no_sender == w->no_sender && p->turns == (w->turn_jobs != 0);
+}
+
+/* The window's preparation: the one held for its key, or a new one with
+ * its interferers (the rest made when first asked). */
+static struct an_prep *prep_window(const struct an_win *w)
+{
+    struct an_prep *p = &w->c->prep;
+    if (p->valid && prep_same(p, w)) {
+        /* the debug build lists them again: the lines and the fast steps
+         * made of them are then checked against the kept ones */
+        assert(interferers(w) == p->n);
+        return p;
+    }
+    p->valid = p->held;
+    p->i = w->i;
+    p->level = w->level;
+    p->crit = w->crit;
+    p->idle = w->idle;
+    p->no_sender = w->no_sender;
+    p->turns = w->turn_jobs != 0;
+    p->n = interferers(w);
+    p->lines = p->charged = false;
+    p->fast = -1;
+    return p;
+}
+
+/* The sums of the interferers' lines and the kernel's line. */
+static void sum_lines(const struct an_win *w, uint32_t n, double *ia, double *is, struct an_line *k)
+{
+    const struct an_ctx *c = w->c;
+    *k = an_kernel_line(w);
+    *ia = *is = 0.0;
+    for (uint32_t x = 0; x < n; x++) {
+        struct an_line l = line(w, c->ilist[x]);
+        *ia += l.a;
+        *is += l.s;
+    }
+}
+
+static void prep_lines(const struct an_win *w, struct an_prep *p)
+{
+    if (!p->lines) {
+        sum_lines(w, p->n, &p->ia, &p->is, &p->k);
+        p->lines = true;
+        return;
+    }
+#ifndef NDEBUG
+    double ia, is;
+    struct an_line k;
+    sum_lines(w, p->n, &ia, &is, &k);
+    assert(ia == p->ia && is == p->is && k.a == p->k.a && k.s == p->k.s);
+#endif
+}
+
+static struct an_line prep_charged(const struct an_win *w, struct an_prep *p)
+{
+    if (!p->charged) {
+        p->kc = an_charged_line(w);
+        p->charged = true;
+    }
+#ifndef NDEBUG
+    struct an_line kc = an_charged_line(w);
+    assert(kc.a == p->kc.a && kc.s == p->kc.s);
+#endif
+    return p->kc;
+}
+
+static bool prep_fast(const struct an_win *w, struct an_prep *p)
+{
+    if (p->fast < 0)
+        p->fast = an_fast_begin(w, p->n); /* the debug build checks every fast step */
+    return p->fast > 0;
+}
+
 /*
  * Where the fixed point of an_fixed_point can be (docs/analysis.md, "The
  * bound"): F(t) >= L(t) = A + S t, with
@@ -239,28 +351,27 @@ static struct an_line line(const struct an_win *w, uint32_t j)
  * scaled down by 1e-9 before use. Returns AN_INF (no fixed point up to
  * the horizon) or a start not above the least fixed point.
  */
-static cycles_t lower_start(const struct an_win *w, cycles_t base, cycles_t need, bool throttles,
-                            uint32_t n)
+static cycles_t lower_start(const struct an_win *w, struct an_prep *p, cycles_t base, cycles_t need,
+                            bool throttles)
 {
     const struct an_ctx *c = w->c;
     const double down = 1.0 - 1e-9;
-    struct an_line k = an_kernel_line(w), kc;
-    double e = dbl(c->e_max), ia = 0.0, is = 0.0, a, s, root;
+    struct an_line k, kc;
+    double e = dbl(c->e_max), ia, is, a, s, root;
     double anchors = 1.0 + (double)w->anchors;
     struct an_episodes ep;
     if (c->horizon >= (UINT64_C(1) << 52) || base > c->horizon)
         return base; /* the iteration ends at once, or the doubles are not exact */
-    for (uint32_t x = 0; x < n; x++) {
-        struct an_line l = line(w, c->ilist[x]);
-        ia += l.a;
-        is += l.s;
-    }
+    prep_lines(w, p);
+    k = p->k;
+    ia = p->ia;
+    is = p->is;
     s = anchors * (e * k.s + is);
     a = dbl(base) + dbl(w->anchor_extra) + anchors * (e * k.a + ia);
     if (throttles && an_throttle_episode(c, w->i, &ep) && ep.run > 0 && ep.episode != AN_INF) {
         /* (first + per floor(x / run)) episode >= episode (first - per + per x / run) */
         double per = (double)ep.per_run;
-        kc = an_charged_line(w);
+        kc = prep_charged(w, p);
         s += dbl(ep.episode) * per / (double)ep.run * e * kc.s;
         a += dbl(ep.episode) *
              ((double)ep.first - per + per * (dbl(need) + e * kc.a) / (double)ep.run);
@@ -273,16 +384,6 @@ static cycles_t lower_start(const struct an_win *w, cycles_t base, cycles_t need
     if (root > dbl(c->horizon) + 1.0)
         return AN_INF;
     return root > dbl(base) ? (cycles_t)root : base;
-}
-
-uint32_t an_interferers(const struct an_win *w)
-{
-    struct an_ctx *c = w->c;
-    uint32_t n = 0;
-    for (uint32_t j = 0; j < c->n; j++)
-        if (may_interfere(w, j))
-            c->ilist[n++] = j;
-    return n;
 }
 
 cycles_t an_step_sums(const struct an_win *w, uint32_t n, bool fast, cycles_t t, cycles_t *kernel)
@@ -317,17 +418,18 @@ cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, c
 {
     struct an_ctx *c = w->c;
     cycles_t t = start > base ? start : base, next, k, th = 0;
-    uint32_t n = an_interferers(w);
+    struct an_prep *p = prep_window(w);
+    uint32_t n = p->n;
     bool fast;
     *theta = 0;
-    next = lower_start(w, base, need, throttles, n);
+    next = lower_start(w, p, base, need, throttles);
     if (next == AN_INF)
         return AN_INF; /* *theta: not used without a bound */
     if (next > t)
         t = next;
     /* a fixed point that takes this many steps is treated as none: each
      * step grows t, so stopping early only loses a bound */
-    fast = an_fast_begin(w, n);
+    fast = prep_fast(w, p);
     for (uint32_t steps = 0; t != AN_INF && t <= c->horizon && steps < AN_MAX_STEPS; steps++) {
         cycles_t sum = an_step_sums(w, n, fast, t, &k);
         th = throttles ? an_throttle_time(c, w->i,
