@@ -245,6 +245,7 @@ static void ctx_release(struct an_ctx *c)
     free(c->ilist);
     free(c->timed);
     free(c->held);
+    free(c->held_prio);
     free(c->hoff);
     free(c->hclients);
     free(c->hcount);

@@ -87,7 +87,7 @@ static uint64_t classic_turns(const struct an_win *w, cycles_t d)
 static uint64_t preempting_wakes(const struct an_win *w, cycles_t d)
 {
     const struct an_ctx *c = w->c;
-    uint64_t p = c->k_fixed - c->k_held;
+    uint64_t p = c->k_fixed;
     for (uint32_t k = 0; k < c->s->n_devices; k++) {
         bool below = false;
         for (uint32_t i = 0; i < c->n && !below; i++)

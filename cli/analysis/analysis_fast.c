@@ -176,7 +176,7 @@ static bool kernel_terms(const struct an_win *w, struct an_fast *f)
     const struct an_ctx *c = w->c;
     const struct scenario *s = c->s;
     f->n_tim = 0;
-    f->tconst = c->k_fixed;
+    f->tconst = an_add(c->k_fixed, an_held_entries(w));
     if (!c->mcs) {
         cycles_t tick = s->tick ? s->tick : 1;
         if (tick >= FAST_PARAM)

@@ -297,9 +297,10 @@ struct an_ctx {
     /* an_kernel_tables: K(d)'s constant part, the threads with a context of
      * their own, and per handler h its clients hclients[hoff[h] ..
      * hoff[h + 1]) with their visits to h's servers per job */
-    uint64_t k_fixed;          /* with k_held, one per line that can hold */
-    uint64_t k_held;
+    uint64_t k_fixed;
+    uint64_t k_held;           /* the lines that can hold (an_held_entries) */
     uint8_t *held;             /* per device: enum an_held */
+    uint32_t *held_prio;       /* per AN_HELD_OWN device: its thread's priority */
     struct an_line k_dev_line; /* an_kernel_line's sum up to its devices */
     uint32_t *timed, n_timed;
     uint32_t *hoff, *hclients, *hcount;

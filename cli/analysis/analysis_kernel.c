@@ -64,7 +64,7 @@ static uint64_t entries(const struct an_win *w, cycles_t d, bool charged)
 {
     const struct an_ctx *c = w->c;
     const struct scenario *s = c->s;
-    uint64_t n = c->k_fixed; /* one entry in progress, late starts */
+    uint64_t n = an_add(c->k_fixed, an_held_entries(w)); /* in progress, late starts, held */
     for (uint32_t k = 0; k < s->n_devices; k++)
         n = an_add(n, an_eta(&c->dev[k], d));
     if (!c->mcs)
@@ -126,6 +126,7 @@ static struct an_line kernel_line(const struct an_win *w, bool charged)
     const struct an_ctx *c = w->c;
     const struct scenario *s = c->s;
     struct an_line l = c->k_dev_line;
+    l.a += (double)an_held_entries(w);
     if (!c->mcs) {
         l.s += 1.0 / (double)(s->tick ? s->tick : 1);
         l.a += 1.0;
@@ -206,9 +207,39 @@ static uint8_t held_line(const struct an_ctx *c, uint32_t d)
     if (acks == 0)
         return AN_HELD_NEVER;
     for (uint32_t i = 0; i < c->n; i++)
-        if (c->t[i].shape == SHAPE_DEVICE && c->t[i].device == d && acks == 1)
+        if (c->t[i].shape == SHAPE_DEVICE && c->t[i].device == d && acks == 1) {
+            c->held_prio[d] = c->t[i].prio;
             return AN_HELD_OWN;
+        }
     return AN_HELD_WAKES;
+}
+
+/*
+ * Held deliveries in window w. A window that starts at a quiet instant of
+ * its level (w->crit, the critical instant: every thread at the level or
+ * above is a device thread or a served thread with nothing pending, no
+ * lower request reaches it) has none on a line of its own device thread
+ * at or above the level: that thread is blocked in its wait then, after
+ * the irq_ack that ended its last job (a delivery since would have left
+ * it a job pending), so the line is unmasked and holds nothing. A device
+ * thread below the level does not run in the busy window, so its irq_ack
+ * can be only the entry in progress at the window's start: one delivery
+ * for all such lines. A line acknowledged elsewhere is counted always.
+ */
+uint64_t an_held_entries(const struct an_win *w)
+{
+    const struct an_ctx *c = w->c;
+    uint64_t n = 0;
+    bool below = false;
+    if (!w->crit)
+        return c->k_held;
+    for (uint32_t d = 0; d < c->s->n_devices; d++) {
+        if (c->held[d] == AN_HELD_WAKES)
+            n++;
+        else if (c->held[d] == AN_HELD_OWN && c->held_prio[d] < w->level)
+            below = true;
+    }
+    return n + below;
 }
 
 int an_kernel_tables(struct an_ctx *c)
@@ -220,7 +251,8 @@ int an_kernel_tables(struct an_ctx *c)
         if (s->threads[k].start > 0)
             c->k_fixed = an_add(c->k_fixed, 2); /* the root task's start timer and resume */
     c->held = calloc(s->n_devices ? s->n_devices : 1, sizeof *c->held);
-    if (!c->held)
+    c->held_prio = calloc(s->n_devices ? s->n_devices : 1, sizeof *c->held_prio);
+    if (!c->held || !c->held_prio)
         return -1;
     for (uint32_t d = 0; d < s->n_devices; d++)
         c->held[d] = held_line(c, d);
@@ -228,7 +260,6 @@ int an_kernel_tables(struct an_ctx *c)
     for (uint32_t d = 0; d < s->n_devices; d++)
         if (c->held[d] != AN_HELD_NEVER)
             c->k_held++;
-    c->k_fixed = an_add(c->k_fixed, c->k_held);
     c->timed = calloc(c->n ? c->n : 1, sizeof *c->timed);
     c->hoff = calloc((size_t)c->n + 1, sizeof *c->hoff);
     for (uint32_t h = 0; h < c->n; h++)

@@ -7,6 +7,10 @@
 #ifndef MCSIM_ANALYSIS_ANALYSIS_KERNEL_H
 #define MCSIM_ANALYSIS_ANALYSIS_KERNEL_H
 
+/* Deliveries of interrupts held on masked lines in window w: one per
+ * acknowledged line, fewer at a critical instant (analysis_kernel.c). */
+uint64_t an_held_entries(const struct an_win *w);
+
 /* Kernel entries not part of any job, in a window of length d: every
  * device arrival, timer interrupts of contexts that may run out, classic
  * ticks, late starts, one entry in progress (analysis_kernel.c). */

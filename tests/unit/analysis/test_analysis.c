@@ -218,8 +218,10 @@ static void test_analysis_network_driver(void **state)
     assert_null(ancheck_term(&mcs.threads[control], TERM_BUDGET, SCN_NONE));
     assert_int_equal(m->cycles, 2001310);
     assert_int_equal(ancheck_term(&mcs.threads[control], TERM_KERNEL, SCN_NONE)->cycles, 48 * 1310);
-    /* classic: 3.00262ms own + the kernel + all 60 packets = 11.95414ms */
-    assert_int_equal(classic.threads[control].bound, 11954140);
+    /* classic: 3.00262ms own + the kernel + all 60 packets = 11.95152ms
+     * (a critical instant: the two acknowledged lines hold nothing at its
+     * start, docs/analysis.md "Kernel K(d)") */
+    assert_int_equal(classic.threads[control].bound, 11951520);
     assert_false(analysis_all_schedulable(&classic));
     analysis_release(&mcs);
     analysis_release(&classic);
