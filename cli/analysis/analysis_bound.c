@@ -11,6 +11,7 @@
  */
 #include "analysis/analysis_int.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -234,56 +235,6 @@ struct an_busy {
     bool overload;   /* no bound: the window has no end (an_overload_reason) */
 };
 
-/* The busy window of the thread's own jobs; it gives up (no bound) once
- * its bound passes `cap`, a bound already known (the two-job one), since
- * the smaller is kept. */
-static void busy_window(const struct an_win *w, cycles_t b, bool throttles, cycles_t cap,
-                        struct an_busy *r)
-{
-    const struct an_ctx *c = w->c;
-    const struct an_thread *t = &c->t[w->i];
-    cycles_t start = 0;
-    memset(r, 0, sizeof *r);
-    for (uint64_t q = 1;; q++) {
-        cycles_t need = an_mul(q, t->work), theta;
-        struct an_win v = *w;
-        /* equal priorities' turns: each job's wake and server returns */
-        v.turn_need = need;
-        v.turn_jobs = an_mul(q, an_wakes_per_job(t));
-        /* w(q) >= w(q - 1) + W + B: the base grows by that much */
-        cycles_t wq = an_throttled_fixed_point(&v, an_mul(q, b), need, throttles, start, &theta);
-        cycles_t dq = an_delta(&t->arr, q);
-        if (wq == AN_INF) {
-            r->bound = AN_INF;
-            r->overload = true;
-            return;
-        }
-        if (wq - (dq < wq ? dq : wq) >= r->bound || q == 1) {
-            r->bound = wq - (dq < wq ? dq : wq);
-            r->w = wq;
-            r->q = q;
-            r->theta = theta;
-        }
-        if (r->bound > cap) {
-            r->bound = AN_INF;
-            r->overload = true;
-            r->lose = true;
-            return;
-        }
-        if (wq > an_delta(&t->arr, q + 2))
-            r->lose = true;
-        r->jobs = q;
-        if (wq <= an_delta(&t->arr, q + 1))
-            return;
-        start = an_add(wq, an_add(t->work, b));
-        if (q >= AN_MAX_JOBS) {
-            r->bound = AN_INF;
-            r->why = "the busy window holds more jobs than the analysis examines";
-            return;
-        }
-    }
-}
-
 /* ------------------------------------------------------------- results */
 
 /* an_terms now, in the last pass, or when analysis_run knows this pass's
@@ -370,6 +321,93 @@ static void two_jobs(const struct an_win *win, cycles_t b, struct an_busy *r)
     }
 }
 
+/* The two-job bound of a phase (two_jobs), made when first read. */
+struct an_two {
+    const struct an_win *w;
+    cycles_t b;
+    bool made;
+    struct an_busy r;
+};
+
+static const struct an_busy *two_made(struct an_two *x)
+{
+    if (!x->made) {
+        memset(&x->r, 0, sizeof x->r);
+        x->r.bound = AN_INF;
+        two_jobs(x->w, x->b, &x->r);
+        x->made = true;
+    }
+    return &x->r;
+}
+
+/* The busy window of the thread's own jobs; from its second job on it
+ * gives up (no bound) once its bound passes the two-job one, since the
+ * smaller is kept. Its first job's w(1) is never above that bound: each
+ * term of the two jobs' fixed point is at least w(1)'s (twice the work
+ * and blocking, carry-in rather than a critical instant, as many turns
+ * or more), so its least fixed point is too. */
+static void busy_window(const struct an_win *w, cycles_t b, bool throttles, struct an_two *two,
+                        struct an_busy *r)
+{
+    const struct an_ctx *c = w->c;
+    const struct an_thread *t = &c->t[w->i];
+    cycles_t start = 0;
+    memset(r, 0, sizeof *r);
+    for (uint64_t q = 1;; q++) {
+        cycles_t need = an_mul(q, t->work), theta;
+        struct an_win v = *w;
+        /* equal priorities' turns: each job's wake and server returns */
+        v.turn_need = need;
+        v.turn_jobs = an_mul(q, an_wakes_per_job(t));
+        /* w(q) >= w(q - 1) + W + B: the base grows by that much */
+        cycles_t wq = an_throttled_fixed_point(&v, an_mul(q, b), need, throttles, start, &theta);
+        cycles_t dq = an_delta(&t->arr, q);
+        if (wq == AN_INF) {
+            r->bound = AN_INF;
+            r->overload = true;
+            return;
+        }
+        if (wq - (dq < wq ? dq : wq) >= r->bound || q == 1) {
+            r->bound = wq - (dq < wq ? dq : wq);
+            r->w = wq;
+            r->q = q;
+            r->theta = theta;
+        }
+        if (q > 1 && r->bound > two_made(two)->bound) {
+            r->bound = AN_INF;
+            r->overload = true;
+            r->lose = true;
+            return;
+        }
+        if (wq > an_delta(&t->arr, q + 2))
+            r->lose = true;
+        r->jobs = q;
+        if (wq <= an_delta(&t->arr, q + 1))
+            return;
+        start = an_add(wq, an_add(t->work, b));
+        if (q >= AN_MAX_JOBS) {
+            r->bound = AN_INF;
+            r->why = "the busy window holds more jobs than the analysis examines";
+            return;
+        }
+    }
+}
+
+/* A phase's bound (`throttles`: with the context's own throttling): the
+ * busy window, or the two-job bound if smaller. A window that ends with
+ * its first job has the smaller (w(1), see busy_window): the two-job one
+ * is then not made (the debug build makes it and checks). */
+static void phase_bound(const struct an_win *w, cycles_t b, bool throttles, struct an_busy *r)
+{
+    struct an_two two = {w, b, false, {0}};
+    busy_window(w, b, throttles, &two, r);
+    if (r->bound == AN_INF)
+        two_made(&two);
+    assert(two.made || !two_made(&two)->two || two.r.bound >= r->bound);
+    if (two.made && two.r.two && two.r.bound < r->bound)
+        *r = two.r;
+}
+
 bool an_waits_unbounded(const struct an_ctx *c, cycles_t b, cycles_t sw, uint32_t rcv,
                         struct analysis_thread *out)
 {
@@ -402,7 +440,6 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
     /* the wait for the receivers to take its messages is part of each
      * job's blocking: the CPU may idle or run lower threads meanwhile */
     b = an_add(b, sw);
-    struct an_busy two;
     cycles_t unthrottled;
     w.crit = an_critical_instant(c, i, t->p_eff);
     w.idle = idle || sw > 0 || an_active_idles(c, i); /* a server it calls throttled */
@@ -412,26 +449,16 @@ static void device_bound(struct an_ctx *c, uint32_t i, struct analysis_thread *o
     /* as if the context never ran out: the two-job bound caps the busy
      * window (the smaller of the two is kept, so the cap loses nothing) */
     t->safe = true;
-    memset(&two, 0, sizeof two);
-    two.bound = AN_INF;
     an_prep_hold(c); /* each phase's windows share their preparation */
-    two_jobs(&w, b, &two);
-    busy_window(&w, b, false, two.bound, &r);
+    phase_bound(&w, b, false, &r);
     an_prep_drop(c);
-    if (two.two && two.bound < r.bound)
-        r = two;
     t->safe = r.bound != AN_INF && an_never_runs_out(&w, r.bound);
     unthrottled = r.bound;
     if (!t->safe && c->mcs && !t->rr) {
         w.crit = false;
         w.idle = true;
-        memset(&two, 0, sizeof two);
-        two.bound = AN_INF;
         an_prep_hold(c);
-        two_jobs(&w, b, &two);
-        busy_window(&w, b, true, two.bound, &r);
-        if (two.two && two.bound < r.bound)
-            r = two;
+        phase_bound(&w, b, true, &r);
         cycles_t sb, sth;
         if (b == 0 && an_short_throttle(&w, &sb, &sth) && sb < r.bound) {
             memset(&r, 0, sizeof r);

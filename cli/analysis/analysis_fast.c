@@ -58,8 +58,9 @@ struct an_fast_pair {
 };
 
 struct an_fast {
-    /* per device, for the analysis: eta(t) = (t + dadd) / dper, dper 0: an_eta */
-    cycles_t *dadd, *dper;
+    /* per device, for the analysis: eta(t) = (t + dadd) / dper, dper 0:
+     * an_eta, the same for t in [dlo, dhi) (curve_eta) */
+    cycles_t *dadd, *dper, *dlo, *dhi;
     uint64_t *eta;
     uint64_t *eta_h, k_dev_h; /* eta(horizon) per device, their sum (saturating) */
     /* per fixed point: timer entries sum_x tcoef ((t + tadd) / tper), tconst
@@ -103,6 +104,8 @@ int an_fast_tables(struct an_ctx *c)
     c->fast = f;
     f->dadd = calloc(nd, sizeof *f->dadd);
     f->dper = calloc(nd, sizeof *f->dper);
+    f->dlo = calloc(nd, sizeof *f->dlo);
+    f->dhi = calloc(nd, sizeof *f->dhi);
     f->eta = calloc(nd, sizeof *f->eta);
     f->eta_h = calloc(nd, sizeof *f->eta_h);
     f->tadd = calloc(nt, sizeof *f->tadd);
@@ -110,7 +113,7 @@ int an_fast_tables(struct an_ctx *c)
     f->tcoef = calloc(nt, sizeof *f->tcoef);
     f->term = calloc(c->n ? c->n : 1, sizeof *f->term);
     f->pair = calloc(c->hoff[c->n] ? c->hoff[c->n] : 1, sizeof *f->pair);
-    if (!f->dadd || !f->dper || !f->eta || !f->eta_h || !f->tadd || !f->tper || !f->tcoef || !f->term ||
+    if (!f->dadd || !f->dper || !f->dlo || !f->dhi || !f->eta || !f->eta_h || !f->tadd || !f->tper || !f->tcoef || !f->term ||
         !f->pair)
         return -1;
     for (uint32_t k = 0; k < s->n_devices; k++)
@@ -131,6 +134,8 @@ void an_fast_release(struct an_ctx *c)
         return;
     free(f->dadd);
     free(f->dper);
+    free(f->dlo);
+    free(f->dhi);
     free(f->eta);
     free(f->eta_h);
     free(f->tadd);
@@ -301,11 +306,29 @@ static void interferer(const struct an_win *w, uint32_t j, struct an_fast_term *
         m->kind = FAST_ABOVE;
 }
 
+/* eta(t) of a device without the division form, from its curve. A burst
+ * or `at` curve's eta(d) is the largest q with delta(q) < d (analysis_
+ * arrival.c), so the count e found at t holds up to delta(e + 1): it is
+ * kept for t in [dlo, dhi) (f->eta[d] its last value). */
+static uint64_t curve_eta(const struct an_ctx *c, uint32_t d, cycles_t t)
+{
+    struct an_fast *f = c->fast;
+    const struct an_arrivals *a = &c->dev[d];
+    uint64_t e;
+    if (t >= f->dlo[d] && t < f->dhi[d])
+        return f->eta[d];
+    e = an_eta(a, t);
+    f->dlo[d] = f->dhi[d] = t; /* none kept */
+    if (e != AN_INF && (a->kind == ARRIVAL_BURST || (a->kind == ARRIVAL_AT && a->n_at > 0)))
+        f->dhi[d] = an_add(an_delta(a, e + 1), 1);
+    return e;
+}
+
 /* eta(t) of a device, from the step's table or its curve. */
 static uint64_t dev_eta(const struct an_ctx *c, uint32_t d, cycles_t t)
 {
     const struct an_fast *f = c->fast;
-    return f->dper[d] ? (t + f->dadd[d]) / f->dper[d] : an_eta(&c->dev[d], t);
+    return f->dper[d] ? (t + f->dadd[d]) / f->dper[d] : curve_eta(c, d, t);
 }
 
 /* The largest value of a term's parts up to the horizon h, saturating. */

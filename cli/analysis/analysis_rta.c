@@ -282,6 +282,7 @@ static struct an_prep *prep_window(const struct an_win *w)
     p->n = interferers(w);
     p->lines = p->charged = false;
     p->fast = -1;
+    p->n_solved = 0;
     return p;
 }
 
@@ -408,28 +409,60 @@ cycles_t an_step_sums(const struct an_win *w, uint32_t n, bool fast, cycles_t t,
     return sum;
 }
 
-/* Least t >= base with t = base + Theta(need + E K_c(t)) + E K(t) +
- * all_interference(t) + the throttling of the active servers the job calls
- * (Theta only if `throttles`; K_c the entries that can be charged to the
- * context, an_charged_entries; an_active_throttling); AN_INF past the
- * horizon. Only the threads that may interfere are visited at each step. */
-cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, cycles_t need,
-                        bool throttles, cycles_t *theta)
+/* Is x the fixed point of window w from base with need and throttles? */
+static bool solved_is(const struct an_solved *x, const struct an_win *w, cycles_t base,
+                      cycles_t need, bool throttles)
+{
+    return x->base == base && x->need == need && x->throttles == throttles &&
+           x->turn_need == w->turn_need && x->turn_jobs == w->turn_jobs &&
+           x->anchors == w->anchors && x->anchor_extra == w->anchor_extra;
+}
+
+/* The held fixed point of the same window, base, need and throttles, if
+ * it is not below `start`: every start from base up to the least fixed
+ * point reaches it (below it each step grows t, F being nondecreasing),
+ * and in no more steps than from a lower one. NULL if none. */
+static const struct an_solved *solved_find(const struct an_prep *p, const struct an_win *w,
+                                           cycles_t base, cycles_t start, cycles_t need,
+                                           bool throttles)
+{
+    uint32_t n = p->n_solved < AN_SOLVED ? p->n_solved : AN_SOLVED;
+    if (!p->valid)
+        return NULL;
+    for (uint32_t x = 0; x < n; x++)
+        if (solved_is(&p->solved[x], w, base, need, throttles) && start <= p->solved[x].t)
+            return &p->solved[x];
+    return NULL;
+}
+
+static void solved_keep(struct an_prep *p, const struct an_win *w, cycles_t base, cycles_t need,
+                        bool throttles, cycles_t t, cycles_t theta)
+{
+    struct an_solved *x;
+    if (!p->valid)
+        return;
+    x = &p->solved[p->n_solved++ % AN_SOLVED];
+    x->anchors = w->anchors;
+    x->turn_need = w->turn_need;
+    x->anchor_extra = w->anchor_extra;
+    x->turn_jobs = w->turn_jobs;
+    x->base = base;
+    x->need = need;
+    x->throttles = throttles;
+    x->t = t;
+    x->theta = theta;
+}
+
+/* The iteration of an_fixed_point from t (at least base). */
+static cycles_t iterate(const struct an_win *w, struct an_prep *p, cycles_t base, cycles_t t,
+                        cycles_t need, bool throttles, cycles_t *theta)
 {
     struct an_ctx *c = w->c;
-    cycles_t t = start > base ? start : base, next, k, th = 0;
-    struct an_prep *p = prep_window(w);
+    cycles_t next, k, th = 0;
     uint32_t n = p->n;
-    bool fast;
-    *theta = 0;
-    next = lower_start(w, p, base, need, throttles);
-    if (next == AN_INF)
-        return AN_INF; /* *theta: not used without a bound */
-    if (next > t)
-        t = next;
     /* a fixed point that takes this many steps is treated as none: each
      * step grows t, so stopping early only loses a bound */
-    fast = prep_fast(w, p);
+    bool fast = prep_fast(w, p);
     for (uint32_t steps = 0; t != AN_INF && t <= c->horizon && steps < AN_MAX_STEPS; steps++) {
         cycles_t sum = an_step_sums(w, n, fast, t, &k);
         th = throttles ? an_throttle_time(c, w->i,
@@ -457,6 +490,37 @@ cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, c
     }
     *theta = th;
     return AN_INF;
+}
+
+/* Least t >= base with t = base + Theta(need + E K_c(t)) + E K(t) +
+ * all_interference(t) + the throttling of the active servers the job calls
+ * (Theta only if `throttles`; K_c the entries that can be charged to the
+ * context, an_charged_entries; an_active_throttling); AN_INF past the
+ * horizon. Only the threads that may interfere are visited at each step. */
+cycles_t an_fixed_point(const struct an_win *w, cycles_t base, cycles_t start, cycles_t need,
+                        bool throttles, cycles_t *theta)
+{
+    cycles_t t = start > base ? start : base, next;
+    struct an_prep *p = prep_window(w);
+    const struct an_solved *x = solved_find(p, w, base, t, need, throttles);
+    *theta = 0;
+    if (x != NULL) {
+#ifndef NDEBUG
+        cycles_t th, r = iterate(w, p, base, t, need, throttles, &th);
+        assert(r == x->t && th == x->theta);
+#endif
+        *theta = x->theta;
+        return x->t;
+    }
+    next = lower_start(w, p, base, need, throttles);
+    if (next == AN_INF)
+        return AN_INF; /* *theta: not used without a bound */
+    if (next > t)
+        t = next;
+    t = iterate(w, p, base, t, need, throttles, theta);
+    if (t != AN_INF)
+        solved_keep(p, w, base, need, throttles, t, *theta);
+    return t;
 }
 
 /* ---------------------------------------------------------------- reasons */
