@@ -95,6 +95,41 @@ bool an_throttle_episode(const struct an_ctx *c, uint32_t k, struct an_episodes 
 }
 
 
+/* One tick of the kernel's clock in cycles (the kernel holds budgets,
+ * periods and refill times in whole ticks). */
+static cycles_t tick_cycles(const struct an_ctx *c)
+{
+    uint64_t hz = c->s->timer_hz;
+    if (hz == 0 || hz >= c->s->cpu_hz)
+        return 1;
+    return an_ceil_div(c->s->cpu_hz, hz);
+}
+
+/*
+ * Another context x's timer entries that can be taken while this one runs
+ * (docs/analysis.md, "What a window charges", where the proof is): the
+ * timer is programmed at every switch of context for the running one's
+ * budget end or the release queue's head, so they are x's releases from
+ * the release queue only, each ending a distinct wait of x (a postponement
+ * whose head refill is not yet due). The refills of x alive at a wait's
+ * start are at most n = 2 + extra_refills, every wait ends (pop or fold)
+ * the head refill it waited for, and a refill made later starts at least
+ * T - MIN_BUDGET after that wait's head time: so the heads of n + 1 waits
+ * lie at least T - MIN_BUDGET apart. Rounding to ticks costs two ticks. The
+ * count n (ceil(d / gap) + 1) is used when it is below 3 n (ceil(d / T) +
+ * 1) for every d (3 gap >= T), and not when an emergency grant
+ * (refill_update) may rewrite a list.
+ */
+cycles_t an_release_gap(const struct an_ctx *c, const struct scn_context *sc)
+{
+    cycles_t lose = an_add(c->min_budget, an_mul(2, tick_cycles(c)));
+    if (!sc->present || sc->budget >= sc->period || sc->period <= lose)
+        return 0;
+    if (an_mul(3, sc->period - lose) < sc->period)
+        return 0;
+    return sc->period - lose;
+}
+
 /* ---------------------------------------------------------- own budget */
 
 /* Kernel entries that can preempt (switch away from) a job of i in d:
@@ -177,16 +212,6 @@ static cycles_t payments(const struct an_win *w, cycles_t d)
         }
     }
     return p;
-}
-
-/* One tick of the kernel's clock in cycles (the kernel holds budgets,
- * periods and refill times in whole ticks). */
-static cycles_t tick_cycles(const struct an_ctx *c)
-{
-    uint64_t hz = c->s->timer_hz;
-    if (hz == 0 || hz >= c->s->cpu_hz)
-        return 1;
-    return an_ceil_div(c->s->cpu_hz, hz);
 }
 
 /*

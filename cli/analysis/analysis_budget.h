@@ -24,6 +24,14 @@ bool an_throttle_episode(const struct an_ctx *c, uint32_t k, struct an_episodes 
  * delays of the earlier episodes (an_win.anchors). */
 bool an_old_episodes(const struct an_ctx *c);
 
+/* The least spacing, in cycles, between the release-queue timer entries
+ * of periodic context sc that fall n = 2 + extra_refills apart (its n
+ * releases in any such span of time), or 0 when that count is not used:
+ * another context's timer entries taken while a context runs are at most
+ * n (ceil(d / gap) + 1) in d (analysis_budget.c; docs/analysis.md, "Own
+ * throttling", what a window charges). */
+cycles_t an_release_gap(const struct an_ctx *c, const struct scn_context *sc);
+
 /* Is thread i's context (the window's) proven never to run out, its jobs
  * having bound r? (analysis_budget.c) */
 bool an_never_runs_out(const struct an_win *w, cycles_t r);

@@ -14,15 +14,18 @@
  * one expires at most once per budget it runs. A context proven never to
  * run out takes no timer interrupt of its own. */
 static uint64_t timer_entries(const struct an_ctx *c, const struct scn_context *sc, bool safe,
-                              cycles_t d)
+                              cycles_t d, bool other)
 {
+    cycles_t gap;
     if (!sc->present)
         return 0;
     if (sc->budget == sc->period)
         return an_add(an_ceil_div(d, sc->budget), 1);
     if (safe)
         return 0;
-    (void)c;
+    /* charged to another context: its releases only (an_release_gap) */
+    if (other && (gap = an_release_gap(c, sc)) > 0)
+        return an_mul(2u + sc->extra_refills, an_add(an_ceil_div(d, gap), 1));
     return an_mul(3u * (2u + sc->extra_refills), an_add(an_ceil_div(d, sc->period), 1));
 }
 
@@ -58,12 +61,23 @@ static bool other_rr(const struct scn_context *sc, bool own)
     return sc->present && sc->budget == sc->period && !own;
 }
 
+/* The notification whose context thread i runs on (a passive loop's), or
+ * SCN_NONE: that context is i's own. */
+static uint32_t own_ntfn(const struct an_win *w)
+{
+    return an_passive_ntfn(w->c->s, &w->c->s->threads[w->i]);
+}
+
 /* K(d), or with `charged` only the entries that can be taken while i's
- * context is the running one (an_charged_entries). */
+ * context is the running one (an_charged_entries): another context's
+ * timer then fires only for its releases (an_release_gap), none for a
+ * round-robin one. */
 static uint64_t entries(const struct an_win *w, cycles_t d, bool charged)
 {
     const struct an_ctx *c = w->c;
     const struct scenario *s = c->s;
+    bool rel = charged && !an_old_episodes(c);
+    uint32_t own = charged ? own_ntfn(w) : SCN_NONE;
     uint64_t n = an_add(c->k_fixed, an_held_entries(w)); /* in progress, late starts, held */
     for (uint32_t k = 0; k < s->n_devices; k++)
         n = an_add(n, an_eta(&c->dev[k], d));
@@ -76,11 +90,13 @@ static uint64_t entries(const struct an_win *w, cycles_t d, bool charged)
         if (charged && other_rr(&s->threads[k].sc, k == w->i))
             continue;
         if (m != AN_TIMERS_NONE)
-            n = an_add(n, m == AN_TIMERS_ONE ? 1 : timer_entries(c, &s->threads[k].sc, safe, d));
+            n = an_add(n, m == AN_TIMERS_ONE
+                              ? 1
+                              : timer_entries(c, &s->threads[k].sc, safe, d, rel && k != w->i));
     }
     for (uint32_t k = 0; k < s->n_notifications; k++)
-        if (!charged || !other_rr(&s->notifications[k].sc, false))
-            n = an_add(n, timer_entries(c, &s->notifications[k].sc, false, d));
+        if (!charged || !other_rr(&s->notifications[k].sc, k == own))
+            n = an_add(n, timer_entries(c, &s->notifications[k].sc, false, d, rel && k != own));
     return n;
 }
 
@@ -95,13 +111,18 @@ uint64_t an_charged_entries(const struct an_win *w, cycles_t d)
 }
 
 /* The line of a context's timer entries: ceil(d / x) + 1 >= d / x + 1. */
-static void timer_line(const struct scn_context *sc, bool safe, struct an_line *l)
+static void timer_line(const struct an_ctx *c, const struct scn_context *sc, bool safe,
+                       bool other, struct an_line *l)
 {
+    cycles_t gap;
     if (!sc->present || sc->budget == 0 || sc->period == 0)
         return; /* no entries, or none that the line knows of: 0 is below */
     if (sc->budget == sc->period) {
         l->s += 1.0 / (double)sc->budget;
         l->a += 1.0;
+    } else if (!safe && other && (gap = an_release_gap(c, sc)) > 0) {
+        l->s += (2.0 + sc->extra_refills) / (double)gap;
+        l->a += 2.0 + sc->extra_refills;
     } else if (!safe) {
         l->s += 3.0 * (2.0 + sc->extra_refills) / (double)sc->period;
         l->a += 3.0 * (2.0 + sc->extra_refills);
@@ -126,6 +147,8 @@ static struct an_line kernel_line(const struct an_win *w, bool charged)
     const struct an_ctx *c = w->c;
     const struct scenario *s = c->s;
     struct an_line l = c->k_dev_line;
+    bool rel = charged && !an_old_episodes(c);
+    uint32_t own = charged ? own_ntfn(w) : SCN_NONE;
     l.a += (double)an_held_entries(w);
     if (!c->mcs) {
         l.s += 1.0 / (double)(s->tick ? s->tick : 1);
@@ -141,11 +164,11 @@ static struct an_line kernel_line(const struct an_win *w, bool charged)
         if (m == AN_TIMERS_ONE)
             l.a += 1.0;
         else if (m == AN_TIMERS_ALL)
-            timer_line(&s->threads[k].sc, safe, &l);
+            timer_line(c, &s->threads[k].sc, safe, rel && k != w->i, &l);
     }
     for (uint32_t k = 0; k < s->n_notifications; k++)
-        if (!charged || !other_rr(&s->notifications[k].sc, false))
-            timer_line(&s->notifications[k].sc, false, &l);
+        if (!charged || !other_rr(&s->notifications[k].sc, k == own))
+            timer_line(c, &s->notifications[k].sc, false, rel && k != own, &l);
     return l;
 }
 
