@@ -164,7 +164,7 @@ struct an_thread {
     bool has_jobs;
     bool may_call;             /* its program has a call step somewhere */
     bool calls_known;          /* SHAPE_OTHER whose every call is to a modelled
-                                  server: visits[] holds them (analysis_model.c) */
+                                  server: visits[] holds them (analysis_visits.c) */
     bool only_calls;           /* calls_known, and its program has no step that
                                   blocks but its calls: loop, repeat, job,
                                   compute and call only */
@@ -490,8 +490,16 @@ int an_model(struct an_ctx *c);
  * entries (analysis_model.c). */
 cycles_t an_request(const struct an_ctx *c, uint32_t k);
 
-/* True if thread `j`'s job visits server `k` (directly or nested). */
+/* True if thread `j`'s job visits server `k` (directly or nested)
+ * (analysis_visits.c). */
 bool an_visits(const struct an_ctx *c, uint32_t j, uint32_t k);
+
+/* The calls of the programs that are not modelled (t->calls_known,
+ * visits, only_calls) and background jobs' models; then the visit
+ * matrices and their summaries, -1 out of memory (analysis_visits.c,
+ * called by an_model). */
+void an_other_calls(struct an_ctx *c);
+int an_derive_visits(struct an_ctx *c);
 
 
 /* One job's window: thread i at `level` (its p_eff); `crit` when no
