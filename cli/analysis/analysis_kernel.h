@@ -7,6 +7,14 @@
 #ifndef MCSIM_ANALYSIS_ANALYSIS_KERNEL_H
 #define MCSIM_ANALYSIS_ANALYSIS_KERNEL_H
 
+/* Whether a device's line can hold an interrupt for a later delivery
+ * inside a window (an_kernel_tables). */
+enum an_held {
+    AN_HELD_NEVER, /* nobody acknowledges it */
+    AN_HELD_OWN,   /* delivered at its own device thread's irq_ack */
+    AN_HELD_WAKES, /* delivered at an irq_ack that may wake another thread */
+};
+
 /* Deliveries of interrupts held on masked lines in window w: one per
  * acknowledged line, fewer at a critical instant (analysis_kernel.c). */
 uint64_t an_held_entries(const struct an_win *w);

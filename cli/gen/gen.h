@@ -314,6 +314,10 @@ int gen_check_knobs(const struct gen_knobs *k, char *why, size_t why_len);
  * rng_seed_stream ("gen:threads", "gen:servers", ...). */
 void gen_stream(struct rng *r, uint64_t seed, const char *name);
 
+/* The system's kernel costs from `k` and `seed` (gen_costs.c): called by
+ * gen_draw. */
+void gen_draw_costs(const struct gen_knobs *k, uint64_t seed, struct gen_system *g);
+
 /* Draw a system from `k` and `seed` into `out` (release with
  * gen_system_release). Returns 0, or -1 if the knobs are inconsistent or
  * memory runs out (a message in `why`, NUL-terminated). */

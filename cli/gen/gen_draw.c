@@ -1,6 +1,6 @@
 /*
  * Drawing a random system from knobs and a seed (gen.h). Each part draws
- * from its own stream ("gen:costs", "gen:thread:I", "gen:server:K"), so
+ * from its own stream ("gen:costs" in gen_costs.c, "gen:thread:I", "gen:server:K"), so
  * that changing the number of servers leaves the threads' draws alone.
  */
 #include "gen/gen.h"
@@ -32,42 +32,6 @@ static cycles_t draw_period(struct rng *r, const struct gen_knobs *k)
     if (q > 1 && p >= 2 * q)
         p -= p % q;
     return p;
-}
-
-cycles_t gen_min_budget(const struct gen_system *g)
-{
-    struct scenario s;
-    memset(&s, 0, sizeof s);
-    s.costs = g->costs;
-    s.cpu_hz = g->cpu_hz;
-    s.timer_hz = g->timer_hz;
-    return scenario_min_budget(&s);
-}
-
-static void draw_costs(const struct gen_knobs *k, uint64_t seed, struct gen_system *g)
-{
-    struct rng r;
-    memset(&g->costs, 0, sizeof g->costs);
-    if (!k->kernel_costs)
-        return;
-    gen_stream(&r, seed, "gen:costs");
-    g->costs.entry = rng_uniform(&r, 0, k->cost_max);
-    g->costs.exit = rng_uniform(&r, 0, k->cost_max);
-    g->costs.syscall = rng_uniform(&r, 0, k->cost_max);
-    g->costs.ipc = rng_uniform(&r, 0, k->cost_max);
-    g->costs.schedule = rng_uniform(&r, 0, k->cost_max);
-    g->costs.timer_program = rng_uniform(&r, 0, k->cost_max);
-    g->costs.irq = rng_uniform(&r, 0, k->cost_max);
-    g->costs.tick = rng_uniform(&r, 0, k->cost_max);
-    gen_stream(&r, seed, "gen:entryheavy");
-    if (k->entry_heavy > 0 && rng_uniform(&r, 0, 999) < k->entry_heavy) {
-        g->costs.syscall /= 16;
-        g->costs.ipc /= 16;
-        g->costs.schedule /= 16;
-        g->costs.timer_program /= 16;
-        g->costs.irq /= 16;
-        g->costs.tick /= 16;
-    }
 }
 
 /* The arrival form of a device thread with period `p`. */
@@ -563,7 +527,7 @@ int gen_draw(const struct gen_knobs *k, uint64_t seed, struct gen_system *g, cha
     gen_stream(&r, seed, "gen:shape");
     g->cpu_hz = k->cpu_hz;
     g->timer_hz = k->timer_hz;
-    draw_costs(k, seed, g);
+    gen_draw_costs(k, seed, g);
     g->n_threads = (uint32_t)rng_uniform(&r, k->threads_min, k->threads_max);
     if (k->servers_max > 0 && k->call_share > 0)
         g->n_servers = (uint32_t)rng_uniform(&r, 1, k->servers_max);
